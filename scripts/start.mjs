@@ -1,0 +1,17 @@
+// `npm start`: build if dist/ is missing or older than src/, then serve examples/config on 127.0.0.1:8080.
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import path from "node:path";
+
+const root = path.resolve(import.meta.dirname, "..");
+const newest = (dir) => readdirSync(dir, { recursive: true }).reduce((m, f) => Math.max(m, statSync(path.join(dir, String(f))).mtimeMs), 0);
+const cli = path.join(root, "dist", "cli.js");
+
+if (!existsSync(cli) || newest(path.join(root, "src")) > statSync(cli).mtimeMs) {
+  console.log("building dist/ ...");
+  execFileSync(process.execPath, [path.join(root, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.build.json"], { cwd: root, stdio: "inherit" });
+}
+const args = [cli, "serve", "--config", path.join(root, "examples", "config"), "--host", "127.0.0.1", "--port", process.env.PORT ?? "8080", ...process.argv.slice(2)];
+const child = spawn(process.execPath, args, { stdio: "inherit" });
+for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => child.kill(sig));
+child.on("exit", (code) => process.exit(code ?? 0));

@@ -1,0 +1,152 @@
+#!/usr/bin/env node
+import { parseArgs } from "node:util";
+import { pino } from "pino";
+import { createToolkit } from "./create-toolkit.js";
+import { configPathFrom, loadConfig, type LoadedConfig } from "./config/load.js";
+import { ConfigError } from "./config/config-error.js";
+import { isToolnexusError } from "./core/errors.js";
+import { buildServer } from "./server/build-server.js";
+import { VERSION } from "./server/swagger.js";
+
+const HELP: Record<string, string> = {
+  main: `toolnexus ${VERSION} — one REST catalog for every tool an agent uses
+
+Usage: toolnexus <command> [options]
+
+Commands:
+  serve     Serve the REST API
+  tools     List the tools of a config
+  call      Run one tool once and print its output
+  openapi   Print the OpenAPI document of the generic routes
+
+Run "toolnexus <command> --help" for a command's options.
+The config path comes from --config, else TOOLNEXUS_CONFIG (a file, or a directory holding toolnexus.yaml).`,
+  serve: `Usage: toolnexus serve [--config PATH] [--host HOST] [--port PORT]
+
+Serves GET /tools, POST /tools/{name}/execute and the rest of the REST API.
+--host and --port (or TOOLNEXUS_HOST / TOOLNEXUS_PORT) override server.host / server.port.
+SIGTERM or SIGINT drains: readiness 503, in-flight calls get server.shutdownGraceMs, exit 0.`,
+  tools: `Usage: toolnexus tools [--config PATH] [--json]
+
+Lists every tool: name, source and description (--json: the GET /tools body).`,
+  call: `Usage: toolnexus call <tool> [--args JSON] [--config PATH] [--timeout MS]
+
+Runs one tool and prints its output.
+Exit code: 0 ok, 1 the tool returned isError, 2 the call failed (unknown tool, bad arguments, error).`,
+  openapi: `Usage: toolnexus openapi
+
+Prints the OpenAPI 3.1 document of the generic routes (what openapi/openapi.json holds).`,
+};
+
+const OPTIONS = {
+  config: { type: "string", short: "c" },
+  host: { type: "string" },
+  port: { type: "string", short: "p" },
+  json: { type: "boolean" },
+  args: { type: "string", short: "a" },
+  timeout: { type: "string" },
+  help: { type: "boolean", short: "h" },
+  version: { type: "boolean", short: "v" },
+} as const;
+
+async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  const [command, ...rest] = positionals;
+  if (values.version) return print(VERSION);
+  if (!command || !(command in HELP) || command === "main") return print(HELP.main ?? "", command && command !== "main" ? 2 : 0);
+  if (values.help) return print(HELP[command] ?? "");
+
+  switch (command) {
+    case "serve": return serve(await config(values.config), values.host, values.port);
+    case "tools": return listTools(await config(values.config), values.json === true);
+    case "call": return call(await config(values.config), rest[0], values.args, values.timeout);
+    default: return openapi();
+  }
+}
+
+async function config(explicit: string | undefined): Promise<LoadedConfig> {
+  const p = configPathFrom(explicit);
+  if (!p) throw new ConfigError([{ pointer: "", message: "no config given: pass --config PATH or set TOOLNEXUS_CONFIG" }]);
+  return loadConfig(p);
+}
+
+async function serve(loaded: LoadedConfig, host?: string, port?: string): Promise<number> {
+  const app = await buildServer({ config: loaded });
+  const listenHost = host ?? process.env.TOOLNEXUS_HOST ?? loaded.config.server.host;
+  const listenPort = Number(port ?? process.env.TOOLNEXUS_PORT ?? loaded.config.server.port);
+  await app.listen({ host: listenHost, port: listenPort });
+  await new Promise<void>((resolve) => {
+    const stop = (signal: string) => {
+      app.log.info({ signal }, "shutting down");
+      app.toolnexus.shutdown().finally(resolve);
+    };
+    process.once("SIGTERM", () => stop("SIGTERM"));
+    process.once("SIGINT", () => stop("SIGINT"));
+  });
+  return 0;
+}
+
+async function listTools(loaded: LoadedConfig, json: boolean): Promise<number> {
+  const tk = await createToolkit(loaded, { logger: stderrLogger() });
+  try {
+    const tools = tk.tools().map(({ name, description, inputSchema, source }) => ({ name, description, inputSchema, source }));
+    if (json) return print(JSON.stringify({ tools }, null, 2));
+    for (const t of tools) console.log(`${t.name.padEnd(32)} ${t.source.padEnd(8)} ${t.description.split("\n", 1)[0] ?? ""}`);
+    for (const s of tk.status().filter((s) => s.state === "failed")) console.error(`failed: ${s.source} ${s.name}: ${s.error ?? ""}`);
+    return 0;
+  } finally {
+    await tk.close();
+  }
+}
+
+async function call(loaded: LoadedConfig, name: string | undefined, argsJson: string | undefined, timeout: string | undefined): Promise<number> {
+  if (!name) return print(HELP.call ?? "", 2);
+  let args: unknown;
+  try {
+    args = JSON.parse(argsJson ?? "{}");
+  } catch (err) {
+    return fail(`--args is not valid JSON: ${(err as Error).message}`);
+  }
+  if (typeof args !== "object" || args === null || Array.isArray(args)) return fail("--args must be a JSON object");
+  const tk = await createToolkit(loaded, { logger: stderrLogger() });
+  const ms = Number(timeout ?? loaded.config.server.timeoutMs);
+  try {
+    const result = await tk.execute(name, args as Record<string, unknown>, { signal: AbortSignal.timeout(ms), timeout: ms });
+    if (result.isError) console.error(result.output);
+    else console.log(result.output);
+    if (result.metadata?.pending) console.error(JSON.stringify({ pending: result.metadata.pending }));
+    return result.isError ? 1 : 0;
+  } catch (err) {
+    if (isToolnexusError(err) && err.errors) return fail(`${err.message}: ${err.errors.map((e) => `${e.pointer || "/"} ${e.message}`).join("; ")}`);
+    return fail((err as Error).message);
+  } finally {
+    await tk.close();
+  }
+}
+
+async function openapi(): Promise<number> {
+  const app = await buildServer({ config: {}, logger: false });
+  await app.ready();
+  await app.toolnexus.ready;
+  const doc = JSON.stringify(app.swagger(), null, 2);
+  await app.close();
+  return print(doc);
+}
+
+function stderrLogger() {
+  return pino({ level: process.env.TOOLNEXUS_LOG_LEVEL ?? "warn" }, pino.destination(2));
+}
+
+function print(text: string, code = 0): number {
+  (code === 0 ? process.stdout : process.stderr).write(`${text}\n`);
+  return code;
+}
+
+function fail(message: string): number {
+  return print(`error: ${message}`, 2);
+}
+
+main(process.argv.slice(2)).then(
+  (code) => { process.exitCode = code; },
+  (err: Error) => { process.exitCode = fail(err instanceof ConfigError ? err.message : err.message); },
+);

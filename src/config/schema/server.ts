@@ -1,0 +1,44 @@
+import { Type, type Static } from "@sinclair/typebox";
+
+/** `server:` — how the REST service listens and bounds calls. */
+export const ServerSection = Type.Object({
+  host: Type.String({ default: "127.0.0.1", description: "Listen address. Use 0.0.0.0 in containers." }),
+  port: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
+  timeoutMs: Type.Integer({ minimum: 1, default: 60_000, description: "Default per-call timeout." }),
+  maxTimeoutMs: Type.Integer({ minimum: 1, default: 600_000, description: "Upper bound for a caller's timeoutMs." }),
+  maxConcurrent: Type.Integer({ minimum: 1, default: 256, description: "In-flight executes; beyond it 429." }),
+  bodyLimitBytes: Type.Integer({ minimum: 1, default: 1_048_576 }),
+  shutdownGraceMs: Type.Integer({ minimum: 0, default: 10_000 }),
+  insecure: Type.Boolean({ default: false, description: "Allow command/file builtins without auth." }),
+  logLevel: Type.Union([Type.Literal("fatal"), Type.Literal("error"), Type.Literal("warn"), Type.Literal("info"), Type.Literal("debug"), Type.Literal("trace"), Type.Literal("silent")], { default: "info" }),
+}, { additionalProperties: false, default: {} });
+
+/** One API key. Give `key` (usually `${ENV}`) or its hex `sha256`, never both. */
+export const ApiKey = Type.Object({
+  id: Type.String({ minLength: 1 }),
+  key: Type.Optional(Type.String({ minLength: 16 })),
+  sha256: Type.Optional(Type.String({ pattern: "^[a-fA-F0-9]{64}$" })),
+  tools: Type.Optional(Type.Array(Type.String(), { description: "Glob patterns over tool names this key may use." })),
+  rateLimit: Type.Optional(Type.Object({ max: Type.Integer({ minimum: 1 }), timeWindowMs: Type.Integer({ minimum: 1 }) }, { additionalProperties: false })),
+}, { additionalProperties: false });
+
+/** `auth:` — when any key is configured, every route but /healthz and /readyz needs one. */
+export const AuthSection = Type.Object({
+  apiKeys: Type.Array(ApiKey, { default: [] }),
+}, { additionalProperties: false });
+
+/** `egress:` — the outbound request guard shared by http, openapi, a2a, webfetch and remote MCP. */
+export const EgressSection = Type.Object({
+  allow: Type.Optional(Type.Array(Type.String())),
+  deny: Type.Optional(Type.Array(Type.String())),
+}, { additionalProperties: false });
+
+/** `metrics:` — Prometheus endpoint options. */
+export const MetricsSection = Type.Object({
+  public: Type.Boolean({ default: false }),
+}, { additionalProperties: false });
+
+export type ServerConfig = Static<typeof ServerSection>;
+export type ApiKeyConfig = Static<typeof ApiKey>;
+export type AuthConfig = Static<typeof AuthSection>;
+export type EgressConfig = Static<typeof EgressSection>;

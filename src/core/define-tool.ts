@@ -1,0 +1,44 @@
+import type { JSONSchema, Tool, ToolContext, ToolResult } from "./types.js";
+
+/** A plain function and its description: what `defineTool` turns into a Tool. */
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  inputSchema?: JSONSchema;
+  run(args: Record<string, unknown>, ctx: ToolContext): string | ToolResult | Promise<string | ToolResult>;
+}
+
+const EMPTY_OBJECT_SCHEMA: JSONSchema = { type: "object", properties: {} };
+
+/**
+ * Builds a `source: "native"` Tool from a function. A string return becomes the output;
+ * a ToolResult is passed through; a throw becomes a model-facing `isError` result (contract §6).
+ */
+export function defineTool(def: ToolDefinition): Tool {
+  return {
+    name: def.name,
+    description: def.description,
+    inputSchema: def.inputSchema ?? EMPTY_OBJECT_SCHEMA,
+    source: "native",
+    async execute(args, ctx) {
+      try {
+        const out = await def.run(args ?? {}, ctx ?? {});
+        return typeof out === "string" ? { output: out, isError: false } : out;
+      } catch (err) {
+        return { output: err instanceof Error ? err.message : String(err), isError: true };
+      }
+    },
+  };
+}
+
+/** True for a value shaped like a {@link ToolDefinition}. */
+export function isToolDefinition(v: unknown): v is ToolDefinition {
+  return typeof v === "object" && v !== null && typeof (v as ToolDefinition).run === "function"
+    && typeof (v as ToolDefinition).name === "string";
+}
+
+/** True for a value shaped like a {@link Tool}. */
+export function isTool(v: unknown): v is Tool {
+  return typeof v === "object" && v !== null && typeof (v as Tool).execute === "function"
+    && typeof (v as Tool).name === "string";
+}

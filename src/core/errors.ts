@@ -1,0 +1,61 @@
+/**
+ * The one error table. Every failure the service reports has a stable code here, with the
+ * HTTP status and title it maps to (like fastify's FST_ERR_* or undici's UND_ERR_*).
+ * The mapping to problem+json happens in exactly one place: src/server/error-handler.ts.
+ */
+export const ERRORS = {
+  INVALID_REQUEST: { status: 400, title: "Invalid request" },
+  UNAUTHORIZED: { status: 401, title: "Unauthorized" },
+  FORBIDDEN: { status: 403, title: "Forbidden" },
+  NOT_FOUND: { status: 404, title: "Not found" },
+  TOOL_NOT_FOUND: { status: 404, title: "Tool not found" },
+  PAYLOAD_TOO_LARGE: { status: 413, title: "Payload too large" },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, title: "Unsupported media type" },
+  INVALID_ARGUMENTS: { status: 422, title: "Invalid arguments" },
+  OVERLOADED: { status: 429, title: "Overloaded" },
+  CLIENT_CLOSED: { status: 499, title: "Client closed request" },
+  TOOL_FAILED: { status: 500, title: "Tool failed" },
+  INTERNAL: { status: 500, title: "Internal error" },
+  UPSTREAM_UNAVAILABLE: { status: 502, title: "Upstream unavailable" },
+  NOT_READY: { status: 503, title: "Not ready" },
+  TOOL_TIMEOUT: { status: 504, title: "Tool timeout" },
+} as const satisfies Record<string, { status: number; title: string }>;
+
+/** A stable error code of the REST contract. */
+export type ErrorCode = keyof typeof ERRORS;
+
+/** One validation problem, located by a JSON pointer. */
+export interface FieldError {
+  pointer: string;
+  message: string;
+}
+
+/** An error with a stable code. `detail` is safe to show to callers: never put secrets in it. */
+export class ToolnexusError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly errors?: FieldError[];
+  readonly headers?: Record<string, string>;
+
+  constructor(code: ErrorCode, detail: string, opts: { errors?: FieldError[]; headers?: Record<string, string>; cause?: unknown } = {}) {
+    super(detail, opts.cause === undefined ? undefined : { cause: opts.cause });
+    this.name = "ToolnexusError";
+    this.code = code;
+    this.status = ERRORS[code].status;
+    if (opts.errors) this.errors = opts.errors;
+    if (opts.headers) this.headers = opts.headers;
+  }
+}
+
+/** True for a {@link ToolnexusError} with the given code (or any code when omitted). */
+export function isToolnexusError(err: unknown, code?: ErrorCode): err is ToolnexusError {
+  return err instanceof ToolnexusError && (code === undefined || err.code === code);
+}
+
+/**
+ * A source throws this when the thing behind a tool (MCP server, HTTP upstream, agent)
+ * cannot be reached: the REST layer answers 502 instead of 500.
+ */
+export function upstreamUnavailable(detail: string, cause?: unknown): ToolnexusError {
+  return new ToolnexusError("UPSTREAM_UNAVAILABLE", detail, { cause });
+}

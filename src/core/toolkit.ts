@@ -1,0 +1,148 @@
+import { toAnthropic, toGemini, toOpenAI } from "./adapters.js";
+import { assembleTools } from "./assemble.js";
+import { ToolnexusError } from "./errors.js";
+import { isSkillCatalog, type SkillCatalog, type SkillInfo, type SkippedSkill, type Source, type SourceStatus } from "./source.js";
+import { silentLogger, type Logger, type Tool, type ToolContext, type ToolResult } from "./types.js";
+import { ArgsValidator } from "./validate-args.js";
+
+/** The prompt text when no described skill exists (contract §3). */
+export const NO_SKILLS_PROMPT = "No skills are currently available.";
+
+/** What a Toolkit is assembled from. Sources are built by {@link Toolkit.create}. */
+export interface ToolkitOptions {
+  sources?: Source[];
+  /** Your own tools (defineTool, hand-built `custom` tools). */
+  tools?: Tool[];
+  disableTools?: string[];
+  logger?: Logger;
+}
+
+/**
+ * One catalog over many sources. Builds them in parallel, isolates their failures,
+ * assembles `tools()` deterministically and routes `execute` to the right tool.
+ */
+export class Toolkit {
+  private catalog: Tool[] = [];
+  private byName = new Map<string, Tool>();
+  private readonly validator: ArgsValidator;
+  private readonly listeners = new Set<() => void>();
+  private closed = false;
+  /** Bumps whenever the catalog changes; used for ETags and caches. */
+  version = 0;
+
+  private constructor(private readonly sources: Source[], private readonly opts: ToolkitOptions, private readonly logger: Logger) {
+    this.validator = new ArgsValidator(logger);
+  }
+
+  /** Builds every source (failures are recorded in status, never thrown) and assembles the catalog. */
+  static async create(opts: ToolkitOptions = {}): Promise<Toolkit> {
+    const logger = opts.logger ?? silentLogger;
+    const tk = new Toolkit(opts.sources ?? [], opts, logger);
+    await Promise.all(tk.sources.map((s) => tk.buildSource(s)));
+    tk.reassemble();
+    return tk;
+  }
+
+  private async buildSource(s: Source): Promise<void> {
+    const log = logger(this.logger, { source: s.kind, name: s.name });
+    try {
+      await s.build({ logger: log, onToolsChanged: () => this.reassemble() });
+    } catch (err) {
+      // A source should record its own failure; a throw is contained here all the same.
+      log.error({ err: (err as Error).message }, "source failed to build");
+    }
+    const st = s.status();
+    if (st.state === "failed") log.warn({ error: st.error }, "source failed; the others still load");
+  }
+
+  private reassemble(): void {
+    if (this.closed) return;
+    const groups = [...this.sources.map((s) => s.tools()), this.opts.tools ?? []];
+    this.catalog = assembleTools(groups, this.opts.disableTools ?? [], this.logger);
+    this.byName = new Map(this.catalog.map((t) => [t.name, t]));
+    this.version++;
+    for (const fn of this.listeners) fn();
+  }
+
+  /** Calls `fn` after every catalog change. Returns an unsubscribe function. */
+  onChange(fn: () => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  /** Every exposed tool, in assembly order. */
+  tools(): readonly Tool[] {
+    return this.catalog;
+  }
+
+  /** The tool of that name, if exposed. */
+  get(name: string): Tool | undefined {
+    return this.byName.get(name);
+  }
+
+  /**
+   * Runs a tool: TOOL_NOT_FOUND when absent, INVALID_ARGUMENTS when `args` fail its inputSchema.
+   * What the tool itself throws propagates unchanged.
+   */
+  async execute(name: string, args: Record<string, unknown> = {}, ctx: ToolContext = {}): Promise<ToolResult> {
+    const tool = this.get(name);
+    if (!tool) throw new ToolnexusError("TOOL_NOT_FOUND", `No tool named "${name}"`);
+    this.validate(tool, args);
+    return tool.execute(args, ctx);
+  }
+
+  /** Throws INVALID_ARGUMENTS with JSON-pointer errors when `args` fail the tool's inputSchema. */
+  validate(tool: Tool, args: unknown): void {
+    const errors = this.validator.validate(tool.name, tool.inputSchema, args);
+    if (errors.length > 0) {
+      throw new ToolnexusError("INVALID_ARGUMENTS", `Arguments do not match the inputSchema of "${tool.name}"`, { errors });
+    }
+  }
+
+  /** Per-source status, without secrets. */
+  status(): SourceStatus[] {
+    return this.sources.map((s) => s.status());
+  }
+
+  /** Every loaded skill across skill sources. */
+  skills(): SkillInfo[] {
+    return this.catalogs().flatMap((c) => [...c.skills()]);
+  }
+
+  /** SKILL.md files that were not loaded, with their reasons. */
+  skippedSkills(): SkippedSkill[] {
+    return this.catalogs().flatMap((c) => [...c.skipped()]);
+  }
+
+  /** The system-prompt catalog of skills (contract §3). */
+  skillsPrompt(): string {
+    const first = this.catalogs()[0];
+    return first ? first.prompt() : NO_SKILLS_PROMPT;
+  }
+
+  private catalogs(): SkillCatalog[] {
+    return this.sources.filter(isSkillCatalog) as unknown as SkillCatalog[];
+  }
+
+  /** The catalog as OpenAI tools. */
+  toOpenAI() { return toOpenAI(this.catalog); }
+  /** The catalog as Anthropic tools. */
+  toAnthropic() { return toAnthropic(this.catalog); }
+  /** The catalog as Gemini tools. */
+  toGemini() { return toGemini(this.catalog); }
+
+  /** Closes every source (MCP clients, child processes). Safe to call twice. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.listeners.clear();
+    const results = await Promise.allSettled(this.sources.map((s) => s.close()));
+    for (const [i, r] of results.entries()) {
+      if (r.status === "rejected") this.logger.warn({ source: this.sources[i]?.name, err: String(r.reason) }, "source failed to close");
+    }
+  }
+}
+
+function logger(parent: Logger, bindings: Record<string, unknown>): Logger {
+  return parent.child ? parent.child(bindings) : parent;
+}

@@ -1,0 +1,42 @@
+import { loadConfig, normalizeConfig, type LoadedConfig } from "./config/load.js";
+import type { ToolnexusConfig, ServerConfig } from "./config/schema/index.js";
+import { Toolkit } from "./core/toolkit.js";
+import type { Logger, Tool } from "./core/types.js";
+import { SOURCE_FACTORIES } from "./sources/index.js";
+
+/** A config object as a library user writes it: every section optional. */
+export type ToolnexusConfigInput = Omit<Partial<ToolnexusConfig>, "server"> & { server?: Partial<ServerConfig> };
+
+/** Options beside the config. */
+export interface CreateToolkitOptions {
+  /** Your own tools, added as `native`/`custom` (they shadow builtins of the same name). */
+  tools?: Tool[];
+  logger?: Logger;
+  /** Where relative paths in an object config resolve; default the working directory. */
+  baseDir?: string;
+}
+
+/**
+ * Builds every configured source and returns one Toolkit. `config` is a path (file or
+ * directory), a parsed config object, or an already loaded config.
+ */
+export async function createToolkit(config: string | ToolnexusConfigInput | LoadedConfig = {}, opts: CreateToolkitOptions = {}): Promise<Toolkit> {
+  const loaded = await toLoadedConfig(config, opts.baseDir);
+  return Toolkit.create({
+    sources: SOURCE_FACTORIES.flatMap((make) => make(loaded)),
+    tools: opts.tools ?? [],
+    disableTools: loaded.config.disableTools ?? [],
+    ...(opts.logger ? { logger: opts.logger } : {}),
+  });
+}
+
+/** Loads a config given as a path, an object or an already loaded config. */
+export function toLoadedConfig(config: string | ToolnexusConfigInput | LoadedConfig, baseDir?: string): Promise<LoadedConfig> {
+  if (typeof config === "string") return loadConfig(config);
+  if (isLoaded(config)) return Promise.resolve(config);
+  return normalizeConfig(config, baseDir ? { baseDir } : {});
+}
+
+function isLoaded(c: unknown): c is LoadedConfig {
+  return typeof c === "object" && c !== null && "config" in c && "baseDir" in c && "secrets" in c;
+}

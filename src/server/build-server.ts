@@ -1,0 +1,123 @@
+import { randomUUID } from "node:crypto";
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import { pino, type DestinationStream, type LoggerOptions } from "pino";
+import { createToolkit, toLoadedConfig, type ToolnexusConfigInput } from "../create-toolkit.js";
+import type { LoadedConfig } from "../config/load.js";
+import type { Toolkit } from "../core/toolkit.js";
+import type { Tool } from "../core/types.js";
+import { ApiKeyAuth } from "./auth.js";
+import { installErrorHandler } from "./error-handler.js";
+import { redactingLogger } from "./logger.js";
+import "./request-caller.js";
+import { executeRoute } from "./routes/execute.js";
+import { metaRoutes } from "./routes/meta.js";
+import { openapiRoute } from "./routes/openapi.js";
+import { toolRoutes } from "./routes/tools.js";
+import { SHARED_SCHEMAS } from "./schemas.js";
+import { ServiceState } from "./service-state.js";
+import { registerSwagger } from "./swagger.js";
+
+/** Options of {@link buildServer}. */
+export interface BuildServerOptions {
+  /** A config path, a config object, or a loaded config. Default: an empty config. */
+  config?: string | ToolnexusConfigInput | LoadedConfig;
+  /** Use this toolkit instead of building one from the config. */
+  toolkit?: Toolkit;
+  /** Extra tools when the toolkit is built from the config. */
+  tools?: Tool[];
+  /** A pino logger, pino options, or false for silence. Default: pino at the config's logLevel. */
+  logger?: FastifyBaseLogger | LoggerOptions | false;
+  /** Where log lines go when the logger is built here (default stdout). Secrets are scrubbed first. */
+  logDestination?: DestinationStream;
+}
+
+/** The Fastify instance with the service state attached. */
+export type ToolnexusServer = FastifyInstance & {
+  toolnexus: {
+    state: ServiceState;
+    loaded: LoadedConfig;
+    /** Settles when the toolkit is built (or failed to build). */
+    ready: Promise<void>;
+    /** Readiness 503, stop accepting, wait up to `shutdownGraceMs`, abort the rest, close sources. */
+    shutdown(): Promise<void>;
+  };
+};
+
+const OPEN_ROUTES = new Set(["/healthz", "/readyz"]);
+
+/**
+ * Builds the REST service. The config is loaded (and a bad one rejected) before this
+ * resolves; the sources are built in the background so /healthz answers at once and
+ * /readyz turns 200 when they are loaded.
+ */
+export async function buildServer(opts: BuildServerOptions = {}): Promise<ToolnexusServer> {
+  const loaded = await toLoadedConfig(opts.config ?? {});
+  const { server } = loaded.config;
+  const logger = opts.logger === false ? pino({ level: "silent" })
+    : isLogger(opts.logger) ? opts.logger
+    : redactingLogger(loaded.secrets, { level: server.logLevel, ...opts.logger }, opts.logDestination);
+
+  const app = Fastify({
+    loggerInstance: logger,
+    bodyLimit: server.bodyLimitBytes,
+    // One line per call comes from the execute route; Fastify's per-request lines would double it.
+    logController: new LogController({ disableRequestLogging: true }),
+    genReqId: (req) => {
+      const incoming = req.headers["x-request-id"];
+      return typeof incoming === "string" && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : randomUUID();
+    },
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: "array", useDefaults: true } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  const state = new ServiceState();
+  const auth = new ApiKeyAuth(loaded.config.auth?.apiKeys ?? []);
+
+  for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
+  installErrorHandler(app);
+  app.decorateRequest("caller", null as never);
+  app.addHook("onRequest", async (request, reply) => {
+    reply.header("x-request-id", request.id);
+    if (!OPEN_ROUTES.has(request.url.split("?", 1)[0] ?? "")) request.caller = auth.authenticate(request);
+  });
+  app.addHook("onResponse", async (request, reply) => {
+    if (reply.statusCode >= 400 && request.routeOptions.url !== "/tools/:name/execute") {
+      request.log.info({ method: request.method, url: request.url, statusCode: reply.statusCode }, "request rejected");
+    }
+  });
+
+  await registerSwagger(app);
+  await app.register(metaRoutes, { state });
+  await app.register(toolRoutes, { state });
+  await app.register(executeRoute, { state, server });
+  await app.register(openapiRoute, { state });
+
+  const ready = (opts.toolkit ? Promise.resolve(opts.toolkit) : createToolkit(loaded, { tools: opts.tools ?? [], logger }))
+    .then((tk) => state.setToolkit(tk))
+    .catch((err: Error) => {
+      state.loadError = err.message;
+      logger.error({ err: err.message }, "tool sources could not be loaded");
+    });
+
+  app.addHook("onClose", async () => {
+    state.drain();
+    await ready;
+    await state.peek()?.close();
+  });
+
+  const shutdown = async () => {
+    state.drain();
+    const grace = setTimeout(() => state.abortInFlight(), server.shutdownGraceMs);
+    try {
+      await app.close();
+    } finally {
+      clearTimeout(grace);
+    }
+  };
+
+  return Object.assign(app, { toolnexus: { state, loaded, ready, shutdown } }) as unknown as ToolnexusServer;
+}
+
+function isLogger(l: unknown): l is FastifyBaseLogger {
+  return typeof l === "object" && l !== null && typeof (l as FastifyBaseLogger).child === "function" && typeof (l as FastifyBaseLogger).info === "function";
+}

@@ -1,0 +1,60 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { ERRORS, ToolnexusError, type ErrorCode, type FieldError } from "../core/errors.js";
+import type { ProblemT } from "./schemas.js";
+
+// Fastify's own error codes that mean "the request was bad", mapped onto ours.
+const FASTIFY_CODES: Record<string, ErrorCode> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: "PAYLOAD_TOO_LARGE",
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: "UNSUPPORTED_MEDIA_TYPE",
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: "INVALID_REQUEST",
+  FST_ERR_CTP_EMPTY_JSON_BODY: "INVALID_REQUEST",
+  FST_ERR_CTP_INVALID_JSON_BODY: "INVALID_REQUEST",
+  FST_ERR_VALIDATION: "INVALID_REQUEST",
+};
+
+/** The problem+json body for an error. The only place errors become HTTP. */
+export function toProblem(err: ToolnexusError, requestId: string): ProblemT {
+  return {
+    type: `https://toolnexus.dev/problems/${err.code.toLowerCase().replace(/_/g, "-")}`,
+    title: ERRORS[err.code].title,
+    status: err.status,
+    detail: err.message,
+    code: err.code,
+    requestId,
+    ...(err.errors ? { errors: err.errors } : {}),
+  };
+}
+
+/** Normalizes anything thrown in a route into a ToolnexusError; unknown errors become INTERNAL. */
+export function normalizeError(err: unknown): ToolnexusError {
+  if (err instanceof ToolnexusError) return err;
+  const fe = err as FastifyError;
+  const mapped = fe?.code ? FASTIFY_CODES[fe.code] : undefined;
+  if (mapped) {
+    const errors = fe.validation?.map((v): FieldError => ({ pointer: v.instancePath, message: v.message ?? "is invalid" }));
+    return new ToolnexusError(mapped, fe.message, errors?.length ? { errors } : {});
+  }
+  if (typeof fe?.statusCode === "number" && fe.statusCode === 400) return new ToolnexusError("INVALID_REQUEST", fe.message);
+  return new ToolnexusError("INTERNAL", "Internal error", { cause: err });
+}
+
+/** Sends a problem+json reply. */
+export function sendProblem(reply: FastifyReply, request: FastifyRequest, err: ToolnexusError): FastifyReply {
+  for (const [k, v] of Object.entries(err.headers ?? {})) reply.header(k, v);
+  // Pre-serialized so route response schemas never strip fields of the problem body.
+  return reply.code(err.status).type("application/problem+json").send(JSON.stringify(toProblem(err, request.id)));
+}
+
+/** Installs the one error handler and the 404 handler. */
+export function installErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((error, request, reply) => {
+    const err = normalizeError(error);
+    // Tool failures are logged by the execute route; here only what nothing else explains.
+    if (err.code === "INTERNAL") request.log.error({ err: error }, "internal error");
+    if (reply.raw.destroyed) return; // the client is gone; the call was already logged
+    return sendProblem(reply, request, err);
+  });
+  app.setNotFoundHandler((request, reply) => {
+    sendProblem(reply, request, new ToolnexusError("NOT_FOUND", `No route ${request.method} ${request.url.split("?")[0]}`));
+  });
+}

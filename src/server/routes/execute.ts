@@ -1,0 +1,96 @@
+import { Type, type FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import { ToolnexusError, isToolnexusError } from "../../core/errors.js";
+import { pendingOf } from "../../core/pending.js";
+import type { Tool, ToolResult as ToolResultT } from "../../core/types.js";
+import type { ServerConfig } from "../../config/schema/index.js";
+import { callSignal } from "../call-signal.js";
+import { ExecuteBody, ProblemResponse as problem, ToolParams, ToolResult } from "../schemas.js";
+import type { ServiceState } from "../service-state.js";
+
+/** How a call ended, for the log line (and metrics). */
+export type Outcome = "ok" | "tool_error" | "failed" | "timeout" | "cancelled" | "rejected";
+
+const OUTCOME_BY_CODE: Partial<Record<ToolnexusError["code"], Outcome>> = {
+  TOOL_TIMEOUT: "timeout",
+  CLIENT_CLOSED: "cancelled",
+  NOT_READY: "cancelled",
+  TOOL_FAILED: "failed",
+  UPSTREAM_UNAVAILABLE: "failed",
+  INTERNAL: "failed",
+};
+
+/** `POST /tools/{name}/execute`: the execute pipeline of DESIGN §4–§5. */
+export const executeRoute: FastifyPluginAsyncTypebox<{ state: ServiceState; server: ServerConfig }> = async (app, { state, server }) => {
+  // `curl -X POST` with no body is a call with no arguments, not a malformed request.
+  app.addHook("preValidation", async (request) => {
+    request.body ??= {};
+  });
+
+  app.post("/tools/:name/execute", {
+    schema: {
+      operationId: "executeTool",
+      summary: "Run one tool",
+      description: "An isError result is still 200: it is an outcome the model reads. A tool that fails answers 500 TOOL_FAILED.",
+      tags: ["tools"],
+      params: ToolParams,
+      body: Type.Ref(ExecuteBody),
+      response: { 200: Type.Ref(ToolResult), "4xx": problem, "5xx": problem },
+    },
+  }, async (request, reply) => {
+    const started = performance.now();
+    const body = request.body ?? {};
+    let tool: Tool | undefined;
+    let outcome: Outcome = "rejected";
+    let pending = false;
+    let statusCode = 200;
+    try {
+      const tk = state.toolkit();
+      tool = tk.get(request.params.name);
+      if (!tool) throw new ToolnexusError("TOOL_NOT_FOUND", `No tool named "${request.params.name}"`);
+      if (!request.caller.allows(tool.name)) throw new ToolnexusError("FORBIDDEN", `This key may not use "${tool.name}"`);
+      if (state.inFlight >= server.maxConcurrent) {
+        throw new ToolnexusError("OVERLOADED", `More than ${server.maxConcurrent} calls in flight`, { headers: { "retry-after": "1" } });
+      }
+      const args = body.arguments ?? {};
+      tk.validate(tool, args);
+
+      const timeoutMs = Math.min(body.timeoutMs ?? server.timeoutMs, server.maxTimeoutMs);
+      const call = callSignal(reply, timeoutMs, state.shutdownSignal);
+      state.inFlight++;
+      let result: ToolResultT;
+      try {
+        const ctx = {
+          signal: call.signal,
+          timeout: timeoutMs,
+          requestId: request.id,
+          caller: request.caller.id,
+          ...(body.answer ? { answer: body.answer } : {}),
+        };
+        const t = tool;
+        result = await call.run(() => t.execute(args, ctx));
+      } catch (err) {
+        throw isToolnexusError(err) ? err : new ToolnexusError("TOOL_FAILED", `Tool "${tool.name}" failed; see the server log for request ${request.id}`, { cause: err });
+      } finally {
+        state.inFlight--;
+        call.dispose();
+      }
+      pending = pendingOf(result) !== undefined;
+      outcome = result.isError && !pending ? "tool_error" : "ok";
+      return result;
+    } catch (err) {
+      if (isToolnexusError(err)) {
+        statusCode = err.status;
+        if (tool) outcome = OUTCOME_BY_CODE[err.code] ?? outcome;
+      }
+      if (outcome === "failed") request.log.error({ err: (err as Error).cause ?? err, tool: tool?.name }, "tool failed");
+      throw err;
+    } finally {
+      const ms = performance.now() - started;
+      reply.header("server-timing", `tool;dur=${ms.toFixed(1)}`);
+      request.log.info({
+        tool: request.params.name, source: tool?.source, caller: request.caller.id, outcome, statusCode,
+        ...(pending ? { pending } : {}), durationMs: Math.round(ms * 10) / 10,
+      }, "tool call");
+    }
+  });
+};

@@ -1,0 +1,44 @@
+import { Type, type FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import { Health, ProblemResponse as problem, SkillList, Status } from "../schemas.js";
+import type { ServiceState } from "../service-state.js";
+
+/** `/healthz`, `/readyz`, `/status`, `/skills`, `/skills/prompt`. */
+export const metaRoutes: FastifyPluginAsyncTypebox<{ state: ServiceState }> = async (app, { state }) => {
+  app.get("/healthz", {
+    schema: { operationId: "health", summary: "Liveness: 200 while the process lives", tags: ["service"], security: [], response: { 200: Type.Ref(Health) } },
+  }, async () => ({ status: "ok" }));
+
+  app.get("/readyz", {
+    schema: { operationId: "ready", summary: "Readiness: 200 once sources are loaded, 503 while loading or draining", tags: ["service"], security: [], response: { 200: Type.Ref(Health), 503: problem } },
+  }, async () => {
+    state.toolkit();
+    return { status: "ready" };
+  });
+
+  app.get("/status", {
+    schema: { operationId: "status", summary: "Per-source status, without secrets", tags: ["service"], response: { 200: Type.Ref(Status), "4xx": problem } },
+  }, async () => {
+    const tk = state.peek();
+    return {
+      ready: state.phase === "ready",
+      state: state.phase,
+      tools: tk?.tools().length ?? 0,
+      sources: tk?.status() ?? [],
+      ...(state.loadError ? { error: state.loadError } : {}),
+    };
+  });
+
+  app.get("/skills", {
+    schema: { operationId: "listSkills", summary: "Loaded skills, and SKILL.md files skipped with their reasons", tags: ["skills"], response: { 200: Type.Ref(SkillList), "4xx": problem, "5xx": problem } },
+  }, async () => {
+    const tk = state.toolkit();
+    return { skills: tk.skills(), skipped: tk.skippedSkills() };
+  });
+
+  app.get("/skills/prompt", {
+    schema: {
+      operationId: "skillsPrompt", summary: "The skills catalog for a system prompt", tags: ["skills"],
+      response: { 200: { description: "The catalog as text", content: { "text/plain": { schema: Type.String() } } }, "4xx": problem, "5xx": problem },
+    },
+  }, async (_request, reply) => reply.type("text/plain; charset=utf-8").send(state.toolkit().skillsPrompt()));
+};

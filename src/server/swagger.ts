@@ -1,0 +1,33 @@
+import swagger from "@fastify/swagger";
+import swaggerUi from "@fastify/swagger-ui";
+import type { FastifyInstance } from "fastify";
+import { createRequire } from "node:module";
+
+const { version } = createRequire(import.meta.url)("../../package.json") as { version: string };
+
+/** The package version, as served in the OpenAPI document. */
+export const VERSION = version;
+
+/** Registers @fastify/swagger (OpenAPI 3.1 from the route schemas) and Swagger UI at /docs. */
+export async function registerSwagger(app: FastifyInstance): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: "3.1.0",
+      info: {
+        title: "toolnexus",
+        version,
+        description: "One REST catalog for every tool an agent uses. `GET /openapi.json` adds one typed operation per tool.",
+      },
+      components: {
+        securitySchemes: {
+          bearer: { type: "http", scheme: "bearer" },
+          apiKey: { type: "apiKey", in: "header", name: "X-API-Key" },
+        },
+      },
+      security: [{ bearer: [] }, { apiKey: [] }],
+    },
+    // Shared schemas become components named by their $id instead of def-N.
+    refResolver: { buildLocalReference: (json, _base, _fragment, i) => (typeof json.$id === "string" ? json.$id : `def-${i}`) },
+  });
+  await app.register(swaggerUi, { routePrefix: "/docs", uiConfig: { url: "/openapi.json" } as Record<string, unknown> });
+}

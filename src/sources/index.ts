@@ -1,0 +1,37 @@
+import { DisabledSource, type Source } from "../core/source.js";
+import type { ToolSource } from "../core/types.js";
+import type { LoadedConfig } from "../config/load.js";
+import { pluginSources } from "./plugins/index.js";
+
+/** Builds the Source instances for one config section. */
+export type SourceFactory = (loaded: LoadedConfig) => Source[];
+
+/**
+ * For a section whose source is not part of this build yet: accepted by the schema and shown
+ * as `disabled` in status, so a config written for a later release still loads.
+ */
+function notYetAvailable(kind: ToolSource, names: (loaded: LoadedConfig) => string[]): SourceFactory {
+  return (loaded) => names(loaded).map((n) => new DisabledSource(kind, n, "this source is not available in this build"));
+}
+
+const mcpSources = notYetAvailable("mcp", ({ config }) => [
+  ...[config.mcpServers, config.servers, config.mcp].flatMap((m) => Object.keys(m ?? {})),
+  ...(config.mcpConfig ? [config.mcpConfig] : []),
+]);
+const skillSources = notYetAvailable("skill", ({ config }) => (config.skills?.length ? ["skills"] : []));
+const builtinSources = notYetAvailable("builtin", ({ config }) =>
+  config.builtins === true || (typeof config.builtins === "object" && config.builtins.enabled === true) ? ["builtins"] : []);
+const httpSources = notYetAvailable("http", ({ config }) => (config.http ?? []).map((t) => t.name));
+const openapiSources = notYetAvailable("http", ({ config }) => (config.openapi ?? []).map((s) => s.prefix ?? s.spec));
+const a2aSources = notYetAvailable("a2a", ({ config }) => Object.keys(config.agents ?? {}));
+
+/** Every source factory, one per config section, in the order their status is listed. */
+export const SOURCE_FACTORIES: readonly SourceFactory[] = [
+  mcpSources,
+  skillSources,
+  builtinSources,
+  httpSources,
+  openapiSources,
+  a2aSources,
+  pluginSources,
+];

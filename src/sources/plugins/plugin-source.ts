@@ -1,0 +1,61 @@
+import { pathToFileURL } from "node:url";
+import { defineTool, isTool, isToolDefinition } from "../../core/define-tool.js";
+import type { Source, SourceContext, SourceStatus } from "../../core/source.js";
+import type { Logger, Tool } from "../../core/types.js";
+
+/** What a plugin's async factory receives. */
+export interface PluginContext {
+  logger: Logger;
+  /** Absolute path of the plugin module. */
+  file: string;
+}
+
+/**
+ * One JavaScript module from `plugins:`. Its default export may be a Tool, a defineTool
+ * definition, an array of them, or a (possibly async) factory returning any of those.
+ * A module that fails to import or exports nothing usable is `failed`; the rest still load.
+ */
+export class PluginSource implements Source {
+  readonly kind = "native" as const;
+  private loaded: Tool[] = [];
+  private state: SourceStatus["state"] = "connecting";
+  private error?: string;
+
+  constructor(readonly name: string, private readonly file: string) {}
+
+  async build(ctx: SourceContext): Promise<void> {
+    try {
+      const mod = (await import(pathToFileURL(this.file).href)) as { default?: unknown };
+      this.loaded = await toTools(mod.default, { logger: ctx.logger, file: this.file });
+      this.state = "connected";
+      ctx.logger.info({ tools: this.loaded.length }, "plugin loaded");
+    } catch (err) {
+      this.state = "failed";
+      this.error = (err as Error).message;
+      ctx.logger.error({ err: this.error }, "plugin failed to load");
+    }
+  }
+
+  tools(): readonly Tool[] {
+    return this.loaded;
+  }
+
+  status(): SourceStatus {
+    return { source: this.kind, name: this.name, state: this.state, tools: this.loaded.length, ...(this.error ? { error: this.error } : {}) };
+  }
+
+  async close(): Promise<void> {
+    this.loaded = [];
+  }
+}
+
+async function toTools(exported: unknown, ctx: PluginContext): Promise<Tool[]> {
+  const value = typeof exported === "function" && !isTool(exported) ? await (exported as (c: PluginContext) => unknown)(ctx) : exported;
+  const items = Array.isArray(value) ? value : [value];
+  if (value === undefined || items.length === 0) throw new Error("default export holds no tools");
+  return items.map((item, i) => {
+    if (isTool(item)) return item;
+    if (isToolDefinition(item)) return defineTool(item);
+    throw new Error(`default export item ${i} is neither a Tool nor a tool definition`);
+  });
+}

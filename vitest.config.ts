@@ -1,0 +1,12 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    include: ["test/**/*.test.ts"],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    // Two cores: forks keep child-process and signal tests isolated from each other.
+    pool: "forks",
+    globalSetup: ["test/global-setup.ts"],
+  },
+});
