@@ -53,7 +53,9 @@ export async function normalizeConfig(raw: unknown, opts: { baseDir?: string; fi
   const issues: ConfigIssue[] = [];
   const secrets = new Set<string>();
   const config = expandEnv(structuredClone(raw), opts.env ?? process.env, issues, secrets) as ToolnexusConfig;
-  issues.push(...schemaIssues(config));
+  // A value left empty by a missing variable would also fail its schema: one message is enough.
+  const unset = new Set(issues.map((i) => i.pointer));
+  issues.push(...schemaIssues(config).filter((i) => !unset.has(i.pointer)));
   if (issues.length === 0) issues.push(...(await resolvePaths(config, baseDir)));
   if (issues.length > 0) throw new ConfigError(issues, opts.file);
   return { config, baseDir, secrets: [...secrets], ...(opts.file ? { file: opts.file } : {}) };

@@ -26,6 +26,8 @@ export class Toolkit {
   private byName = new Map<string, Tool>();
   private readonly validator: ArgsValidator;
   private readonly listeners = new Set<() => void>();
+  /** Sources whose build threw: shown failed, their tools left out. */
+  private readonly crashed = new Map<Source, string>();
   private closed = false;
   /** Bumps whenever the catalog changes; used for ETags and caches. */
   version = 0;
@@ -49,15 +51,15 @@ export class Toolkit {
       await s.build({ logger: log, onToolsChanged: () => this.reassemble() });
     } catch (err) {
       // A source should record its own failure; a throw is contained here all the same.
-      log.error({ err: (err as Error).message }, "source failed to build");
+      this.crashed.set(s, (err as Error).message);
     }
-    const st = s.status();
+    const st = this.statusOf(s);
     if (st.state === "failed") log.warn({ error: st.error }, "source failed; the others still load");
   }
 
   private reassemble(): void {
     if (this.closed) return;
-    const groups = [...this.sources.map((s) => s.tools()), this.opts.tools ?? []];
+    const groups = [...this.sources.filter((s) => !this.crashed.has(s)).map((s) => s.tools()), this.opts.tools ?? []];
     this.catalog = assembleTools(groups, this.opts.disableTools ?? [], this.logger);
     this.byName = new Map(this.catalog.map((t) => [t.name, t]));
     this.version++;
@@ -101,7 +103,12 @@ export class Toolkit {
 
   /** Per-source status, without secrets. */
   status(): SourceStatus[] {
-    return this.sources.map((s) => s.status());
+    return this.sources.map((s) => this.statusOf(s));
+  }
+
+  private statusOf(s: Source): SourceStatus {
+    const crash = this.crashed.get(s);
+    return crash === undefined ? s.status() : { source: s.kind, name: s.name, state: "failed", tools: 0, error: crash };
   }
 
   /** Every loaded skill across skill sources. */

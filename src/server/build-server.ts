@@ -22,8 +22,8 @@ import { registerSwagger } from "./swagger.js";
 export interface BuildServerOptions {
   /** A config path, a config object, or a loaded config. Default: an empty config. */
   config?: string | ToolnexusConfigInput | LoadedConfig;
-  /** Use this toolkit instead of building one from the config. */
-  toolkit?: Toolkit;
+  /** Use this toolkit (or the one this promise gives) instead of building one from the config. */
+  toolkit?: Toolkit | Promise<Toolkit>;
   /** Extra tools when the toolkit is built from the config. */
   tools?: Tool[];
   /** A pino logger, pino options, or false for silence. Default: pino at the config's logLevel. */

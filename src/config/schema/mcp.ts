@@ -3,20 +3,27 @@ import { Type, type Static } from "@sinclair/typebox";
 /**
  * One MCP server (contract §2): Claude-desktop (`command` + `args`, `env`) and opencode
  * (`command` array, `environment`) shapes. `url` ⇒ remote, `command` ⇒ local.
+ * Normalized into a connection spec by src/sources/mcp/server-spec.ts.
  */
 export const McpServer = Type.Object({
-  type: Type.Optional(Type.Union([Type.Literal("local"), Type.Literal("remote"), Type.Literal("stdio"), Type.Literal("http"), Type.Literal("streamable-http"), Type.Literal("sse")])),
-  command: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String(), { minItems: 1 })])),
-  args: Type.Optional(Type.Array(Type.String())),
-  env: Type.Optional(Type.Record(Type.String(), Type.String())),
-  environment: Type.Optional(Type.Record(Type.String(), Type.String())),
-  cwd: Type.Optional(Type.String()),
-  url: Type.Optional(Type.String()),
-  headers: Type.Optional(Type.Record(Type.String(), Type.String())),
+  type: Type.Optional(Type.Union([Type.Literal("local"), Type.Literal("remote"), Type.Literal("stdio"), Type.Literal("http"), Type.Literal("streamable-http"), Type.Literal("sse")], {
+    description: "Inferred when omitted: url ⇒ remote (streamable HTTP, falling back to SSE), command ⇒ local (stdio). http/streamable-http and sse pin one remote transport.",
+  })),
+  command: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String(), { minItems: 1 })], {
+    description: "The executable, or the whole argv as an array. A string is not split on spaces.",
+  })),
+  args: Type.Optional(Type.Array(Type.String(), { description: "Appended after command." })),
+  env: Type.Optional(Type.Record(Type.String(), Type.String(), { description: "Added to the service's environment for the child." })),
+  environment: Type.Optional(Type.Record(Type.String(), Type.String(), { description: "Alias of env (opencode)." })),
+  cwd: Type.Optional(Type.String({ description: "Working directory of a local server; default the config's directory." })),
+  url: Type.Optional(Type.String({ description: "Endpoint of a remote server." })),
+  headers: Type.Optional(Type.Record(Type.String(), Type.String(), { description: "Sent on every request to a remote server. ${VAR} expands; values are never logged." })),
   enabled: Type.Optional(Type.Boolean()),
-  disabled: Type.Optional(Type.Boolean()),
-  timeout: Type.Optional(Type.Integer({ minimum: 1 })),
-  tools: Type.Optional(Type.Record(Type.String(), Type.Boolean())),
+  disabled: Type.Optional(Type.Boolean({ description: "disabled:true wins over enabled." })),
+  timeout: Type.Optional(Type.Integer({ minimum: 1, description: "Bound of each load phase (connect, initialize, list) in ms; default 30000." })),
+  tools: Type.Optional(Type.Record(Type.String(), Type.Boolean(), {
+    description: "Keyed by the server's own tool names: any true ⇒ allowlist; only false ⇒ drop-list.",
+  })),
 }, { additionalProperties: false });
 
 /** A map of server id → server. */

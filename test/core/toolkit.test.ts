@@ -1,0 +1,145 @@
+import { describe, expect, it } from "vitest";
+import { ToolnexusError } from "../../src/core/errors.js";
+import { NO_SKILLS_PROMPT, Toolkit } from "../../src/core/toolkit.js";
+import type { Logger } from "../../src/core/types.js";
+import { StaticSource, tool } from "../helpers/static-source.js";
+
+function recordingLogger() {
+  const warnings: unknown[] = [];
+  const noop = () => {};
+  const logger: Logger = { debug: noop, info: noop, error: noop, warn: (o) => warnings.push(o) };
+  return { logger, warnings };
+}
+
+describe("Toolkit assembly (DESIGN §2)", () => {
+  it("orders MCP → skill → builtin → http → a2a → native, whatever the source order", async () => {
+    const tk = await Toolkit.create({
+      sources: [
+        new StaticSource("a2a", "peer", [tool("ask", "a2a")]),
+        new StaticSource("http", "api", [tool("get", "http")]),
+        new StaticSource("builtin", "builtins", [tool("read", "builtin")]),
+        new StaticSource("skill", "skills", [tool("skill", "skill")]),
+        new StaticSource("mcp", "fs", [tool("fs_list", "mcp")]),
+      ],
+      tools: [tool("mine", "native")],
+    });
+    expect(tk.tools().map((t) => t.name)).toEqual(["fs_list", "skill", "read", "get", "ask", "mine"]);
+  });
+
+  it("drops a builtin shadowed by a native tool, even though builtins come first", async () => {
+    const tk = await Toolkit.create({
+      sources: [new StaticSource("builtin", "builtins", [tool("bash", "builtin"), tool("read", "builtin")])],
+      tools: [tool("bash", "native")],
+    });
+    expect(tk.tools().map((t) => `${t.name}@${t.source}`)).toEqual(["read@builtin", "bash@native"]);
+    await expect(tk.execute("bash", {})).resolves.toMatchObject({ output: "bash@native" });
+  });
+
+  it("dedupes by name: the first in assembly order wins, with a warning", async () => {
+    const { logger, warnings } = recordingLogger();
+    const tk = await Toolkit.create({
+      sources: [
+        new StaticSource("skill", "skills", [tool("x", "skill")]),
+        new StaticSource("mcp", "a", [tool("x", "mcp")]),
+        new StaticSource("mcp", "b", [tool("x", "mcp"), tool("y", "mcp")]),
+      ],
+      logger,
+    });
+    expect(tk.tools().map((t) => `${t.name}@${t.source}`)).toEqual(["x@mcp", "y@mcp"]);
+    expect(warnings).toEqual([
+      { tool: "x", kept: "mcp", dropped: "mcp" },
+      { tool: "x", kept: "mcp", dropped: "skill" },
+    ]);
+  });
+
+  it("applies disableTools after dedupe, so a disabled winner does not let the loser through", async () => {
+    const tk = await Toolkit.create({
+      sources: [new StaticSource("mcp", "a", [tool("x", "mcp"), tool("keep", "mcp")]), new StaticSource("http", "h", [tool("x", "http")])],
+      disableTools: ["x"],
+    });
+    expect(tk.tools().map((t) => t.name)).toEqual(["keep"]);
+    expect(tk.get("x")).toBeUndefined();
+  });
+
+  it("isolates a failing source: it reports failed, the others load", async () => {
+    const tk = await Toolkit.create({
+      sources: [
+        new StaticSource("mcp", "broken", [tool("b", "mcp")], "record"),
+        new StaticSource("mcp", "throws", [tool("t", "mcp")], "throw"),
+        new StaticSource("http", "ok", [tool("fine", "http")]),
+      ],
+    });
+    expect(tk.tools().map((t) => t.name)).toEqual(["fine"]);
+    expect(tk.status()).toEqual([
+      { source: "mcp", name: "broken", state: "failed", tools: 0, error: "could not start" },
+      { source: "mcp", name: "throws", state: "failed", tools: 0, error: "exploded" },
+      { source: "http", name: "ok", state: "connected", tools: 1 },
+    ]);
+  });
+
+  it("reassembles and bumps the version when a source says its tools changed", async () => {
+    const src = new StaticSource("mcp", "m", [tool("one", "mcp")]);
+    const tk = await Toolkit.create({ sources: [src] });
+    const before = tk.version;
+    let notified = 0;
+    tk.onChange(() => notified++);
+    src.list = [tool("one", "mcp"), tool("two", "mcp")];
+    src.notify?.();
+    expect(tk.tools().map((t) => t.name)).toEqual(["one", "two"]);
+    expect(tk.version).toBe(before + 1);
+    expect(notified).toBe(1);
+  });
+
+  it("closes every source once", async () => {
+    const a = new StaticSource("mcp", "a", []);
+    const b = new StaticSource("http", "b", []);
+    const tk = await Toolkit.create({ sources: [a, b] });
+    await tk.close();
+    await tk.close();
+    expect([a.closed, b.closed]).toEqual([true, true]);
+  });
+
+  it("answers the no-skills prompt and empty skill lists without a skill source", async () => {
+    const tk = await Toolkit.create({});
+    expect(tk.skillsPrompt()).toBe(NO_SKILLS_PROMPT);
+    expect(tk.skills()).toEqual([]);
+  });
+});
+
+describe("Toolkit.execute", () => {
+  const schema = { type: "object", properties: { n: { type: "integer" }, tags: { type: "array", items: { type: "string" } } }, required: ["n"], additionalProperties: false };
+
+  it("throws TOOL_NOT_FOUND for an unknown tool", async () => {
+    const tk = await Toolkit.create({});
+    await expect(tk.execute("nope")).rejects.toMatchObject({ code: "TOOL_NOT_FOUND", status: 404 });
+  });
+
+  it("throws INVALID_ARGUMENTS with one JSON pointer per problem", async () => {
+    const tk = await Toolkit.create({ tools: [tool("t", "native", schema)] });
+    const err = await tk.execute("t", { tags: ["a", 3], extra: true }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ToolnexusError);
+    expect((err as ToolnexusError).errors).toEqual(expect.arrayContaining([
+      { pointer: "/n", message: "is required" },
+      { pointer: "/extra", message: "is not allowed" },
+      { pointer: "/tags/1", message: "must be string" },
+    ]));
+  });
+
+  it("runs a tool whose schema does not compile, unvalidated, and warns once", async () => {
+    const { logger, warnings } = recordingLogger();
+    const bad = tool("odd", "mcp", { type: "object", properties: { a: { $ref: "#/nowhere" } } });
+    const tk = await Toolkit.create({ tools: [{ ...bad, source: "custom" }], logger });
+    await expect(tk.execute("odd", { a: 1 })).resolves.toMatchObject({ isError: false });
+    await expect(tk.execute("odd", { a: 2 })).resolves.toMatchObject({ isError: false });
+    expect(warnings).toHaveLength(1);
+  });
+
+  it("validates draft-07 schemas (as MCP servers emit) and 2020-12 schemas alike", async () => {
+    const d7 = { $schema: "http://json-schema.org/draft-07/schema#", type: "object", properties: { s: { type: "string" } }, required: ["s"] };
+    const d2020 = { $schema: "https://json-schema.org/draft/2020-12/schema", type: "object", properties: { p: { prefixItems: [{ type: "number" }] } } };
+    const tk = await Toolkit.create({ tools: [tool("d7", "native", d7), tool("d2020", "native", d2020)] });
+    await expect(tk.execute("d7", {})).rejects.toMatchObject({ code: "INVALID_ARGUMENTS" });
+    await expect(tk.execute("d7", { s: "ok" })).resolves.toMatchObject({ isError: false });
+    await expect(tk.execute("d2020", { p: ["x"] })).rejects.toMatchObject({ code: "INVALID_ARGUMENTS" });
+  });
+});
