@@ -2,6 +2,7 @@ import { DisabledSource, type Source } from "../core/source.js";
 import type { ToolSource } from "../core/types.js";
 import type { LoadedConfig } from "../config/load.js";
 import { pluginSources } from "./plugins/index.js";
+import { skillSources } from "./skills/index.js";
 
 /** Builds the Source instances for one config section. */
 export type SourceFactory = (loaded: LoadedConfig) => Source[];
@@ -18,7 +19,6 @@ const mcpSources = notYetAvailable("mcp", ({ config }) => [
   ...[config.mcpServers, config.servers, config.mcp].flatMap((m) => Object.keys(m ?? {})),
   ...(config.mcpConfig ? [config.mcpConfig] : []),
 ]);
-const skillSources = notYetAvailable("skill", ({ config }) => (config.skills?.length ? ["skills"] : []));
 const builtinSources = notYetAvailable("builtin", ({ config }) =>
   config.builtins === true || (typeof config.builtins === "object" && config.builtins.enabled === true) ? ["builtins"] : []);
 const httpSources = notYetAvailable("http", ({ config }) => (config.http ?? []).map((t) => t.name));
