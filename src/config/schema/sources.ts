@@ -17,35 +17,39 @@ export const BuiltinsSection = Type.Union([
 export const HttpTool = Type.Object({
   name: Type.String({ pattern: "^[a-zA-Z0-9_-]+$" }),
   description: Type.Optional(Type.String()),
-  method: Type.String({ default: "GET" }),
-  url: Type.String(),
-  headers: Type.Optional(Type.Record(Type.String(), Type.String())),
-  query: Type.Optional(Type.Array(Type.String())),
-  body: Type.Optional(Type.Union([Type.Literal("json"), Type.Literal("form"), Type.Literal("raw")])),
-  inputSchema: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
-  timeout: Type.Optional(Type.Integer({ minimum: 1 })),
+  method: Type.Optional(Type.String({ default: "GET" })),
+  url: Type.String({ description: "May hold {placeholders}, filled (URL-encoded) from the arguments of the same name." }),
+  headers: Type.Optional(Type.Record(Type.String(), Type.String(), { description: "Use ${VAR} for tokens; values are never logged." })),
+  query: Type.Optional(Type.Array(Type.String(), { description: "Argument names sent in the query string." })),
+  body: Type.Optional(Type.Union([Type.Literal("json"), Type.Literal("form"), Type.Literal("raw")], { description: "How the remaining arguments are sent. Default json; raw sends the `body` argument as is." })),
+  inputSchema: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: "Default: built from the placeholders and query names." })),
+  timeout: Type.Optional(Type.Integer({ minimum: 1, description: "Milliseconds. Default 30000; when it fires the call answers 504." })),
   resultMode: Type.Optional(Type.Union([Type.Literal("text"), Type.Literal("json"), Type.Literal("status+text")])),
-  maxResponseBytes: Type.Optional(Type.Integer({ minimum: 1 })),
+  maxResponseBytes: Type.Optional(Type.Integer({ minimum: 1, description: "Default 10 MiB; a larger body is an isError result." })),
 }, { additionalProperties: false });
 
-/** One OpenAPI document imported as tools. */
+/** One OpenAPI document imported as tools, one per operation. */
 export const OpenApiSource = Type.Object({
-  spec: Type.String(),
-  baseUrl: Type.Optional(Type.String()),
-  prefix: Type.Optional(Type.String()),
-  headers: Type.Optional(Type.Record(Type.String(), Type.String())),
-  operations: Type.Optional(Type.Record(Type.String(), Type.Boolean())),
-  timeout: Type.Optional(Type.Integer({ minimum: 1 })),
+  spec: Type.String({ description: "File path (relative to the config) or http(s) URL of an OpenAPI 3.x / Swagger 2.0 document." }),
+  baseUrl: Type.Optional(Type.String({ description: "Default: the document's first server (relative ones resolved against the spec URL)." })),
+  prefix: Type.Optional(Type.String({ description: "Tool names are prefix_operationId." })),
+  headers: Type.Optional(Type.Record(Type.String(), Type.String(), { description: "Sent with every operation (and the spec fetch); use ${VAR} for tokens." })),
+  operations: Type.Optional(Type.Record(Type.String(), Type.Boolean(), { description: "operationId → bool: any true ⇒ allowlist, only false ⇒ droplist." })),
+  timeout: Type.Optional(Type.Integer({ minimum: 1, description: "Milliseconds per call (and for fetching the spec). Default 30000." })),
+  maxResponseBytes: Type.Optional(Type.Integer({ minimum: 1, description: "Default 10 MiB." })),
 }, { additionalProperties: false });
 
-/** One remote A2A agent (contract §7A). */
+/**
+ * One remote A2A agent (contract §7A). The `agents` key is only an identifier: tool names
+ * take their prefix from the fetched card's `name`.
+ */
 export const A2aAgent = Type.Object({
-  card: Type.String(),
-  headers: Type.Optional(Type.Record(Type.String(), Type.String())),
-  timeout: Type.Optional(Type.Integer({ minimum: 1 })),
-  pollEvery: Type.Optional(Type.Integer({ minimum: 1 })),
+  card: Type.String({ pattern: "^[hH][tT][tT][pP][sS]?://", description: "URL of the Agent Card, e.g. http://peer:9999/.well-known/agent-card.json." }),
+  headers: Type.Optional(Type.Record(Type.String(), Type.String(), { description: "Sent with every request to the agent (card included); use ${VAR} for tokens." })),
+  timeout: Type.Optional(Type.Integer({ minimum: 1, description: "Milliseconds one call may take, polling included. Default 300000." })),
+  pollEvery: Type.Optional(Type.Integer({ minimum: 1, description: "Milliseconds between task polls. Default 1000." })),
   enabled: Type.Optional(Type.Boolean()),
-  disabled: Type.Optional(Type.Boolean()),
+  disabled: Type.Optional(Type.Boolean({ description: "true wins over enabled." })),
 }, { additionalProperties: false });
 
 export type BuiltinsConfig = Static<typeof BuiltinsSection>;

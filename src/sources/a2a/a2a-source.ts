@@ -1,0 +1,73 @@
+import type { Dispatcher } from "undici";
+import type { A2aAgentConfig, EgressConfig } from "../../config/schema/index.js";
+import type { Source, SourceContext, SourceStatus } from "../../core/source.js";
+import type { Tool } from "../../core/types.js";
+import { EgressGuard } from "../../net/egress-guard.js";
+import { connectAgent } from "./connect-agent.js";
+import { guardedFetch } from "./guarded-fetch.js";
+import { skillTools } from "./skill-tools.js";
+
+/** Contract §7A defaults. */
+export const DEFAULT_TIMEOUT_MS = 300_000;
+export const DEFAULT_POLL_EVERY_MS = 1_000;
+/** The card is read while the service starts: a silent agent must not hold readiness for minutes. */
+const CARD_TIMEOUT_CAP_MS = 30_000;
+
+/** What an A2A source needs from the loaded config beside its own entry. */
+export interface A2aSourceOptions {
+  egress?: EgressConfig;
+  /** Values expanded from the environment: kept out of status errors. */
+  secrets?: readonly string[];
+}
+
+/**
+ * One entry of `agents:` — a remote A2A agent whose card skills become tools. A card that
+ * cannot be read or used marks this source `failed` (error text without secrets) with no
+ * tools; the other sources load regardless.
+ */
+export class A2aSource implements Source {
+  readonly kind = "a2a" as const;
+  private loaded: Tool[] = [];
+  private state: SourceStatus["state"] = "connecting";
+  private error?: string;
+  private dispatcher?: Dispatcher;
+
+  constructor(readonly name: string, private readonly cfg: A2aAgentConfig, private readonly opts: A2aSourceOptions = {}) {}
+
+  async build(ctx: SourceContext): Promise<void> {
+    const timeout = this.cfg.timeout ?? DEFAULT_TIMEOUT_MS;
+    try {
+      this.dispatcher = new EgressGuard(this.opts.egress).dispatcher();
+      const fetchImpl = guardedFetch(this.name, this.dispatcher, this.cfg.headers);
+      const agent = await connectAgent(this.cfg.card, fetchImpl, Math.min(timeout, CARD_TIMEOUT_CAP_MS));
+      this.loaded = skillTools(agent, { timeout, pollEvery: this.cfg.pollEvery ?? DEFAULT_POLL_EVERY_MS, logger: ctx.logger });
+      this.state = "connected";
+      ctx.logger.info({ agent: agent.card.name, protocolVersion: agent.protocolVersion, transport: agent.transport, tools: this.loaded.length }, "A2A agent loaded");
+    } catch (err) {
+      this.state = "failed";
+      this.error = this.redact((err as Error).message);
+      ctx.logger.error({ err: this.error }, "A2A agent failed to load");
+    }
+  }
+
+  tools(): readonly Tool[] {
+    return this.loaded;
+  }
+
+  status(): SourceStatus {
+    return { source: this.kind, name: this.name, state: this.state, tools: this.loaded.length, ...(this.error ? { error: this.error } : {}) };
+  }
+
+  async close(): Promise<void> {
+    this.loaded = [];
+    const d = this.dispatcher;
+    this.dispatcher = undefined;
+    await d?.destroy();
+  }
+
+  private redact(text: string): string {
+    let out = text;
+    for (const s of this.opts.secrets ?? []) if (s.length >= 4 && out.includes(s)) out = out.split(s).join("[redacted]");
+    return out;
+  }
+}

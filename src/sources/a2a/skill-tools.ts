@@ -1,0 +1,58 @@
+import { sanitize } from "../../core/sanitize.js";
+import type { JSONSchema, Logger, Tool } from "../../core/types.js";
+import type { CardSkill } from "./agent-card.js";
+import type { ConnectedAgent } from "./connect-agent.js";
+import { runTask } from "./run-task.js";
+
+/** The one input every A2A skill tool takes (contract §7A). */
+export const TASK_INPUT_SCHEMA: JSONSchema = {
+  type: "object",
+  properties: { task: { type: "string" } },
+  required: ["task"],
+};
+
+/** Per-agent call settings. */
+export interface SkillToolOptions {
+  timeout: number;
+  pollEvery: number;
+  logger: Logger;
+}
+
+/**
+ * One `source:"a2a"` tool per card skill, named `sanitize(card.name)_sanitize(skill.id ?? skill.name)`.
+ * A skill with neither an id nor a name cannot be named and is skipped with a warning.
+ */
+export function skillTools(agent: ConnectedAgent, opts: SkillToolOptions): Tool[] {
+  const agentName = agent.card.name;
+  const tools: Tool[] = [];
+  for (const skill of agent.card.skills) {
+    const key = firstText(skill.id, skill.name);
+    if (!key) {
+      opts.logger.warn({ agent: agentName }, "A2A skill without id or name skipped");
+      continue;
+    }
+    tools.push({
+      name: `${sanitize(agentName)}_${sanitize(key)}`,
+      description: describe(skill, key),
+      inputSchema: structuredClone(TASK_INPUT_SCHEMA),
+      source: "a2a",
+      execute: (args, ctx) => runTask(agent.client, String(args.task ?? ""), {
+        agent: agentName,
+        timeout: opts.timeout,
+        pollEvery: opts.pollEvery,
+        logger: opts.logger,
+        ...(ctx?.signal ? { signal: ctx.signal } : {}),
+      }),
+    });
+  }
+  return tools;
+}
+
+function describe(skill: CardSkill, key: string): string {
+  return firstText(skill.description, skill.name) ?? key;
+}
+
+function firstText(...values: unknown[]): string | undefined {
+  for (const v of values) if (typeof v === "string" && v.trim() !== "") return v;
+  return undefined;
+}
