@@ -1,0 +1,58 @@
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { Logger } from "../../core/types.js";
+import type { McpServerSpec } from "./server-spec.js";
+import { ProcessGroupStdioTransport } from "./stdio-transport.js";
+
+/** The concrete wire a connection attempt uses. */
+export type WireKind = "stdio" | "streamable-http" | "sse";
+
+/** What a transport needs from its source beyond the spec. */
+export interface TransportDeps {
+  logger: Logger;
+  /** fetch for remote servers: the egress guard's (see remote-fetch.ts). */
+  fetch?: FetchLike;
+}
+
+/** The wires to try, in order, for a spec: `remote` tries streamable HTTP, then SSE. */
+export function wiresFor(spec: McpServerSpec): WireKind[] {
+  switch (spec.transport) {
+    case "stdio": return ["stdio"];
+    case "sse": return ["sse"];
+    case "streamable-http": return ["streamable-http"];
+    default: return ["streamable-http", "sse"];
+  }
+}
+
+/** A new, unstarted transport of that kind for the server. */
+export function createTransport(spec: McpServerSpec, wire: WireKind, deps: TransportDeps): Transport {
+  if (wire === "stdio") {
+    return new ProcessGroupStdioTransport({
+      command: spec.command ?? "",
+      args: spec.args,
+      env: spec.env,
+      ...(spec.cwd ? { cwd: spec.cwd } : {}),
+      // A server's stderr is its own log: kept at debug, tagged by the source's logger bindings.
+      onStderr: (line) => deps.logger.debug({ stderr: line }, "mcp server stderr"),
+    });
+  }
+  const url = new URL(spec.url ?? "");
+  const opts = {
+    requestInit: { headers: spec.headers },
+    ...(deps.fetch ? { fetch: deps.fetch } : {}),
+  };
+  return wire === "sse" ? new SSEClientTransport(url, opts) : new StreamableHTTPClientTransport(url, opts);
+}
+
+// Statuses with which a server that only speaks the older HTTP+SSE protocol answers a POST.
+const NOT_STREAMABLE = new Set([400, 404, 405, 406, 415]);
+
+/**
+ * True when a streamable-HTTP attempt failed because the server does not speak that protocol
+ * (it answered, but not as a streamable-HTTP endpoint) so SSE is worth a try. An unreachable
+ * server or a timeout is not retried over SSE: it would only double the wait.
+ */
+export function shouldFallBackToSse(err: unknown): boolean {
+  return err instanceof StreamableHTTPError && (err.code === -1 || (err.code !== undefined && NOT_STREAMABLE.has(err.code)));
+}

@@ -1,0 +1,243 @@
+import { ErrorCode, McpError, type CallToolResult, type Tool as McpToolDef } from "@modelcontextprotocol/sdk/types.js";
+import { upstreamUnavailable } from "../../core/errors.js";
+import type { Source, SourceContext, SourceState, SourceStatus } from "../../core/source.js";
+import { silentLogger, type Logger, type Tool, type ToolContext, type ToolResult } from "../../core/types.js";
+import type { EgressConfig } from "../../config/schema/server.js";
+import { backoffDelay, DEFAULT_BACKOFF, sleep, type BackoffOptions } from "./backoff.js";
+import { classifyCallError } from "./call-error.js";
+import { callOptions } from "./call-options.js";
+import { connect, listAllTools, type McpConnection } from "./connect.js";
+import { mapCallResult } from "./map-result.js";
+import { requiresTask, toTool } from "./mcp-tool.js";
+import { redact } from "./redact.js";
+import { remoteFetch, type RemoteFetch } from "./remote-fetch.js";
+import type { McpServerSpec } from "./server-spec.js";
+import { filterTools } from "./tool-filter.js";
+
+/** Options of one MCP server source beside its spec. */
+export interface McpSourceOptions {
+  /** Values expanded from the environment: scrubbed from every error text the source keeps. */
+  secrets?: readonly string[];
+  /** The config's `egress` section, for remote servers. */
+  egress?: EgressConfig;
+  backoff?: BackoffOptions;
+}
+
+/**
+ * One configured MCP server as a tool source. It connects at build (a failure is `failed`,
+ * never fatal), and heals itself: when the session drops, calls in flight fail at once with
+ * 502, the tools stay listed (calls answer 502 meanwhile), and it reconnects with capped,
+ * jittered exponential backoff. A server that failed at start is retried the same way.
+ */
+export class McpServerSource implements Source {
+  readonly kind = "mcp" as const;
+  readonly name: string;
+  private state: SourceState;
+  private error?: string;
+  private list: Tool[] = [];
+  private signature = "";
+  private conn?: McpConnection;
+  private ctx?: SourceContext;
+  private log: Logger = silentLogger;
+  private readonly closing = new AbortController();
+  private healing?: Promise<void>;
+  private refreshing = false;
+  private refreshAgain = false;
+  private remote?: RemoteFetch;
+
+  constructor(private readonly spec: McpServerSpec, private readonly opts: McpSourceOptions = {}) {
+    this.name = spec.name;
+    this.state = spec.enabled ? "connecting" : "disabled";
+  }
+
+  async build(ctx: SourceContext): Promise<void> {
+    this.ctx = ctx;
+    this.log = ctx.logger;
+    if (!this.spec.enabled) return;
+    try {
+      if (this.spec.transport !== "stdio") this.remote = remoteFetch(this.opts.egress);
+    } catch (err) {
+      // A config problem (an unparsable egress rule): retrying cannot fix it.
+      this.fail(err);
+      return;
+    }
+    try {
+      await this.establish();
+    } catch (err) {
+      this.fail(err);
+      // A remote server may come up later, a stdio one may have hit a passing fault: keep trying.
+      this.heal("failed");
+    }
+  }
+
+  private fail(err: unknown): void {
+    this.error = this.describe(err);
+    this.state = "failed";
+    this.log.warn({ error: this.error }, "mcp server failed to start");
+  }
+
+  tools(): readonly Tool[] {
+    return this.list;
+  }
+
+  status(): SourceStatus {
+    return { source: this.kind, name: this.name, state: this.state, tools: this.list.length, ...(this.error ? { error: this.error } : {}) };
+  }
+
+  /** Ends the session and any reconnect loop; kills a stdio server's process tree. */
+  async close(): Promise<void> {
+    if (this.closing.signal.aborted) return;
+    this.closing.abort();
+    const conn = this.conn;
+    this.conn = undefined;
+    await Promise.allSettled([conn?.close(), this.healing]);
+    await this.remote?.close().catch(() => {});
+    if (this.state !== "disabled") this.state = "failed";
+    this.error = "closed";
+  }
+
+  private async establish(): Promise<void> {
+    const signal = this.closing.signal;
+    const holder: { conn?: McpConnection; dropped: boolean } = { dropped: false };
+    const conn = await connect(this.spec, { logger: this.log, ...(this.remote ? { fetch: this.remote.fetch } : {}) }, {
+      onClose: () => {
+        holder.dropped = true;
+        if (holder.conn) this.lost(holder.conn, "the connection closed");
+      },
+      onToolsChanged: () => {
+        if (holder.conn && holder.conn === this.conn) void this.refresh();
+      },
+    }, signal);
+    try {
+      const defs = await listAllTools(conn.client, this.spec.timeout, signal).catch((err: unknown) => {
+        throw new PhaseError("tools/list", err);
+      });
+      signal.throwIfAborted();
+      if (holder.dropped) throw new Error("the connection closed during tools/list");
+      holder.conn = conn;
+      this.conn = conn;
+      this.state = "connected";
+      this.error = undefined;
+      this.setTools(defs);
+      this.log.info({ tools: this.list.length, wire: conn.wire }, "mcp server connected");
+    } catch (err) {
+      await conn.close();
+      throw err;
+    }
+  }
+
+  /** The session `conn` is gone (crash, network): fail its calls, keep the tools, reconnect. */
+  private lost(conn: McpConnection, why: string): void {
+    if (conn !== this.conn || this.closing.signal.aborted) return;
+    this.conn = undefined;
+    void conn.close();
+    this.error = `${why}; reconnecting`;
+    this.log.warn({ reason: why }, "mcp server connection lost; reconnecting");
+    this.heal("reconnecting");
+  }
+
+  private heal(waiting: "reconnecting" | "failed"): void {
+    if (this.healing || this.closing.signal.aborted) return;
+    this.state = waiting;
+    const backoff = this.opts.backoff ?? DEFAULT_BACKOFF;
+    this.healing = (async () => {
+      for (let attempt = 0; !this.closing.signal.aborted; attempt++) {
+        await sleep(backoffDelay(attempt, backoff), this.closing.signal);
+        if (this.closing.signal.aborted) return;
+        try {
+          await this.establish();
+          this.log.info({ attempt: attempt + 1 }, "mcp server reconnected");
+          return;
+        } catch (err) {
+          if (this.closing.signal.aborted) return;
+          this.error = this.describe(err);
+          this.log.debug({ attempt: attempt + 1, error: this.error }, "mcp reconnect attempt failed");
+        }
+      }
+    })().finally(() => {
+      this.healing = undefined;
+    });
+  }
+
+  /** Re-lists after notifications/tools/list_changed; bursts collapse into one more pass. */
+  private async refresh(): Promise<void> {
+    if (this.refreshing) {
+      this.refreshAgain = true;
+      return;
+    }
+    this.refreshing = true;
+    try {
+      do {
+        this.refreshAgain = false;
+        const conn = this.conn;
+        if (!conn) return;
+        try {
+          const defs = await listAllTools(conn.client, this.spec.timeout, this.closing.signal);
+          if (conn === this.conn) this.setTools(defs);
+        } catch (err) {
+          this.log.warn({ error: this.describe(err) }, "mcp tools/list after list_changed failed; keeping the previous tools");
+        }
+      } while (this.refreshAgain && !this.closing.signal.aborted);
+    } finally {
+      this.refreshing = false;
+    }
+  }
+
+  private setTools(defs: McpToolDef[]): void {
+    const callable = defs.filter((d) => {
+      if (!requiresTask(d)) return true;
+      this.log.debug({ tool: d.name }, "mcp tool requires task-based execution; not exposed");
+      return false;
+    });
+    const { kept, unknown } = filterTools(callable, this.spec.tools);
+    if (unknown.length > 0) this.log.warn({ unknown }, "mcp tools filter names tools the server does not have");
+    const signature = JSON.stringify(kept.map((d) => [d.name, d.description, d.inputSchema]));
+    if (signature === this.signature) return;
+    this.signature = signature;
+    this.list = kept.map((d) => toTool(this.name, d, (tool, args, ctx) => this.call(tool, args, ctx)));
+    this.ctx?.onToolsChanged();
+  }
+
+  /** One tools/call on the current session (see call-error.ts for how failures map). */
+  private async call(tool: string, args: Record<string, unknown>, ctx: ToolContext): Promise<ToolResult> {
+    const conn = this.conn;
+    if (!conn || this.state !== "connected") {
+      throw upstreamUnavailable(`MCP server "${this.name}" is ${this.state === "reconnecting" ? "reconnecting" : "not connected"}`);
+    }
+    ctx.signal?.throwIfAborted();
+    try {
+      const result = await conn.client.callTool({ name: tool, arguments: args }, undefined, callOptions(ctx));
+      return mapCallResult(result as CallToolResult, this.name, tool);
+    } catch (err) {
+      // The caller's own abort (disconnect, deadline, shutdown) decides the answer; the SDK already sent notifications/cancelled.
+      if (ctx.signal?.aborted) throw ctx.signal.reason;
+      const failure = classifyCallError(err, { server: this.name, tool, lost: this.conn !== conn });
+      if (failure.reconnect) this.lost(conn, failure.throw.message);
+      if (failure.result) return failure.result;
+      failure.throw.message = this.scrub(failure.throw.message);
+      throw failure.throw;
+    }
+  }
+
+  /** An error text fit for status and logs: phase named, secrets scrubbed. */
+  private describe(err: unknown): string {
+    const phase = err instanceof PhaseError ? err.phase : "initialize";
+    const inner = err instanceof PhaseError ? err.inner : err;
+    let text: string;
+    if (inner instanceof McpError && inner.code === ErrorCode.RequestTimeout) text = `${phase} timed out after ${this.spec.timeout} ms`;
+    else if (inner instanceof McpError && inner.code === ErrorCode.ConnectionClosed) text = `the server closed the connection during ${phase}`;
+    else text = `${phase === "initialize" ? "" : `${phase} failed: `}${inner instanceof Error ? inner.message : String(inner)}`;
+    return this.scrub(text);
+  }
+
+  private scrub(text: string): string {
+    return redact(text, [...this.spec.secrets, ...(this.opts.secrets ?? [])]);
+  }
+}
+
+/** An error tagged with the load phase it happened in. */
+class PhaseError extends Error {
+  constructor(readonly phase: string, readonly inner: unknown) {
+    super(inner instanceof Error ? inner.message : String(inner));
+  }
+}

@@ -1,0 +1,30 @@
+import type { Tool as McpToolDef } from "@modelcontextprotocol/sdk/types.js";
+import { sanitize } from "../../core/sanitize.js";
+import type { JSONSchema, Tool, ToolContext, ToolResult } from "../../core/types.js";
+
+/** Runs one tool of a server by its original name. */
+export type CallTool = (tool: string, args: Record<string, unknown>, ctx: ToolContext) => Promise<ToolResult>;
+
+/** The exposed name of a server's tool: `sanitize(server)_sanitize(tool)` (contract §2). */
+export function mcpToolName(server: string, tool: string): string {
+  return `${sanitize(server)}_${sanitize(tool)}`;
+}
+
+/** Converts a listed MCP tool into a catalog Tool whose execute goes through `call`. */
+export function toTool(server: string, def: McpToolDef, call: CallTool): Tool {
+  // MCP requires an object schema; a server that omits `properties` still gets a usable one.
+  const inputSchema: JSONSchema = { ...(def.inputSchema as JSONSchema), type: "object" };
+  if (inputSchema.properties === undefined) inputSchema.properties = {};
+  return {
+    name: mcpToolName(server, def.name),
+    description: def.description ?? def.title ?? "",
+    inputSchema,
+    source: "mcp",
+    execute: (args, ctx) => call(def.name, args ?? {}, ctx ?? {}),
+  };
+}
+
+/** True for a tool that can only run as an MCP task, which a plain tools/call cannot do. */
+export function requiresTask(def: McpToolDef): boolean {
+  return (def as { execution?: { taskSupport?: string } }).execution?.taskSupport === "required";
+}

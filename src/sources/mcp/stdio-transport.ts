@@ -1,0 +1,148 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { createInterface } from "node:readline";
+import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+
+/** How to start one stdio MCP server. */
+export interface StdioOptions {
+  command: string;
+  args: string[];
+  /** Added to the service's own environment. */
+  env: Record<string, string>;
+  cwd?: string;
+  /** Each line the child writes to stderr. */
+  onStderr(line: string): void;
+}
+
+const POSIX = process.platform !== "win32";
+// After the leader exits, a grandchild may still hold stdout open; do not wait for it forever.
+const EXIT_TO_CLOSE_MS = 200;
+const STDIN_GRACE_MS = 500;
+const TERM_GRACE_MS = 1500;
+
+/**
+ * A stdio client transport that owns its child's whole process tree. Unlike the SDK's
+ * StdioClientTransport it starts the child in its own process group (so `npx`-style launchers
+ * and their grandchildren are killed together), passes the full service environment plus
+ * `env` (contract §2), and hands stderr to the caller line by line instead of inheriting it.
+ */
+export class ProcessGroupStdioTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  private child?: ChildProcess;
+  private readonly buffer = new ReadBuffer();
+  private started = false;
+  private closedFired = false;
+  private exited?: Promise<void>;
+
+  constructor(private readonly opts: StdioOptions) {}
+
+  /** The child's pid (also its process group id on POSIX), once started. */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  async start(): Promise<void> {
+    if (this.started) return;
+    this.started = true;
+    const child = spawn(this.opts.command, this.opts.args, {
+      cwd: this.opts.cwd,
+      env: { ...process.env, ...this.opts.env },
+      stdio: ["pipe", "pipe", "pipe"],
+      detached: POSIX,
+      windowsHide: true,
+    });
+    this.child = child;
+    this.exited = new Promise((resolve) => child.once("exit", () => resolve()));
+    child.stdout?.on("data", (chunk: Buffer) => this.read(chunk));
+    child.stdout?.on("error", (err) => this.onerror?.(err));
+    child.stdin?.on("error", (err) => this.onerror?.(err));
+    if (child.stderr) createInterface({ input: child.stderr, crlfDelay: Infinity }).on("line", (l) => this.opts.onStderr(l));
+    child.once("close", () => this.fireClose());
+    child.once("exit", () => {
+      // The leader is gone (crash or close): end what is left of its group, then report the close.
+      killGroup(child, "SIGTERM");
+      setTimeout(() => killGroup(child, "SIGKILL"), TERM_GRACE_MS).unref();
+      setTimeout(() => this.fireClose(), EXIT_TO_CLOSE_MS).unref();
+    });
+    await new Promise<void>((resolve, reject) => {
+      child.once("spawn", () => resolve());
+      child.once("error", (err) => {
+        reject(err);
+        this.fireClose();
+      });
+    });
+  }
+
+  private read(chunk: Buffer): void {
+    this.buffer.append(chunk);
+    for (;;) {
+      let msg: JSONRPCMessage | null;
+      try {
+        msg = this.buffer.readMessage();
+      } catch (err) {
+        // A line that is not JSON-RPC is dropped; the session goes on.
+        this.onerror?.(err as Error);
+        continue;
+      }
+      if (msg === null) return;
+      this.onmessage?.(msg);
+    }
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    const stdin = this.child?.stdin;
+    if (!stdin || stdin.destroyed || this.closedFired) throw new Error("Not connected");
+    if (!stdin.write(serializeMessage(message))) await new Promise<void>((resolve) => stdin.once("drain", resolve));
+  }
+
+  /**
+   * Ends stdin, then SIGTERM and finally SIGKILL to the whole process group. Once the leader
+   * has exited, the exit handler ends the rest of the group; the group id is not signalled
+   * later than that, when the number could belong to someone else.
+   */
+  async close(): Promise<void> {
+    const child = this.child;
+    if (child && this.exited) {
+      child.stdin?.end();
+      if (child.exitCode === null && child.signalCode === null) {
+        if (!(await within(this.exited, STDIN_GRACE_MS))) {
+          killGroup(child, "SIGTERM");
+          if (!(await within(this.exited, TERM_GRACE_MS))) killGroup(child, "SIGKILL");
+          await within(this.exited, TERM_GRACE_MS);
+        }
+      }
+    }
+    this.buffer.clear();
+    this.fireClose();
+  }
+
+  private fireClose(): void {
+    if (this.closedFired) return;
+    this.closedFired = true;
+    this.onclose?.();
+  }
+}
+
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined) return;
+  try {
+    if (POSIX) process.kill(-child.pid, signal);
+    else child.kill(signal);
+  } catch {
+    // ESRCH: nothing left to kill.
+  }
+}
+
+function within(p: Promise<void>, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const t = setTimeout(() => resolve(false), ms);
+    t.unref();
+    void p.then(() => {
+      clearTimeout(t);
+      resolve(true);
+    });
+  });
+}
