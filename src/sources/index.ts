@@ -1,7 +1,7 @@
 import { DisabledSource, type Source } from "../core/source.js";
 import type { ToolSource } from "../core/types.js";
 import type { LoadedConfig } from "../config/load.js";
-import { a2aSources } from "./a2a/index.js";
+import { mcpSources } from "./mcp/index.js";
 import { pluginSources } from "./plugins/index.js";
 import { skillSources } from "./skills/index.js";
 
@@ -16,14 +16,11 @@ function notYetAvailable(kind: ToolSource, names: (loaded: LoadedConfig) => stri
   return (loaded) => names(loaded).map((n) => new DisabledSource(kind, n, "this source is not available in this build"));
 }
 
-const mcpSources = notYetAvailable("mcp", ({ config }) => [
-  ...[config.mcpServers, config.servers, config.mcp].flatMap((m) => Object.keys(m ?? {})),
-  ...(config.mcpConfig ? [config.mcpConfig] : []),
-]);
 const builtinSources = notYetAvailable("builtin", ({ config }) =>
   config.builtins === true || (typeof config.builtins === "object" && config.builtins.enabled === true) ? ["builtins"] : []);
 const httpSources = notYetAvailable("http", ({ config }) => (config.http ?? []).map((t) => t.name));
 const openapiSources = notYetAvailable("http", ({ config }) => (config.openapi ?? []).map((s) => s.prefix ?? s.spec));
+const a2aSources = notYetAvailable("a2a", ({ config }) => Object.keys(config.agents ?? {}));
 
 /** Every source factory, one per config section, in the order their status is listed. */
 export const SOURCE_FACTORIES: readonly SourceFactory[] = [
