@@ -13,6 +13,9 @@ import { byCodeUnit } from "./walk.js";
 export class SkillSource implements Source, SkillCatalog {
   readonly kind = "skill" as const;
   private loaded: Skill[] = [];
+  // Computed once per build: GET /skills and /skills/prompt may be polled by every client.
+  private listing: SkillInfo[] = [];
+  private catalogPrompt = renderPrompt([]);
   private skippedList: SkippedSkill[] = [];
   private list: Tool[] = [];
   private state: SourceStatus["state"] = "connecting";
@@ -25,6 +28,10 @@ export class SkillSource implements Source, SkillCatalog {
       const found = await discoverSkills(this.dirs, ctx.logger);
       this.loaded = found.skills;
       this.skippedList = found.skipped;
+      this.listing = [...found.skills]
+        .sort((a, b) => byCodeUnit(a.name, b.name))
+        .map(({ name, description, location }) => ({ name, description, location }));
+      this.catalogPrompt = renderPrompt(found.skills);
       if (found.failedRoots.length > 0) this.error = `cannot read skills directory: ${found.failedRoots.join(", ")}`;
       // Failed only when no directory could be read; one unreadable directory must not hide the others.
       this.state = found.failedRoots.length === this.dirs.length && this.dirs.length > 0 ? "failed" : "connected";
@@ -47,9 +54,7 @@ export class SkillSource implements Source, SkillCatalog {
 
   /** Loaded skills sorted by name, as `GET /skills` lists them. */
   skills(): readonly SkillInfo[] {
-    return [...this.loaded]
-      .sort((a, b) => byCodeUnit(a.name, b.name))
-      .map(({ name, description, location }) => ({ name, description, location }));
+    return this.listing;
   }
 
   /** Skipped SKILL.md files in discovery order, each with its reason. */
@@ -59,7 +64,7 @@ export class SkillSource implements Source, SkillCatalog {
 
   /** The system-prompt catalog (contract §3). */
   prompt(): string {
-    return renderPrompt(this.loaded);
+    return this.catalogPrompt;
   }
 
   async close(): Promise<void> {
