@@ -2,6 +2,7 @@ import { DisabledSource, type Source } from "../core/source.js";
 import type { ToolSource } from "../core/types.js";
 import type { LoadedConfig } from "../config/load.js";
 import { mcpSources } from "./mcp/index.js";
+import { httpSources } from "./http/index.js";
 import { pluginSources } from "./plugins/index.js";
 import { skillSources } from "./skills/index.js";
 
@@ -18,7 +19,6 @@ function notYetAvailable(kind: ToolSource, names: (loaded: LoadedConfig) => stri
 
 const builtinSources = notYetAvailable("builtin", ({ config }) =>
   config.builtins === true || (typeof config.builtins === "object" && config.builtins.enabled === true) ? ["builtins"] : []);
-const httpSources = notYetAvailable("http", ({ config }) => (config.http ?? []).map((t) => t.name));
 const openapiSources = notYetAvailable("http", ({ config }) => (config.openapi ?? []).map((s) => s.prefix ?? s.spec));
 const a2aSources = notYetAvailable("a2a", ({ config }) => Object.keys(config.agents ?? {}));
 

@@ -29,8 +29,8 @@ export const AuthSection = Type.Object({
 
 /** `egress:` — the outbound request guard shared by http, openapi, a2a, webfetch and remote MCP. */
 export const EgressSection = Type.Object({
-  allow: Type.Optional(Type.Array(Type.String())),
-  deny: Type.Optional(Type.Array(Type.String())),
+  allow: Type.Optional(Type.Array(Type.String(), { description: "CIDRs, IPs, host names (*.suffix for subdomains) or *; wins over deny and the default link-local/metadata block." })),
+  deny: Type.Optional(Type.Array(Type.String(), { description: "CIDRs, IPs, host names (*.suffix for subdomains) or *. Private ranges are allowed unless denied here." })),
 }, { additionalProperties: false });
 
 /** `metrics:` — Prometheus endpoint options. */
