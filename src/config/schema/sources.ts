@@ -1,15 +1,21 @@
 import { Type, type Static } from "@sinclair/typebox";
 
-/** `builtins:` — `true`/`false`, or an object. Off unless enabled (a network service). */
+/**
+ * `builtins:` — the built-in shell/file tools (contract §4A). Off unless enabled: this is a
+ * network service. `true` or `{ enabled: true }` turns them on; `disabled: true` always wins.
+ */
 export const BuiltinsSection = Type.Union([
   Type.Boolean(),
   Type.Object({
-    enabled: Type.Optional(Type.Boolean()),
-    disabled: Type.Optional(Type.Boolean()),
-    workspace: Type.Optional(Type.String()),
-    tools: Type.Optional(Type.Record(Type.String(), Type.Boolean())),
-    env: Type.Optional(Type.Array(Type.String(), { description: "Names of environment variables passed to bash." })),
-    outputLimitBytes: Type.Optional(Type.Integer({ minimum: 1 })),
+    enabled: Type.Optional(Type.Boolean({ description: "Must be true to turn the built-ins on." })),
+    disabled: Type.Optional(Type.Boolean({ description: "true turns the built-ins off, whatever else is set." })),
+    workspace: Type.Optional(Type.String({ description: "Directory every path argument and bash workdir is confined to. Default: ./workspace beside the config; created when missing." })),
+    tools: Type.Optional(Type.Record(Type.String(), Type.Boolean(), { description: "Per-tool switch: any true ⇒ only the true ones; only false ⇒ all but those." })),
+    env: Type.Optional(Type.Array(Type.String({ pattern: "^[A-Za-z_][A-Za-z0-9_]*$" }), { description: "Names of service environment variables bash may see (besides PATH, HOME, LANG)." })),
+    shell: Type.Optional(Type.String({ description: "Shell bash runs commands with (`<shell> -c <command>`). Default /bin/bash, else /bin/sh." })),
+    outputLimitBytes: Type.Optional(Type.Integer({ minimum: 1024, description: "Cap on bash output and grep/glob listings. Default 65536." })),
+    maxFileBytes: Type.Optional(Type.Integer({ minimum: 1024, description: "read refuses larger files unless windowed; grep skips them; edit/apply_patch refuse them. Default 1048576." })),
+    maxScanFiles: Type.Optional(Type.Integer({ minimum: 1, description: "grep/glob stop walking after this many directory entries. Default 20000." })),
   }, { additionalProperties: false }),
 ]);
 

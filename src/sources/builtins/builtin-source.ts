@@ -1,0 +1,84 @@
+import { access, constants } from "node:fs/promises";
+import type { Source, SourceContext, SourceStatus } from "../../core/source.js";
+import type { Tool } from "../../core/types.js";
+import type { BuiltinEnv } from "./env.js";
+import { selectTools, type BuiltinsOptions } from "./options.js";
+import { ProcessGroups } from "./process-group.js";
+import { BUILTIN_FACTORIES, CONTRACT_BUILTIN_NAMES } from "./registry.js";
+import { Workspace } from "./workspace.js";
+
+/**
+ * The built-in tools (contract §4A) confined to one workspace directory. Build creates the
+ * workspace when missing; close kills every bash process group still running.
+ */
+export class BuiltinSource implements Source {
+  readonly kind = "builtin" as const;
+  readonly name = "builtins";
+  private loaded: Tool[] = [];
+  private state: SourceStatus["state"] = "connecting";
+  private error?: string;
+  private readonly processes = new ProcessGroups();
+
+  constructor(private readonly opts: BuiltinsOptions) {}
+
+  async build(ctx: SourceContext): Promise<void> {
+    try {
+      const workspace = await Workspace.open(this.opts.workspace);
+      const env: BuiltinEnv = {
+        workspace,
+        limits: this.opts.limits,
+        shellEnv: shellEnv(workspace.root, this.opts.env, ctx),
+        shell: this.opts.shell ?? (await defaultShell()),
+        egress: this.opts.egress,
+        processes: this.processes,
+        logger: ctx.logger,
+      };
+      const all = BUILTIN_FACTORIES.map((make) => make(env));
+      this.loaded = selectTools(all, this.opts.tools, CONTRACT_BUILTIN_NAMES, ctx.logger);
+      this.state = "connected";
+      ctx.logger.info({ workspace: workspace.root, tools: this.loaded.map((t) => t.name) }, "builtins ready");
+    } catch (err) {
+      this.state = "failed";
+      this.error = `cannot prepare the workspace: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`;
+      ctx.logger.error({ err: this.error }, "builtins failed");
+    }
+  }
+
+  tools(): readonly Tool[] {
+    return this.loaded;
+  }
+
+  status(): SourceStatus {
+    return { source: this.kind, name: this.name, state: this.state, tools: this.loaded.length, ...(this.error ? { error: this.error } : {}) };
+  }
+
+  async close(): Promise<void> {
+    this.loaded = [];
+    await this.processes.killAll();
+  }
+}
+
+/**
+ * The whole environment of a bash child: PATH, HOME (the workspace), LANG, and the variables
+ * `builtins.env` names. Nothing else of the service's environment (its keys, tokens) leaks in.
+ */
+function shellEnv(home: string, names: readonly string[], ctx: SourceContext): Record<string, string> {
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
+    HOME: home,
+    LANG: process.env.LANG ?? "C.UTF-8",
+  };
+  const missing: string[] = [];
+  for (const name of names) {
+    const v = process.env[name];
+    if (v === undefined) missing.push(name);
+    else env[name] = v;
+  }
+  // Names only: the values may be secrets.
+  if (missing.length > 0) ctx.logger.warn({ missing }, "builtins.env names variables the service does not have");
+  return env;
+}
+
+async function defaultShell(): Promise<string> {
+  return access("/bin/bash", constants.X_OK).then(() => "/bin/bash", () => "/bin/sh");
+}
