@@ -29,14 +29,14 @@ export async function readEvents(log: string): Promise<FixtureEvent[]> {
   return text.split("\n").filter(Boolean).map((l) => JSON.parse(l) as FixtureEvent);
 }
 
-/** Polls `check` every 20 ms until it returns a value, or fails after `ms`. */
+/** Polls `check` every 5 ms until it returns a value, or fails after `ms`. */
 export async function eventually<T>(check: () => Promise<T | undefined> | T | undefined, ms = 5000, what = "condition"): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
     const v = await check();
     if (v !== undefined && v !== false) return v;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, 5));
   }
 }
 
