@@ -6,6 +6,7 @@ import { configPathFrom, loadConfig, type LoadedConfig } from "./config/load.js"
 import { ConfigError } from "./config/config-error.js";
 import { isToolnexusError } from "./core/errors.js";
 import { buildServer } from "./server/build-server.js";
+import { genericOpenApi } from "./server/generic-openapi.js";
 import { VERSION } from "./server/swagger.js";
 
 const HELP: Record<string, string> = {
@@ -125,12 +126,8 @@ async function call(loaded: LoadedConfig, name: string | undefined, argsJson: st
 }
 
 async function openapi(): Promise<number> {
-  const app = await buildServer({ config: {}, logger: false });
-  await app.ready();
-  await app.toolnexus.ready;
-  const doc = JSON.stringify(app.swagger(), null, 2);
-  await app.close();
-  return print(doc);
+  process.stdout.write(await genericOpenApi());
+  return 0;
 }
 
 function stderrLogger() {
@@ -148,5 +145,5 @@ function fail(message: string): number {
 
 main(process.argv.slice(2)).then(
   (code) => { process.exitCode = code; },
-  (err: Error) => { process.exitCode = fail(err instanceof ConfigError ? err.message : err.message); },
+  (err: Error) => { process.exitCode = fail(err.message); },
 );

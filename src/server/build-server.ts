@@ -105,9 +105,19 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
     await state.peek()?.close();
   });
 
+  // While draining, each response closes its connection: a keep-alive client would otherwise
+  // hold the server open long after its last call finished.
+  app.addHook("onSend", async (_request, reply) => {
+    if (state.phase === "draining") reply.header("connection", "close");
+  });
+
   const shutdown = async () => {
     state.drain();
-    const grace = setTimeout(() => state.abortInFlight(), server.shutdownGraceMs);
+    const grace = setTimeout(() => {
+      state.abortInFlight();
+      // Aborted calls answer at once; whatever still holds a socket after that is cut.
+      setTimeout(() => app.server.closeAllConnections(), 1000).unref();
+    }, server.shutdownGraceMs);
     try {
       await app.close();
     } finally {

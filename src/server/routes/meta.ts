@@ -1,6 +1,9 @@
 import { Type, type FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Health, ProblemResponse as problem, SkillList, Status } from "../schemas.js";
 import type { ServiceState } from "../service-state.js";
+import { NO_SKILLS_PROMPT } from "../../core/toolkit.js";
+
+const SKILL_TOOL = "skill";
 
 /** `/healthz`, `/readyz`, `/status`, `/skills`, `/skills/prompt`. */
 export const metaRoutes: FastifyPluginAsyncTypebox<{ state: ServiceState }> = async (app, { state }) => {
@@ -30,8 +33,10 @@ export const metaRoutes: FastifyPluginAsyncTypebox<{ state: ServiceState }> = as
 
   app.get("/skills", {
     schema: { operationId: "listSkills", summary: "Loaded skills, and SKILL.md files skipped with their reasons", tags: ["skills"], response: { 200: Type.Ref(SkillList), "4xx": problem, "5xx": problem } },
-  }, async () => {
+  }, async (request) => {
     const tk = state.toolkit();
+    // The catalog is part of the skill tool: a key that may not use it does not see it either.
+    if (!request.caller.allows(SKILL_TOOL)) return { skills: [], skipped: [] };
     return { skills: tk.skills(), skipped: tk.skippedSkills() };
   });
 
@@ -40,5 +45,9 @@ export const metaRoutes: FastifyPluginAsyncTypebox<{ state: ServiceState }> = as
       operationId: "skillsPrompt", summary: "The skills catalog for a system prompt", tags: ["skills"],
       response: { 200: { description: "The catalog as text", content: { "text/plain": { schema: Type.String() } } }, "4xx": problem, "5xx": problem },
     },
-  }, async (_request, reply) => reply.type("text/plain; charset=utf-8").send(state.toolkit().skillsPrompt()));
+  }, async (request, reply) => {
+    const tk = state.toolkit();
+    const prompt = request.caller.allows(SKILL_TOOL) ? tk.skillsPrompt() : NO_SKILLS_PROMPT;
+    return reply.type("text/plain; charset=utf-8").send(prompt);
+  });
 };

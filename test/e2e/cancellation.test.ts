@@ -1,0 +1,49 @@
+import net from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startServer, type TestServer } from "../helpers/server.js";
+import { testTools, type SignalLog } from "../helpers/tools.js";
+
+const log: SignalLog = {};
+let s: TestServer;
+beforeAll(async () => { s = await startServer({ tools: testTools(log) }); });
+afterAll(() => s.close());
+
+async function until<T>(fn: () => T | undefined, ms = 5000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = fn();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 2));
+  }
+}
+
+describe("client disconnect over a real TCP socket", () => {
+  it("aborts the tool's signal and logs the call as 499 within 100 ms", async () => {
+    const { port } = new URL(s.url);
+    const socket = net.connect(Number(port), "127.0.0.1");
+    await new Promise((r) => socket.once("connect", r));
+    const body = JSON.stringify({ arguments: { ms: 10_000 } });
+    socket.write(`POST /tools/slow/execute HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: disconnect-1\r\n\r\n${body}`);
+    await until(() => log.startedAt);
+
+    // The body has been read by now: a request.raw "close" listener would already have fired.
+    expect(log.abortedAt).toBeUndefined();
+    const destroyedAt = performance.now();
+    socket.destroy();
+
+    const abortedAt = await until(() => log.abortedAt);
+    const line = await until(() => s.logs.find((l) => l.reqId === "disconnect-1" && l.msg === "tool call"));
+    const loggedAt = performance.now();
+    console.log(`disconnect → signal abort: ${(abortedAt - destroyedAt).toFixed(1)} ms; → log line: ${(loggedAt - destroyedAt).toFixed(1)} ms`);
+    expect(abortedAt - destroyedAt).toBeLessThan(100);
+    expect(loggedAt - destroyedAt).toBeLessThan(100);
+    expect(log.reason).toMatchObject({ code: "CLIENT_CLOSED" });
+    expect(line).toMatchObject({ tool: "slow", outcome: "cancelled", statusCode: 499 });
+  });
+
+  it("a client that stays connected is not cancelled after its body is read", async () => {
+    const res = await fetch(`${s.url}/tools/slow/execute`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ arguments: { ms: 150 } }) });
+    expect(await res.json()).toEqual({ output: "done", isError: false });
+  });
+});

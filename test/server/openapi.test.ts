@@ -1,0 +1,58 @@
+import { readFile } from "node:fs/promises";
+import { describe, expect, it } from "vitest";
+import { genericOpenApi } from "../../src/server/generic-openapi.js";
+import { withToolOperations } from "../../src/server/tool-openapi.js";
+
+describe("openapi/openapi.json", () => {
+  it("is exactly what the route schemas generate (run `npm run openapi` after changing a route)", async () => {
+    const committed = await readFile(new URL("../../openapi/openapi.json", import.meta.url), "utf8");
+    expect(committed).toBe(await genericOpenApi());
+  });
+
+  it("documents every generic route with components for the shared shapes", async () => {
+    const doc = JSON.parse(await genericOpenApi()) as { openapi: string; paths: Record<string, Record<string, { operationId: string }>>; components: { schemas: Record<string, unknown> } };
+    expect(doc.openapi).toBe("3.1.0");
+    const ops = Object.entries(doc.paths).flatMap(([p, m]) => Object.entries(m).map(([verb, op]) => `${verb.toUpperCase()} ${p} ${op.operationId}`));
+    expect(ops.sort()).toEqual([
+      "GET /healthz health", "GET /readyz ready", "GET /skills listSkills", "GET /skills/prompt skillsPrompt",
+      "GET /status status", "GET /tools listTools", "GET /tools/{name} getTool", "POST /tools/{name}/execute executeTool",
+    ]);
+    expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(["Problem", "ToolResult", "ExecuteBody", "ToolInfo", "Answer"]));
+  });
+});
+
+describe("per-tool operations (DESIGN §7)", () => {
+  const base = { openapi: "3.1.0", paths: { "/tools/{name}/execute": { post: { responses: { 200: { description: "ok" } } } } } };
+
+  it("adds POST /tools/<name>/execute with operationId = name and the inputSchema as arguments", () => {
+    const doc = withToolOperations(base, [{ name: "echo", description: "Echo it.\nMore.", source: "native", inputSchema: { type: "object", properties: { text: { type: "string" } } } }]);
+    const op = (doc.paths?.["/tools/echo/execute"] as { post: Record<string, unknown> }).post;
+    expect(op).toMatchObject({ operationId: "echo", summary: "Echo it.", responses: { 200: { description: "ok" } } });
+    expect(JSON.stringify(op.requestBody)).toContain('"arguments":{"$ref":"#/components/schemas/echo_arguments"}');
+    expect(doc.components?.schemas?.echo_arguments).toEqual({ type: "object", properties: { text: { type: "string" } } });
+    expect(base.paths).not.toHaveProperty("/tools/echo/execute");
+  });
+
+  it("rewrites local $defs, definitions and root refs into components", () => {
+    const inputSchema = {
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      type: "object",
+      properties: { a: { $ref: "#/$defs/Addr" }, b: { $ref: "#/definitions/Legacy" }, self: { $ref: "#" } },
+      $defs: { Addr: { type: "object", properties: { next: { $ref: "#/$defs/Addr" } } } },
+      definitions: { Legacy: { type: "string" } },
+    };
+    const doc = withToolOperations(base, [{ name: "geo", description: "", source: "mcp", inputSchema }]);
+    expect(doc.components?.schemas).toEqual({
+      geo__Addr: { type: "object", properties: { next: { $ref: "#/components/schemas/geo__Addr" } } },
+      geo__Legacy: { type: "string" },
+      geo_arguments: {
+        type: "object",
+        properties: {
+          a: { $ref: "#/components/schemas/geo__Addr" },
+          b: { $ref: "#/components/schemas/geo__Legacy" },
+          self: { $ref: "#/components/schemas/geo_arguments" },
+        },
+      },
+    });
+  });
+});

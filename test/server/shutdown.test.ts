@@ -1,0 +1,28 @@
+import { describe, expect, it } from "vitest";
+import { startServer } from "../helpers/server.js";
+import { testTools, type SignalLog } from "../helpers/tools.js";
+
+describe("graceful shutdown", () => {
+  it("turns readiness 503 at once, lets calls finish within the grace period, then aborts the rest", async () => {
+    const log: SignalLog = {};
+    const s = await startServer({ config: { server: { shutdownGraceMs: 300 } }, tools: testTools(log) });
+    const post = (ms: number) => fetch(`${s.url}/tools/slow/execute`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ arguments: { ms } }) });
+    const quick = post(100);
+    const long = post(10_000);
+    await new Promise((r) => setTimeout(r, 50));
+
+    const closing = s.app.toolnexus.shutdown();
+    expect(s.app.toolnexus.state.phase).toBe("draining");
+
+    const quickRes = await quick;
+    expect(await quickRes.json()).toEqual({ output: "done", isError: false });
+    expect(quickRes.headers.get("connection")).toBe("close");
+
+    const longRes = await long;
+    expect(longRes.status).toBe(503);
+    expect(await longRes.json()).toMatchObject({ code: "NOT_READY", detail: "The server is shutting down" });
+    expect(log.reason).toMatchObject({ code: "NOT_READY" });
+    await closing;
+    expect(s.logs.some((l) => l.msg === "tool call" && l.outcome === "cancelled")).toBe(true);
+  });
+});
