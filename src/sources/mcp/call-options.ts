@@ -7,21 +7,13 @@ const DEADLINE_SLACK_MS = 1000;
 
 /**
  * The SDK request options of one `tools/call`: the caller's signal (abort ⇒ the SDK sends
- * `notifications/cancelled`), a request timeout that never cuts the call shorter than
- * `ctx.timeout` (the SDK's 60 s default applies only when the caller gave none), and MCP
- * progress notifications forwarded to `ctx.onProgress`.
+ * `notifications/cancelled`) and a request timeout that never cuts the call shorter than
+ * `ctx.timeout` (the SDK's 60 s default applies only when the caller gave none). Progress is
+ * routed by progress-router.ts, not by the SDK's `onprogress`.
  */
 export function callOptions(ctx: ToolContext): RequestOptions {
-  const onProgress = ctx.onProgress;
   return {
     ...(ctx.signal ? { signal: ctx.signal } : {}),
     timeout: ctx.timeout !== undefined ? ctx.timeout + DEADLINE_SLACK_MS : DEFAULT_REQUEST_TIMEOUT_MSEC,
-    ...(onProgress ? {
-      onprogress: (p: { progress: number; total?: number; message?: string }) => onProgress({
-        progress: p.progress,
-        ...(p.total !== undefined ? { total: p.total } : {}),
-        ...(p.message !== undefined ? { message: p.message } : {}),
-      }),
-    } : {}),
   };
 }

@@ -2,6 +2,7 @@ import { createRequire } from "node:module";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ToolListChangedNotificationSchema, type Tool as McpToolDef } from "@modelcontextprotocol/sdk/types.js";
+import { ProgressRouter } from "./progress-router.js";
 import { createTransport, shouldFallBackToSse, wiresFor, type TransportDeps, type WireKind } from "./create-transport.js";
 import type { McpServerSpec } from "./server-spec.js";
 
@@ -14,6 +15,8 @@ const MAX_LIST_PAGES = 1000;
 export interface McpConnection {
   client: Client;
   wire: WireKind;
+  /** Where a call opens its progress token. */
+  progress: ProgressRouter;
   /** Ends the session (and kills a stdio child's process tree). Does not fire `onClose`. */
   close(): Promise<void>;
 }
@@ -54,10 +57,13 @@ async function connectOver(spec: McpServerSpec, wire: WireKind, deps: TransportD
   };
   client.onerror = (err) => deps.logger.debug({ err: err.message }, "mcp transport error");
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => hooks.onToolsChanged());
+  const progress = new ProgressRouter();
+  progress.install(client);
   boundStart(transport, spec.timeout);
   const conn: McpConnection = {
     client,
     wire,
+    progress,
     async close() {
       closing = true;
       await client.close().catch(() => {});

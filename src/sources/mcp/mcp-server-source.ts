@@ -205,8 +205,10 @@ export class McpServerSource implements Source {
       throw upstreamUnavailable(`MCP server "${this.name}" is ${this.state === "reconnecting" ? "reconnecting" : "not connected"}`);
     }
     ctx.signal?.throwIfAborted();
+    const progress = ctx.onProgress ? conn.progress.open(ctx.onProgress) : undefined;
     try {
-      const result = await conn.client.callTool({ name: tool, arguments: args }, undefined, callOptions(ctx));
+      const params = { name: tool, arguments: args, ...(progress ? { _meta: { progressToken: progress.token } } : {}) };
+      const result = await conn.client.callTool(params, undefined, callOptions(ctx));
       return mapCallResult(result as CallToolResult, this.name, tool);
     } catch (err) {
       // The caller's own abort (disconnect, deadline, shutdown) decides the answer; the SDK already sent notifications/cancelled.
@@ -216,6 +218,8 @@ export class McpServerSource implements Source {
       if (failure.result) return failure.result;
       failure.throw.message = this.scrub(failure.throw.message);
       throw failure.throw;
+    } finally {
+      progress?.close();
     }
   }
 

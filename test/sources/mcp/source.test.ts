@@ -1,0 +1,99 @@
+import { spawn } from "node:child_process";
+import { createServer } from "node:net";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { createToolkit } from "../../../src/create-toolkit.js";
+import type { Progress } from "../../../src/core/types.js";
+import { startServer } from "../../helpers/server.js";
+import { eventually, faultServer } from "./fixture.js";
+
+const EVERYTHING = fileURLToPath(new URL("../../../node_modules/@modelcontextprotocol/server-everything/dist/index.js", import.meta.url));
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+describe("McpServerSource", () => {
+  it("forwards MCP progress notifications to ctx.onProgress", async () => {
+    const tk = await createToolkit({ mcpServers: { everything: { command: [process.execPath, EVERYTHING, "stdio"] } } });
+    try {
+      const seen: Progress[] = [];
+      const r = await tk.execute("everything_trigger-long-running-operation", { duration: 0.3, steps: 3 }, { timeout: 10_000, onProgress: (p) => seen.push(p) });
+      expect(r.isError).toBe(false);
+      expect(seen.map((p) => [p.progress, p.total])).toEqual([[1, 3], [2, 3], [3, 3]]);
+    } finally {
+      await tk.close();
+    }
+  });
+
+  it("applies the per-server tools allowlist and warns about unknown names", async () => {
+    const srv = await startServer({ config: { mcpServers: { fx: faultServer({}, { tools: { echo: true, fail: true, nope: true } }) } } });
+    try {
+      const names = srv.app.toolnexus.state.toolkit().tools().map((t) => t.name);
+      expect(names.filter((n) => n.startsWith("fx_"))).toEqual(["fx_echo", "fx_fail"]);
+      expect(srv.logs.some((l) => l.msg === "mcp tools filter names tools the server does not have" && JSON.stringify(l.unknown) === '["nope"]')).toBe(true);
+    } finally {
+      await srv.close();
+    }
+  });
+
+  it("shows disabled servers and failures without secrets", async () => {
+    process.env.TN_MCP_TEST_KEY = "very-secret-key-42";
+    const port = await freePort(); // nothing listens there
+    try {
+      const srv = await startServer({
+        config: {
+          mcpServers: {
+            off: { command: "x", enabled: true, disabled: true },
+            missing: { command: "/nonexistent/mcp-server-binary", env: { API_KEY: "${TN_MCP_TEST_KEY}" } },
+            down: { url: `http://127.0.0.1:${port}/mcp?key=\${TN_MCP_TEST_KEY}`, headers: { authorization: "Bearer ${TN_MCP_TEST_KEY}" }, timeout: 1000 },
+          },
+        },
+      });
+      try {
+        const res = await fetch(`${srv.url}/status`);
+        const text = await res.text();
+        const byName = Object.fromEntries((JSON.parse(text) as { sources: { name: string; state: string; error?: string }[] }).sources.map((s) => [s.name, s]));
+        expect(byName.off?.state).toBe("disabled");
+        expect(byName.missing).toMatchObject({ state: "failed", error: expect.stringMatching(/ENOENT/) });
+        expect(byName.down).toMatchObject({ state: "failed", error: expect.any(String) });
+        expect(text).not.toContain("very-secret-key-42");
+        expect(srv.logText()).not.toContain("very-secret-key-42");
+      } finally {
+        await srv.close();
+      }
+    } finally {
+      delete process.env.TN_MCP_TEST_KEY;
+    }
+  });
+
+  it("reconnects to a streamable-HTTP server that went away and came back", async () => {
+    const port = await freePort();
+    const start = () => new Promise<ReturnType<typeof spawn>>((resolve) => {
+      const child = spawn(process.execPath, [EVERYTHING, "streamableHttp"], { env: { ...process.env, PORT: String(port) }, stdio: ["ignore", "ignore", "pipe"] });
+      child.stderr?.on("data", (d: Buffer) => {
+        if (/listening on port/i.test(String(d))) resolve(child);
+      });
+    });
+    let child = await start();
+    const tk = await createToolkit({ mcpServers: { remote: { url: `http://127.0.0.1:${port}/mcp`, timeout: 2000 } } });
+    try {
+      expect((await tk.execute("remote_echo", { message: "1" })).output).toBe("Echo: 1");
+      child.kill();
+      await new Promise((r) => child.once("exit", r));
+      await expect(tk.execute("remote_echo", { message: "2" })).rejects.toMatchObject({ code: "UPSTREAM_UNAVAILABLE" });
+      expect(tk.tools().map((t) => t.name)).toContain("remote_echo");
+      child = await start();
+      const r = await eventually(async () => tk.execute("remote_echo", { message: "3" }).catch(() => undefined), 15_000, "reconnected");
+      expect(r.output).toBe("Echo: 3");
+    } finally {
+      await tk.close();
+      child.kill();
+    }
+  });
+});
