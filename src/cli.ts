@@ -1,13 +1,12 @@
 #!/usr/bin/env node
 import { parseArgs } from "node:util";
-import { pino } from "pino";
-import { createToolkit } from "./create-toolkit.js";
+import { createRequire } from "node:module";
 import { configPathFrom, loadConfig, type LoadedConfig } from "./config/load.js";
 import { ConfigError } from "./config/config-error.js";
 import { isToolnexusError } from "./core/errors.js";
-import { buildServer } from "./server/build-server.js";
-import { genericOpenApi } from "./server/generic-openapi.js";
-import { VERSION } from "./server/swagger.js";
+
+// Heavy modules (Fastify, the sources) load only for the command that needs them: --help stays instant.
+const { version: VERSION } = createRequire(import.meta.url)("../package.json") as { version: string };
 
 const HELP: Record<string, string> = {
   main: `toolnexus ${VERSION} — one REST catalog for every tool an agent uses
@@ -72,6 +71,7 @@ async function config(explicit: string | undefined): Promise<LoadedConfig> {
 }
 
 async function serve(loaded: LoadedConfig, host?: string, port?: string): Promise<number> {
+  const { buildServer } = await import("./server/build-server.js");
   const app = await buildServer({ config: loaded });
   const listenHost = host ?? process.env.TOOLNEXUS_HOST ?? loaded.config.server.host;
   const listenPort = Number(port ?? process.env.TOOLNEXUS_PORT ?? loaded.config.server.port);
@@ -88,7 +88,7 @@ async function serve(loaded: LoadedConfig, host?: string, port?: string): Promis
 }
 
 async function listTools(loaded: LoadedConfig, json: boolean): Promise<number> {
-  const tk = await createToolkit(loaded, { logger: stderrLogger() });
+  const tk = await toolkitOf(loaded);
   try {
     const tools = tk.tools().map(({ name, description, inputSchema, source }) => ({ name, description, inputSchema, source }));
     if (json) return print(JSON.stringify({ tools }, null, 2));
@@ -109,7 +109,7 @@ async function call(loaded: LoadedConfig, name: string | undefined, argsJson: st
     return fail(`--args is not valid JSON: ${(err as Error).message}`);
   }
   if (typeof args !== "object" || args === null || Array.isArray(args)) return fail("--args must be a JSON object");
-  const tk = await createToolkit(loaded, { logger: stderrLogger() });
+  const tk = await toolkitOf(loaded);
   const ms = Number(timeout ?? loaded.config.server.timeoutMs);
   try {
     const result = await tk.execute(name, args as Record<string, unknown>, { signal: AbortSignal.timeout(ms), timeout: ms });
@@ -126,12 +126,14 @@ async function call(loaded: LoadedConfig, name: string | undefined, argsJson: st
 }
 
 async function openapi(): Promise<number> {
+  const { genericOpenApi } = await import("./server/generic-openapi.js");
   process.stdout.write(await genericOpenApi());
   return 0;
 }
 
-function stderrLogger() {
-  return pino({ level: process.env.TOOLNEXUS_LOG_LEVEL ?? "warn" }, pino.destination(2));
+async function toolkitOf(loaded: LoadedConfig) {
+  const [{ createToolkit }, { pino }] = await Promise.all([import("./create-toolkit.js"), import("pino")]);
+  return createToolkit(loaded, { logger: pino({ level: process.env.TOOLNEXUS_LOG_LEVEL ?? "warn" }, pino.destination(2)) });
 }
 
 function print(text: string, code = 0): number {
