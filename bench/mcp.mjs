@@ -1,0 +1,121 @@
+// MCP echo through toolnexus (POST /tools/everything_echo/execute) versus a direct MCP SDK
+// client call to the same kind of stdio server (server-everything). Uses the built dist/:
+// run `npm run build` first. 127.0.0.1 only; every phase is time-bounded; children are
+// stopped on exit. Prints p50 / p99 / req/s at concurrency 1 and 32 and the p50 ratio.
+import { spawn } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { Pool } from "undici";
+
+const root = path.resolve(import.meta.dirname, "..");
+const CLI = path.join(root, "dist/cli.js");
+const EVERYTHING = path.join(root, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+const SECONDS = Number(process.env.BENCH_MCP_SECONDS ?? 5);
+const WARMUP_SECONDS = 1;
+const CONCURRENCY = [1, 32];
+const HARD_LIMIT_MS = (SECONDS + WARMUP_SECONDS) * 4 * 1000 + 60_000;
+
+const freePort = () => new Promise((resolve, reject) => {
+  const s = createServer().listen(0, "127.0.0.1", () => {
+    const { port } = s.address();
+    s.close(() => resolve(port));
+  }).on("error", reject);
+});
+
+/** Runs `call` from `concurrency` closed-loop workers for `seconds`; latencies in ms. */
+async function drive(call, concurrency, seconds) {
+  const latencies = [];
+  const end = performance.now() + seconds * 1000;
+  let errors = 0;
+  const worker = async () => {
+    while (performance.now() < end) {
+      const t = performance.now();
+      try {
+        await call();
+        latencies.push(performance.now() - t);
+      } catch {
+        errors++;
+      }
+    }
+  };
+  const started = performance.now();
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const elapsed = (performance.now() - started) / 1000;
+  if (errors > 0) throw new Error(`${errors} calls failed`);
+  latencies.sort((a, b) => a - b);
+  const q = (p) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))];
+  return { rps: latencies.length / elapsed, p50: q(0.5), p99: q(0.99), n: latencies.length };
+}
+
+async function measure(call, concurrency) {
+  await drive(call, concurrency, WARMUP_SECONDS);
+  return drive(call, concurrency, SECONDS);
+}
+
+async function startToolnexus(dir) {
+  const port = await freePort();
+  const config = path.join(dir, "toolnexus.json");
+  await writeFile(config, JSON.stringify({
+    server: { host: "127.0.0.1", port, maxConcurrent: 1024 },
+    mcpServers: { everything: { command: [process.execPath, EVERYTHING, "stdio"] } },
+  }));
+  const child = spawn(process.execPath, [CLI, "serve", "--config", config], { stdio: ["ignore", "ignore", "inherit"] });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`toolnexus exited with ${child.exitCode}`);
+    const ready = await fetch(`${url}/readyz`).then((r) => r.ok, () => false);
+    if (ready) break;
+    if (Date.now() > deadline) throw new Error("toolnexus did not become ready in 30 s");
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { url, stop: () => new Promise((r) => { if (child.exitCode !== null) return r(); child.once("exit", r); child.kill("SIGTERM"); }) };
+}
+
+const fmt = (name, r) => `${name.padEnd(40)} ${r.rps.toFixed(0).padStart(7)} req/s   p50 ${r.p50.toFixed(2).padStart(7)} ms   p99 ${r.p99.toFixed(2).padStart(7)} ms`;
+
+const dir = await mkdtemp(path.join(tmpdir(), "tn-bench-mcp-"));
+const guard = setTimeout(() => {
+  console.error("bench/mcp.mjs: hard time limit reached");
+  process.exit(2);
+}, HARD_LIMIT_MS);
+guard.unref();
+let tn;
+let direct;
+let pool;
+try {
+  tn = await startToolnexus(dir);
+  pool = new Pool(tn.url, { connections: Math.max(...CONCURRENCY) });
+  const body = JSON.stringify({ arguments: { message: "hello" } });
+  const viaRest = async () => {
+    const res = await pool.request({ path: "/tools/everything_echo/execute", method: "POST", headers: { "content-type": "application/json" }, body });
+    const text = await res.body.text();
+    if (res.statusCode !== 200 || !text.includes("Echo: hello")) throw new Error(`HTTP ${res.statusCode}`);
+  };
+  direct = new Client({ name: "bench", version: "0" });
+  await direct.connect(new StdioClientTransport({ command: process.execPath, args: [EVERYTHING, "stdio"], stderr: "ignore" }));
+  const viaSdk = async () => {
+    const r = await direct.callTool({ name: "echo", arguments: { message: "hello" } });
+    if (r.content?.[0]?.text !== "Echo: hello") throw new Error("bad echo");
+  };
+
+  console.log(`\nMCP echo (server-everything over stdio), ${SECONDS} s per run (${new Date().toISOString().slice(0, 10)})`);
+  for (const c of CONCURRENCY) {
+    const rest = await measure(viaRest, c);
+    const sdk = await measure(viaSdk, c);
+    console.log(fmt(`c=${c}  REST POST /tools/everything_echo`, rest));
+    console.log(fmt(`c=${c}  direct MCP SDK callTool`, sdk));
+    console.log(`c=${c}  ratio REST p50 ÷ direct p50: ${(rest.p50 / sdk.p50).toFixed(2)}   (target ≤ 1.25)   req/s ratio ${(rest.rps / sdk.rps).toFixed(2)}`);
+  }
+} finally {
+  await direct?.close().catch(() => {});
+  await pool?.close().catch(() => {});
+  await tn?.stop();
+  await rm(dir, { recursive: true, force: true });
+  clearTimeout(guard);
+}
