@@ -3,6 +3,7 @@ import type { ToolSource } from "../core/types.js";
 import type { LoadedConfig } from "../config/load.js";
 import { mcpSources } from "./mcp/index.js";
 import { httpSources } from "./http/index.js";
+import { openapiSources } from "./openapi/index.js";
 import { a2aSources } from "./a2a/index.js";
 import { pluginSources } from "./plugins/index.js";
 import { skillSources } from "./skills/index.js";
@@ -20,7 +21,6 @@ function notYetAvailable(kind: ToolSource, names: (loaded: LoadedConfig) => stri
 
 const builtinSources = notYetAvailable("builtin", ({ config }) =>
   config.builtins === true || (typeof config.builtins === "object" && config.builtins.enabled === true) ? ["builtins"] : []);
-const openapiSources = notYetAvailable("http", ({ config }) => (config.openapi ?? []).map((s) => s.prefix ?? s.spec));
 
 /** Every source factory, one per config section, in the order their status is listed. */
 export const SOURCE_FACTORIES: readonly SourceFactory[] = [
