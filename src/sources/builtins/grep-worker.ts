@@ -37,6 +37,7 @@ const path = require("node:path");
 const re = new RegExp(job.pattern);
 const inside = (p) => { const r = path.relative(job.root, p); return r === "" || (!r.startsWith("..") && !path.isAbsolute(r)); };
 const out = { hits: [], skippedLarge: 0, skippedBinary: 0 };
+const search = () => {
 for (const file of job.files) {
   let buf;
   try {
@@ -52,9 +53,11 @@ for (const file of job.files) {
     const text = lines[i].endsWith("\\r") ? lines[i].slice(0, -1) : lines[i];
     if (!re.test(text)) continue;
     out.hits.push({ file, line: i + 1, text: text.length > job.maxLineChars ? text.slice(0, job.maxLineChars) + "…" : text });
-    if (out.hits.length >= job.maxMatches) { parentPort.postMessage(out); return; }
+    if (out.hits.length >= job.maxMatches) return;
   }
 }
+};
+search();
 parentPort.postMessage(out);
 `;
 

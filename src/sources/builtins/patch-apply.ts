@@ -1,5 +1,5 @@
 import { BuiltinError } from "./tool.js";
-import type { PatchChunk } from "./patch-parse.js";
+import type { HunkLine, PatchChunk } from "./patch-parse.js";
 
 type Eq = (a: string, b: string) => boolean;
 // Tried in order: exact first, then forgiving of the whitespace models tend to get wrong.
@@ -28,28 +28,41 @@ export function applyChunks(original: string, chunks: readonly PatchChunk[], sho
       if (at < 0) throw new BuiltinError(`hunk ${n + 1} of ${shownPath}: context line "${chunk.context}" not found`);
       cursor = at + 1;
     }
-    if (chunk.oldLines.length === 0) {
+    let body = chunk.lines;
+    let oldLines = oldSide(body);
+    if (oldLines.length === 0) {
       // Pure insertion: after its context line if it has one, else at the end of the file.
-      edits.push({ at: chunk.context !== undefined ? cursor : lines.length, remove: 0, insert: chunk.newLines });
+      edits.push({ at: chunk.context !== undefined ? cursor : lines.length, remove: 0, insert: body.map((l) => l.text) });
       continue;
     }
-    let oldLines = chunk.oldLines;
-    let newLines = chunk.newLines;
     let at = seek(lines, oldLines, cursor, chunk.endOfFile);
     if (at < 0 && oldLines.at(-1) === "") {
-      // A trailing blank context line is often an artefact of the final newline.
-      oldLines = oldLines.slice(0, -1);
-      if (newLines.at(-1) === "") newLines = newLines.slice(0, -1);
+      // A trailing blank line in the hunk is often an artefact of the file's final newline.
+      const last = body.findLastIndex((l) => l.op !== "+");
+      body = body.filter((_, k) => k !== last);
+      oldLines = oldSide(body);
       at = seek(lines, oldLines, cursor, chunk.endOfFile);
     }
     if (at < 0) {
-      throw new BuiltinError(`hunk ${n + 1} of ${shownPath} does not match the file; expected these lines:\n${chunk.oldLines.join("\n")}`);
+      throw new BuiltinError(`hunk ${n + 1} of ${shownPath} does not match the file; expected these lines:\n${oldSide(chunk.lines).join("\n")}`);
     }
-    edits.push({ at, remove: oldLines.length, insert: newLines });
+    // Context lines keep the file's own text (they may have matched modulo whitespace).
+    const insert: string[] = [];
+    let k = 0;
+    for (const l of body) {
+      if (l.op === "+") insert.push(l.text);
+      else if (l.op === " ") insert.push(lines[at + k++] ?? l.text);
+      else k++;
+    }
+    edits.push({ at, remove: oldLines.length, insert });
     cursor = at + oldLines.length;
   }
   for (const e of [...edits].sort((a, b) => b.at - a.at)) lines.splice(e.at, e.remove, ...e.insert);
-  return lines.join(eol) + (lines.length > 0 && (finalNewline || original === "") ? eol : "");
+  return lines.join(eol) + (lines.length > 0 && finalNewline ? eol : "");
+}
+
+function oldSide(body: readonly HunkLine[]): string[] {
+  return body.filter((l) => l.op !== "+").map((l) => l.text);
 }
 
 /** First index ≥ `from` where `pattern` matches `lines` (at the end first when `atEnd`), or -1. */

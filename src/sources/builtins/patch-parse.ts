@@ -1,11 +1,16 @@
 import { BuiltinError } from "./tool.js";
 
-/** One `@@` section of an Update: lines to find (context + removed) and what replaces them. */
+/** One line of a hunk: kept (" "), removed ("-") or added ("+"). */
+export interface HunkLine {
+  op: " " | "-" | "+";
+  text: string;
+}
+
+/** One `@@` section of an Update. */
 export interface PatchChunk {
   /** Text after "@@ ": a line to find first; the chunk matches after it. */
   context?: string;
-  oldLines: string[];
-  newLines: string[];
+  lines: HunkLine[];
   /** "*** End of File" followed: the chunk belongs at the end of the file. */
   endOfFile: boolean;
 }
@@ -84,7 +89,7 @@ function parseChunks(lines: string[], firstLineNo: number, path: string): PatchC
   const chunks: PatchChunk[] = [];
   let cur: PatchChunk | undefined;
   const open = (context?: string): PatchChunk => {
-    const c: PatchChunk = { oldLines: [], newLines: [], endOfFile: false, ...(context ? { context } : {}) };
+    const c: PatchChunk = { lines: [], endOfFile: false, ...(context ? { context } : {}) };
     chunks.push(c);
     return c;
   };
@@ -101,17 +106,10 @@ function parseChunks(lines: string[], firstLineNo: number, path: string): PatchC
     // The first hunk may leave out its "@@" line.
     cur ??= open();
     const tag = line[0];
-    const text = line.slice(1);
     if (line === "") {
-      cur.oldLines.push("");
-      cur.newLines.push("");
-    } else if (tag === " ") {
-      cur.oldLines.push(text);
-      cur.newLines.push(text);
-    } else if (tag === "-") {
-      cur.oldLines.push(text);
-    } else if (tag === "+") {
-      cur.newLines.push(text);
+      cur.lines.push({ op: " ", text: "" });
+    } else if (tag === " " || tag === "-" || tag === "+") {
+      cur.lines.push({ op: tag, text: line.slice(1) });
     } else {
       throw new BuiltinError(`line ${firstLineNo + k}: a hunk line must start with " ", "-" or "+", got "${line}" (in ${path})`);
     }

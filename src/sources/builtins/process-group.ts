@@ -63,7 +63,8 @@ export class ProcessGroups {
  */
 export async function runInGroup(opts: GroupRunOptions, groups: ProcessGroups): Promise<GroupRunResult> {
   const out = new CappedOutput(opts.outputLimitBytes);
-  const child = spawn(opts.shell, ["-c", opts.command], {
+  // One pipe for both streams, joined by the shell itself: output keeps the order it was written in.
+  const child = spawn(opts.shell, ["-c", `exec 2>&1\n${opts.command}`], {
     cwd: opts.cwd,
     env: { ...opts.env },
     detached: true,

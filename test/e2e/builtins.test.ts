@@ -1,0 +1,125 @@
+import http from "node:http";
+import { mkdtemp, readFile, realpath, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { setTimeout as delay } from "node:timers/promises";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startServer, type TestServer } from "../helpers/server.js";
+import { groupGone, waitGroupGone } from "../sources/builtins/process-check.js";
+
+let dir: string;
+let ws: string;
+let s: TestServer;
+beforeAll(async () => {
+  process.env.TOOLNEXUS_CANARY = "e2e-canary-secret";
+  dir = await realpath(await mkdtemp(path.join(tmpdir(), "tn-e2e-builtins-")));
+  ws = path.join(dir, "workspace");
+  s = await startServer({ config: { builtins: { enabled: true, workspace: ws } } });
+});
+afterAll(async () => {
+  delete process.env.TOOLNEXUS_CANARY;
+  await s.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function execute(name: string, body: Record<string, unknown>) {
+  const res = await fetch(`${s.url}/tools/${name}/execute`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+async function pidFrom(file: string): Promise<number> {
+  for (let i = 0; i < 500; i++) {
+    const text = await readFile(file, "utf8").catch(() => "");
+    if (text.trim()) return Number(text.trim());
+    await delay(10);
+  }
+  throw new Error("the command never wrote its pid");
+}
+
+describe("built-in tools over REST", () => {
+  it("lists the nine built-ins with source builtin", async () => {
+    const res = await fetch(`${s.url}/tools?source=builtin`);
+    const { tools } = (await res.json()) as { tools: { name: string; source: string }[] };
+    expect(tools.map((t) => t.name)).toEqual(["bash", "read", "write", "edit", "grep", "glob", "question", "apply_patch", "todowrite"]);
+  });
+
+  it("an unconfigured service has no built-ins at all", async () => {
+    const bare = await startServer({ config: {} });
+    const { tools } = (await (await fetch(`${bare.url}/tools`)).json()) as { tools: unknown[] };
+    expect(tools).toEqual([]);
+    expect((await fetch(`${bare.url}/tools/bash/execute`, { method: "POST" })).status).toBe(404);
+    await bare.close();
+  });
+
+  it("question → pending → execute again with answer → result", async () => {
+    const questions = [{ question: "Ship it?", options: ["yes", "no"] }];
+    const first = await execute("question", { arguments: { questions } });
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ isError: true, output: "Ship it? (options: yes, no)" });
+    const request = (first.body.metadata as { pending: { id: string; kind: string; prompt: string; data: unknown } }).pending;
+    expect(request).toMatchObject({ kind: "question", prompt: "Ship it? (options: yes, no)", data: { questions } });
+
+    const second = await execute("question", { arguments: { questions }, answer: { id: request.id, ok: true, data: { answers: ["yes"] } } });
+    expect(second).toEqual({ status: 200, body: { output: "{\"answers\":[\"yes\"]}", isError: false } });
+
+    const declined = await execute("question", { arguments: { questions }, answer: { id: request.id, ok: false, reason: "declined" } });
+    expect(declined.body).toMatchObject({ isError: true, output: "declined: Ship it? (options: yes, no)" });
+
+    const line = s.logs.find((l) => l.tool === "question" && l.pending === true);
+    expect(line).toMatchObject({ outcome: "ok", statusCode: 200 });
+  });
+
+  it("an escape attempt is a 200 isError result naming the rule", async () => {
+    const r = await execute("read", { arguments: { path: "../../etc/passwd" } });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ isError: true, output: 'read: refused: path "../../etc/passwd" climbs out of the workspace with ".." (paths must stay inside the workspace)' });
+  });
+
+  it("bash cannot see the service's environment", async () => {
+    const r = await execute("bash", { arguments: { command: "echo \"[$TOOLNEXUS_CANARY]\"; env" } });
+    expect(r.body).toMatchObject({ isError: false });
+    expect(r.body.output).toMatch(/^\[\]\n/);
+    expect(r.body.output).not.toContain("e2e-canary-secret");
+  });
+
+  it("a call timeout kills the bash process group and answers 504", async () => {
+    const r = await execute("bash", { arguments: { command: "echo $$ > rest-timeout.pid; sleep 30 & sleep 30" }, timeoutMs: 300 });
+    expect(r.status).toBe(504);
+    expect(r.body).toMatchObject({ code: "TOOL_TIMEOUT" });
+    const pgid = await pidFrom(path.join(ws, "rest-timeout.pid"));
+    expect(await waitGroupGone(pgid)).toBe(true);
+  });
+
+  it("a client disconnect kills the bash process group, leaving no process behind", async () => {
+    const { port } = new URL(s.url);
+    const body = JSON.stringify({ arguments: { command: "echo $$ > disconnect.pid; sleep 30 & sleep 30 & wait" } });
+    const req = http.request({
+      host: "127.0.0.1", port: Number(port), method: "POST", path: "/tools/bash/execute",
+      headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body), "x-request-id": "builtins-disconnect" },
+    });
+    req.on("error", () => {}); // the socket is destroyed on purpose
+    req.end(body);
+
+    const pgid = await pidFrom(path.join(ws, "disconnect.pid"));
+    expect(groupGone(pgid)).toBe(false);
+    req.destroy();
+
+    expect(await waitGroupGone(pgid)).toBe(true);
+    let line: Record<string, unknown> | undefined;
+    for (let i = 0; i < 200 && !line; i++) {
+      line = s.logs.find((l) => l.reqId === "builtins-disconnect" && l.msg === "tool call");
+      if (!line) await delay(10);
+    }
+    expect(line).toMatchObject({ tool: "bash", outcome: "cancelled", statusCode: 499 });
+  });
+
+  it("command output never reaches the log", async () => {
+    await execute("bash", { arguments: { command: "echo log-probe-7f3a" } });
+    expect(s.logText()).not.toContain("log-probe-7f3a");
+    expect(s.logText()).not.toContain("e2e-canary-secret");
+  });
+});
