@@ -4,6 +4,7 @@ import { createRequire } from "node:module";
 import { configPathFrom, loadConfig, type LoadedConfig } from "./config/load.js";
 import { ConfigError } from "./config/config-error.js";
 import { isToolnexusError } from "./core/errors.js";
+import { exposureWarning, refusalReason } from "./server/startup-checks.js";
 
 // Heavy modules (Fastify, the sources) load only for the command that needs them: --help stays instant.
 const { version: VERSION } = createRequire(import.meta.url)("../package.json") as { version: string };
@@ -21,10 +22,12 @@ Commands:
 
 Run "toolnexus <command> --help" for a command's options.
 The config path comes from --config, else TOOLNEXUS_CONFIG (a file, or a directory holding toolnexus.yaml).`,
-  serve: `Usage: toolnexus serve [--config PATH] [--host HOST] [--port PORT]
+  serve: `Usage: toolnexus serve [--config PATH] [--host HOST] [--port PORT] [--insecure]
 
 Serves GET /tools, POST /tools/{name}/execute and the rest of the REST API.
 --host and --port (or TOOLNEXUS_HOST / TOOLNEXUS_PORT) override server.host / server.port.
+--insecure allows command and file built-ins without auth.apiKeys (same as server.insecure).
+The config file is watched and reloaded on change, and on SIGHUP.
 SIGTERM or SIGINT drains: readiness 503, in-flight calls get server.shutdownGraceMs, exit 0.`,
   tools: `Usage: toolnexus tools [--config PATH] [--json]
 
@@ -43,6 +46,7 @@ const OPTIONS = {
   host: { type: "string" },
   port: { type: "string", short: "p" },
   json: { type: "boolean" },
+  insecure: { type: "boolean" },
   args: { type: "string", short: "a" },
   timeout: { type: "string" },
   help: { type: "boolean", short: "h" },
@@ -57,7 +61,7 @@ async function main(argv: string[]): Promise<number> {
   if (values.help) return print(HELP[command] ?? "");
 
   switch (command) {
-    case "serve": return serve(await config(values.config), values.host, values.port);
+    case "serve": return serve(await config(values.config), values.host, values.port, values.insecure === true);
     case "tools": return listTools(await config(values.config), values.json === true);
     case "call": return call(await config(values.config), rest[0], values.args, values.timeout);
     default: return openapi();
@@ -70,11 +74,16 @@ async function config(explicit: string | undefined): Promise<LoadedConfig> {
   return loadConfig(p);
 }
 
-async function serve(loaded: LoadedConfig, host?: string, port?: string): Promise<number> {
+async function serve(loaded: LoadedConfig, host?: string, port?: string, insecure = false): Promise<number> {
+  const refusal = refusalReason(loaded.config, insecure);
+  if (refusal) return print(refusal, 2);
   const { buildServer } = await import("./server/build-server.js");
-  const app = await buildServer({ config: loaded });
+  const app = await buildServer({ config: loaded, watch: true });
   const listenHost = host ?? process.env.TOOLNEXUS_HOST ?? loaded.config.server.host;
   const listenPort = Number(port ?? process.env.TOOLNEXUS_PORT ?? loaded.config.server.port);
+  const warning = exposureWarning(loaded.config, listenHost);
+  if (warning) app.log.warn(warning);
+  process.on("SIGHUP", () => void app.toolnexus.reload());
   await app.listen({ host: listenHost, port: listenPort });
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {

@@ -14,6 +14,8 @@ export interface CreateToolkitOptions {
   logger?: Logger;
   /** Where relative paths in an object config resolve; default the working directory. */
   baseDir?: string;
+  /** A running toolkit being replaced: its unchanged sources are kept rather than restarted. */
+  reuse?: Toolkit;
 }
 
 /**
@@ -27,6 +29,7 @@ export async function createToolkit(config: string | ToolnexusConfigInput | Load
     tools: opts.tools ?? [],
     disableTools: loaded.config.disableTools ?? [],
     ...(opts.logger ? { logger: opts.logger } : {}),
+    ...(opts.reuse ? { reuse: opts.reuse } : {}),
   });
 }
 

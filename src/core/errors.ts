@@ -13,11 +13,13 @@ export const ERRORS = {
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: "Unsupported media type" },
   INVALID_ARGUMENTS: { status: 422, title: "Invalid arguments" },
   OVERLOADED: { status: 429, title: "Overloaded" },
+  RATE_LIMITED: { status: 429, title: "Rate limited" },
   CLIENT_CLOSED: { status: 499, title: "Client closed request" },
   TOOL_FAILED: { status: 500, title: "Tool failed" },
   INTERNAL: { status: 500, title: "Internal error" },
   UPSTREAM_UNAVAILABLE: { status: 502, title: "Upstream unavailable" },
   NOT_READY: { status: 503, title: "Not ready" },
+  UNDER_PRESSURE: { status: 503, title: "Under pressure" },
   TOOL_TIMEOUT: { status: 504, title: "Tool timeout" },
 } as const satisfies Record<string, { status: number; title: string }>;
 

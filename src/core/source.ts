@@ -28,6 +28,11 @@ export interface Source {
   readonly kind: ToolSource;
   /** Instance name, unique within its kind (server id, plugin path, ...). */
   readonly name: string;
+  /**
+   * Identity of the config this instance was made from. On reload, a running source with the
+   * same kind, name and fingerprint is kept instead of rebuilt (no MCP server restart).
+   */
+  readonly fingerprint?: string;
   build(ctx: SourceContext): Promise<void>;
   tools(): readonly Tool[];
   status(): SourceStatus;

@@ -15,7 +15,17 @@ export interface ToolkitOptions {
   tools?: Tool[];
   disableTools?: string[];
   logger?: Logger;
+  /**
+   * A running toolkit being replaced (config reload): its sources with the same kind, name and
+   * fingerprint are taken over instead of built again, and its close() leaves them running.
+   */
+  reuse?: Toolkit;
 }
+
+// Versions are unique across toolkits so caches keyed by version never confuse an old catalog with a new one.
+let nextVersion = 1;
+// Which toolkit a source reports tool changes to; moves when a reload takes the source over.
+const ownerOf = new WeakMap<Source, Toolkit>();
 
 /**
  * One catalog over many sources. Builds them in parallel, isolates their failures,
@@ -29,7 +39,8 @@ export class Toolkit {
   /** Sources whose build threw: shown failed, their tools left out. */
   private readonly crashed = new Map<Source, string>();
   private closed = false;
-  /** Bumps whenever the catalog changes; used for ETags and caches. */
+  private readonly handedOver = new Set<Source>();
+  /** Changes whenever the catalog changes, unique across toolkits; used for ETags and caches. */
   version = 0;
 
   private constructor(private readonly sources: Source[], private readonly opts: ToolkitOptions, private readonly logger: Logger) {
@@ -39,16 +50,32 @@ export class Toolkit {
   /** Builds every source (failures are recorded in status, never thrown) and assembles the catalog. */
   static async create(opts: ToolkitOptions = {}): Promise<Toolkit> {
     const logger = opts.logger ?? silentLogger;
-    const tk = new Toolkit(opts.sources ?? [], opts, logger);
-    await Promise.all(tk.sources.map((s) => tk.buildSource(s)));
+    const kept = new Set<Source>();
+    const sources = (opts.sources ?? []).map((s) => {
+      const old = opts.reuse?.takeOver(s);
+      if (old) kept.add(old);
+      return old ?? s;
+    });
+    const tk = new Toolkit(sources, opts, logger);
+    for (const s of sources) ownerOf.set(s, tk);
+    await Promise.all(sources.filter((s) => !kept.has(s)).map((s) => tk.buildSource(s)));
     tk.reassemble();
     return tk;
+  }
+
+  /** Hands a running source matching `fresh` to a new toolkit (see {@link ToolkitOptions.reuse}). */
+  private takeOver(fresh: Source): Source | undefined {
+    if (fresh.fingerprint === undefined || this.closed) return undefined;
+    const old = this.sources.find((s) => s.kind === fresh.kind && s.name === fresh.name && s.fingerprint === fresh.fingerprint
+      && !this.handedOver.has(s) && !this.crashed.has(s) && s.status().state !== "failed");
+    if (old) this.handedOver.add(old);
+    return old;
   }
 
   private async buildSource(s: Source): Promise<void> {
     const log = logger(this.logger, { source: s.kind, name: s.name });
     try {
-      await s.build({ logger: log, onToolsChanged: () => this.reassemble() });
+      await s.build({ logger: log, onToolsChanged: () => ownerOf.get(s)?.reassemble() });
     } catch (err) {
       // A source should record its own failure; a throw is contained here all the same.
       this.crashed.set(s, (err as Error).message);
@@ -62,7 +89,7 @@ export class Toolkit {
     const groups = [...this.sources.filter((s) => !this.crashed.has(s)).map((s) => s.tools()), this.opts.tools ?? []];
     this.catalog = assembleTools(groups, this.opts.disableTools ?? [], this.logger);
     this.byName = new Map(this.catalog.map((t) => [t.name, t]));
-    this.version++;
+    this.version = nextVersion++;
     for (const fn of this.listeners) fn();
   }
 
@@ -138,14 +165,15 @@ export class Toolkit {
   /** The catalog as Gemini tools. */
   toGemini() { return toGemini(this.catalog); }
 
-  /** Closes every source (MCP clients, child processes). Safe to call twice. */
+  /** Closes every source it still owns (MCP clients, child processes). Safe to call twice. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     this.listeners.clear();
-    const results = await Promise.allSettled(this.sources.map((s) => s.close()));
+    const owned = this.sources.filter((s) => !this.handedOver.has(s));
+    const results = await Promise.allSettled(owned.map((s) => s.close()));
     for (const [i, r] of results.entries()) {
-      if (r.status === "rejected") this.logger.warn({ source: this.sources[i]?.name, err: String(r.reason) }, "source failed to close");
+      if (r.status === "rejected") this.logger.warn({ source: owned[i]?.name, err: String(r.reason) }, "source failed to close");
     }
   }
 }

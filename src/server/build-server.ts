@@ -8,9 +8,13 @@ import type { Toolkit } from "../core/toolkit.js";
 import type { Tool } from "../core/types.js";
 import { ApiKeyAuth } from "./auth.js";
 import { installErrorHandler } from "./error-handler.js";
-import { redactingLogger } from "./logger.js";
+import { ConfigReloader } from "./config-reloader.js";
+import { redactingLogger, SecretScrubber } from "./logger.js";
 import "./request-caller.js";
+import { registerLimits } from "./limits.js";
+import { Metrics } from "./metrics.js";
 import { executeRoute } from "./routes/execute.js";
+import { metricsRoute } from "./routes/metrics.js";
 import { metaRoutes } from "./routes/meta.js";
 import { openapiRoute } from "./routes/openapi.js";
 import { toolRoutes } from "./routes/tools.js";
@@ -30,6 +34,8 @@ export interface BuildServerOptions {
   logger?: FastifyBaseLogger | LoggerOptions | false;
   /** Where log lines go when the logger is built here (default stdout). Secrets are scrubbed first. */
   logDestination?: DestinationStream;
+  /** Watch the config file and reload on change (needs a config file). Default false. */
+  watch?: boolean;
 }
 
 /** The Fastify instance with the service state attached. */
@@ -41,10 +47,11 @@ export type ToolnexusServer = FastifyInstance & {
     ready: Promise<void>;
     /** Readiness 503, stop accepting, wait up to `shutdownGraceMs`, abort the rest, close sources. */
     shutdown(): Promise<void>;
+    /** Reloads the config file now (SIGHUP). Resolves true when the new config is in service. */
+    reload(): Promise<boolean>;
   };
 };
 
-const OPEN_ROUTES = new Set(["/healthz", "/readyz"]);
 
 /**
  * Builds the REST service. The config is loaded (and a bad one rejected) before this
@@ -54,9 +61,10 @@ const OPEN_ROUTES = new Set(["/healthz", "/readyz"]);
 export async function buildServer(opts: BuildServerOptions = {}): Promise<ToolnexusServer> {
   const loaded = await toLoadedConfig(opts.config ?? {});
   const { server } = loaded.config;
+  const scrubber = new SecretScrubber(loaded.secrets);
   const logger = opts.logger === false ? pino({ level: "silent" })
     : isLogger(opts.logger) ? opts.logger
-    : redactingLogger(loaded.secrets, { level: server.logLevel, ...opts.logger }, opts.logDestination);
+    : redactingLogger(scrubber, { level: server.logLevel, ...opts.logger }, opts.logDestination);
 
   const app = Fastify({
     loggerInstance: logger,
@@ -70,15 +78,17 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
     ajv: { customOptions: { removeAdditional: false, coerceTypes: "array", useDefaults: true } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  const state = new ServiceState();
-  const auth = new ApiKeyAuth(loaded.config.auth?.apiKeys ?? []);
+  const state = new ServiceState(loaded, new ApiKeyAuth(loaded.config.auth?.apiKeys ?? []));
+  const metrics = new Metrics(state);
+  // Probes never need a key; /metrics is open only when the operator says so.
+  const openRoutes = new Set(["/healthz", "/readyz", ...(loaded.config.metrics?.public ? ["/metrics"] : [])]);
 
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
   installErrorHandler(app);
   app.decorateRequest("caller", null as never);
   app.addHook("onRequest", async (request, reply) => {
     reply.header("x-request-id", request.id);
-    if (!OPEN_ROUTES.has(request.url.split("?", 1)[0] ?? "")) request.caller = auth.authenticate(request);
+    if (!openRoutes.has(request.url.split("?", 1)[0] ?? "")) request.caller = state.auth.authenticate(request);
   });
   app.addHook("onResponse", async (request, reply) => {
     if (reply.statusCode >= 400 && request.routeOptions.url !== "/tools/:name/execute") {
@@ -87,9 +97,11 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   });
 
   await registerSwagger(app);
+  await registerLimits(app, state);
   await app.register(metaRoutes, { state });
+  await app.register(metricsRoute, { metrics });
   await app.register(toolRoutes, { state });
-  await app.register(executeRoute, { state, server });
+  await app.register(executeRoute, { state, metrics });
   await app.register(openapiRoute, { state });
 
   const ready = (opts.toolkit ? Promise.resolve(opts.toolkit) : createToolkit(loaded, { tools: opts.tools ?? [], logger }))
@@ -99,10 +111,16 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
       logger.error({ err: err.message }, "tool sources could not be loaded");
     });
 
+  const reloader = loaded.file
+    ? new ConfigReloader({ file: loaded.file, state, logger, tools: opts.tools ?? [], onSecrets: (s) => scrubber.set(s) })
+    : undefined;
+  if (reloader && opts.watch) void ready.then(() => reloader.start());
+
   app.addHook("onClose", async () => {
+    reloader?.stop();
     state.drain();
     await ready;
-    await state.peek()?.close();
+    await Promise.all(state.openToolkits().map((tk) => tk.close()));
   });
 
   // While draining, each response closes its connection: a keep-alive client would otherwise
@@ -125,7 +143,8 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
     }
   };
 
-  return Object.assign(app, { toolnexus: { state, loaded, ready, shutdown } }) as unknown as ToolnexusServer;
+  const reload = async () => (reloader ? reloader.reload() : false);
+  return Object.assign(app, { toolnexus: { state, loaded, ready, shutdown, reload } }) as unknown as ToolnexusServer;
 }
 
 function isLogger(l: unknown): l is FastifyBaseLogger {

@@ -11,21 +11,35 @@ export const REDACT_PATHS = [
   'headers["x-api-key"]',
 ];
 
+/** Replaces known secret values in finished log lines. The set can change on reload. */
+export class SecretScrubber {
+  private needles: string[] = [];
+
+  constructor(secrets: readonly string[] = []) {
+    this.set(secrets);
+  }
+
+  /** Replaces the secret set (a reload may expand new values). */
+  set(secrets: readonly string[]): void {
+    // A secret may sit in a line JSON-escaped; longest first so overlapping values go whole.
+    this.needles = [...new Set(secrets.filter((s) => s.length >= MIN_SECRET_LENGTH).flatMap((s) => [s, JSON.stringify(s).slice(1, -1)]))]
+      .sort((a, b) => b.length - a.length);
+  }
+
+  /** `text` with every secret replaced by `[redacted]`. */
+  scrub(text: string): string {
+    let out = text;
+    for (const n of this.needles) if (out.includes(n)) out = out.split(n).join("[redacted]");
+    return out;
+  }
+}
+
 /**
  * A pino logger that never writes a secret: auth headers are redacted by path, and every
  * value expanded from the environment (`${VAR}` in the config) is replaced in the finished
  * line, wherever it hides (an error message, a URL, a header dump).
  */
-export function redactingLogger(secrets: readonly string[], opts: LoggerOptions = {}, out: DestinationStream = pino.destination(1)): Logger {
-  const needles = [...new Set(secrets.filter((s) => s.length >= MIN_SECRET_LENGTH).flatMap((s) => [s, JSON.stringify(s).slice(1, -1)]))]
-    .sort((a, b) => b.length - a.length);
-  const dest: DestinationStream = needles.length === 0 ? out : { write: (line: string) => out.write(scrub(line, needles)) };
+export function redactingLogger(scrubber: SecretScrubber, opts: LoggerOptions = {}, out: DestinationStream = pino.destination(1)): Logger {
+  const dest: DestinationStream = { write: (line: string) => out.write(scrubber.scrub(line)) };
   return pino({ redact: { paths: REDACT_PATHS, censor: "[redacted]" }, ...opts }, dest);
-}
-
-/** Replaces every occurrence of each needle in `text` with `[redacted]`. */
-export function scrub(text: string, needles: readonly string[]): string {
-  let out = text;
-  for (const n of needles) if (out.includes(n)) out = out.split(n).join("[redacted]");
-  return out;
 }

@@ -80,6 +80,11 @@ export const Status = Type.Object({
   tools: Type.Integer(),
   sources: Type.Array(Type.Ref(SourceStatus)),
   error: Type.Optional(Type.String({ description: "Why the sources could not be loaded, when they could not." })),
+  reload: Type.Optional(Type.Object({
+    at: Type.String({ description: "When the last config reload ran (ISO 8601)." }),
+    ok: Type.Boolean(),
+    error: Type.Optional(Type.String({ description: "Why it was refused; the previous config is still serving." })),
+  })),
 }, { $id: "Status" });
 
 /** `GET /skills`. */

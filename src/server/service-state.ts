@@ -1,20 +1,39 @@
 import type { Toolkit } from "../core/toolkit.js";
 import { ToolnexusError } from "../core/errors.js";
+import type { LoadedConfig } from "../config/load.js";
+import type { ApiKeyAuth } from "./auth.js";
 
 /** Where the service is in its life: building sources, serving, or shutting down. */
 export type Phase = "loading" | "ready" | "draining";
 
+/** The outcome of the last config reload, shown by `GET /status`. */
+export interface ReloadResult {
+  at: string;
+  ok: boolean;
+  error?: string;
+}
+
 /**
- * The mutable state routes read: the current toolkit, the phase, the in-flight count and the
- * shutdown signal every call listens to. Kept in one object so reload and shutdown have one
- * place to change.
+ * The mutable state routes read: the current toolkit, config and keys, the phase, the
+ * in-flight count and the shutdown signal every call listens to. A reload swaps the toolkit
+ * here; calls in flight keep the one they started on, which closes when its last call ends.
  */
 export class ServiceState {
   phase: Phase = "loading";
   inFlight = 0;
   loadError?: string;
+  lastReload?: ReloadResult;
   private current?: Toolkit;
+  private readonly users = new Map<Toolkit, number>();
+  private readonly retiring = new Set<Toolkit>();
   private readonly shutdownController = new AbortController();
+
+  constructor(public loaded: LoadedConfig, public auth: ApiKeyAuth) {}
+
+  /** True once shutdown began. */
+  get draining(): boolean {
+    return this.phase === "draining";
+  }
 
   /** Aborts every in-flight call when the grace period after SIGTERM runs out. */
   get shutdownSignal(): AbortSignal {
@@ -29,15 +48,40 @@ export class ServiceState {
     return this.current;
   }
 
+  /** The toolkit for one call; pair with {@link release} so a swapped-out toolkit closes after it. */
+  acquire(): Toolkit {
+    const tk = this.toolkit();
+    this.users.set(tk, (this.users.get(tk) ?? 0) + 1);
+    return tk;
+  }
+
+  /** Ends a call begun with {@link acquire}. */
+  release(tk: Toolkit): void {
+    const n = (this.users.get(tk) ?? 1) - 1;
+    if (n > 0) {
+      this.users.set(tk, n);
+      return;
+    }
+    this.users.delete(tk);
+    if (this.retiring.delete(tk)) void tk.close();
+  }
+
   /** The toolkit when one is built, whatever the phase (status and shutdown use it). */
   peek(): Toolkit | undefined {
     return this.current;
   }
 
-  /** Installs the built toolkit and turns ready (unless already draining). */
-  setToolkit(tk: Toolkit): void {
+  /** Installs a toolkit (first load or reload) and turns ready unless draining; retires the old one. */
+  setToolkit(tk: Toolkit, loaded?: LoadedConfig, auth?: ApiKeyAuth): void {
+    const old = this.current;
     this.current = tk;
+    if (loaded) this.loaded = loaded;
+    if (auth) this.auth = auth;
     if (this.phase === "loading") this.phase = "ready";
+    if (old && old !== tk) {
+      if (this.users.has(old)) this.retiring.add(old);
+      else void old.close();
+    }
   }
 
   /** Stops readiness at once; calls in flight continue until {@link abortInFlight}. */
@@ -48,5 +92,10 @@ export class ServiceState {
   /** Aborts every in-flight call (end of the shutdown grace period). */
   abortInFlight(): void {
     this.shutdownController.abort();
+  }
+
+  /** Every toolkit still open: the current one and those waiting for their last call. */
+  openToolkits(): Toolkit[] {
+    return [...new Set([...(this.current ? [this.current] : []), ...this.retiring])];
   }
 }

@@ -4,6 +4,8 @@ import type { Tool, ToolSource } from "../../src/core/types.js";
 /** A Source holding a fixed tool list; `fail` makes build record a failure (or throw). */
 export class StaticSource implements Source {
   closed = false;
+  builds = 0;
+  fingerprint?: string;
   private state: SourceStatus["state"] = "connecting";
   private error?: string;
   notify?: () => void;
@@ -11,6 +13,7 @@ export class StaticSource implements Source {
   constructor(readonly kind: ToolSource, readonly name: string, public list: Tool[], private readonly fail?: "record" | "throw") {}
 
   async build(ctx: { onToolsChanged(): void }): Promise<void> {
+    this.builds++;
     this.notify = ctx.onToolsChanged;
     if (this.fail === "throw") throw new Error("exploded");
     if (this.fail === "record") {

@@ -14,7 +14,7 @@ describe("openapi/openapi.json", () => {
     expect(doc.openapi).toBe("3.1.0");
     const ops = Object.entries(doc.paths).flatMap(([p, m]) => Object.entries(m).map(([verb, op]) => `${verb.toUpperCase()} ${p} ${op.operationId}`));
     expect(ops.sort()).toEqual([
-      "GET /healthz health", "GET /readyz ready", "GET /skills listSkills", "GET /skills/prompt skillsPrompt",
+      "GET /healthz health", "GET /metrics metrics", "GET /readyz ready", "GET /skills listSkills", "GET /skills/prompt skillsPrompt",
       "GET /status status", "GET /tools listTools", "GET /tools/{name} getTool", "POST /tools/{name}/execute executeTool",
     ]);
     expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(["Problem", "ToolResult", "ExecuteBody", "ToolInfo", "Answer"]));

@@ -1,5 +1,11 @@
 import { Type, type Static } from "@sinclair/typebox";
 
+/** A request budget: at most `max` requests per `timeWindowMs`, per API key (or client IP without auth). */
+export const RateLimit = Type.Object({
+  max: Type.Integer({ minimum: 1 }),
+  timeWindowMs: Type.Integer({ minimum: 1 }),
+}, { additionalProperties: false });
+
 /** `server:` — how the REST service listens and bounds calls. */
 export const ServerSection = Type.Object({
   host: Type.String({ default: "127.0.0.1", description: "Listen address. Use 0.0.0.0 in containers." }),
@@ -10,6 +16,12 @@ export const ServerSection = Type.Object({
   bodyLimitBytes: Type.Integer({ minimum: 1, default: 1_048_576 }),
   shutdownGraceMs: Type.Integer({ minimum: 0, default: 10_000 }),
   insecure: Type.Boolean({ default: false, description: "Allow command/file builtins without auth." }),
+  rateLimit: Type.Optional(RateLimit),
+  pressure: Type.Optional(Type.Object({
+    maxEventLoopDelayMs: Type.Optional(Type.Integer({ minimum: 1 })),
+    maxHeapUsedBytes: Type.Optional(Type.Integer({ minimum: 1 })),
+    maxRssBytes: Type.Optional(Type.Integer({ minimum: 1 })),
+  }, { additionalProperties: false, description: "Shed load with 503 UNDER_PRESSURE past these thresholds." })),
   logLevel: Type.Union([Type.Literal("fatal"), Type.Literal("error"), Type.Literal("warn"), Type.Literal("info"), Type.Literal("debug"), Type.Literal("trace"), Type.Literal("silent")], { default: "info" }),
 }, { additionalProperties: false, default: {} });
 
@@ -19,7 +31,7 @@ export const ApiKey = Type.Object({
   key: Type.Optional(Type.String({ minLength: 16 })),
   sha256: Type.Optional(Type.String({ pattern: "^[a-fA-F0-9]{64}$" })),
   tools: Type.Optional(Type.Array(Type.String(), { description: "Glob patterns over tool names this key may use." })),
-  rateLimit: Type.Optional(Type.Object({ max: Type.Integer({ minimum: 1 }), timeWindowMs: Type.Integer({ minimum: 1 }) }, { additionalProperties: false })),
+  rateLimit: Type.Optional(RateLimit),
 }, { additionalProperties: false });
 
 /** `auth:` — when any key is configured, every route but /healthz and /readyz needs one. */

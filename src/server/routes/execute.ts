@@ -1,14 +1,13 @@
 import { Type, type FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { ToolnexusError, isToolnexusError } from "../../core/errors.js";
 import { pendingOf } from "../../core/pending.js";
+import type { Toolkit } from "../../core/toolkit.js";
 import type { Tool, ToolResult as ToolResultT } from "../../core/types.js";
-import type { ServerConfig } from "../../config/schema/index.js";
 import { callSignal } from "../call-signal.js";
 import { ExecuteBody, ProblemResponse as problem, ToolParams, ToolResult } from "../schemas.js";
+import type { Metrics, Outcome } from "../metrics.js";
 import type { ServiceState } from "../service-state.js";
 
-/** How a call ended, for the log line (and metrics). */
-export type Outcome = "ok" | "tool_error" | "failed" | "timeout" | "cancelled" | "rejected";
 
 const OUTCOME_BY_CODE: Partial<Record<ToolnexusError["code"], Outcome>> = {
   TOOL_TIMEOUT: "timeout",
@@ -20,7 +19,7 @@ const OUTCOME_BY_CODE: Partial<Record<ToolnexusError["code"], Outcome>> = {
 };
 
 /** `POST /tools/{name}/execute`: the execute pipeline of DESIGN §4–§5. */
-export const executeRoute: FastifyPluginAsyncTypebox<{ state: ServiceState; server: ServerConfig }> = async (app, { state, server }) => {
+export const executeRoute: FastifyPluginAsyncTypebox<{ state: ServiceState; metrics: Metrics }> = async (app, { state, metrics }) => {
   // `curl -X POST` with no body is a call with no arguments, not a malformed request.
   app.addHook("preValidation", async (request) => {
     request.body ??= {};
@@ -43,8 +42,11 @@ export const executeRoute: FastifyPluginAsyncTypebox<{ state: ServiceState; serv
     let outcome: Outcome = "rejected";
     let pending = false;
     let statusCode = 200;
+    let tk: Toolkit | undefined;
     try {
-      const tk = state.toolkit();
+      // Read per call: a reload may change limits and timeouts.
+      const { server } = state.loaded.config;
+      tk = state.acquire();
       tool = tk.get(request.params.name);
       if (!tool) throw new ToolnexusError("TOOL_NOT_FOUND", `No tool named "${request.params.name}"`);
       if (!request.caller.allows(tool.name)) throw new ToolnexusError("FORBIDDEN", `This key may not use "${tool.name}"`);
@@ -85,7 +87,9 @@ export const executeRoute: FastifyPluginAsyncTypebox<{ state: ServiceState; serv
       if (outcome === "failed") request.log.error({ err: (err as Error).cause ?? err, tool: tool?.name }, "tool failed");
       throw err;
     } finally {
+      if (tk) state.release(tk);
       const ms = performance.now() - started;
+      metrics.record(tool?.name, tool?.source, outcome, ms / 1000);
       reply.header("server-timing", `tool;dur=${ms.toFixed(1)}`);
       request.log.info({
         tool: request.params.name, source: tool?.source, caller: request.caller.id, outcome, statusCode,

@@ -28,6 +28,7 @@ export const metaRoutes: FastifyPluginAsyncTypebox<{ state: ServiceState }> = as
       tools: tk?.tools().length ?? 0,
       sources: tk?.status() ?? [],
       ...(state.loadError ? { error: state.loadError } : {}),
+      ...(state.lastReload ? { reload: state.lastReload } : {}),
     };
   });
 
