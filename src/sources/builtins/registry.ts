@@ -7,6 +7,7 @@ import { grepTool } from "./grep.js";
 import { questionTool } from "./question.js";
 import { readTool } from "./read.js";
 import { todowriteTool } from "./todowrite.js";
+import { webfetchTool } from "./webfetch.js";
 import { writeTool } from "./write.js";
 
 /**
@@ -21,9 +22,7 @@ export const BUILTIN_FACTORIES: readonly BuiltinFactory[] = [
   editTool,
   grepTool,
   globTool,
-  // webfetch goes here: `webfetchTool,` from "./webfetch.js" (src/sources/builtins/webfetch.ts,
-  // built on the egress guard, src/net/egress-guard.ts). Its factory receives env.egress and
-  // env.limits.outputLimitBytes like the others.
+  webfetchTool,
   questionTool,
   applyPatchTool,
   todowriteTool,

@@ -84,7 +84,7 @@ describe("webfetch", () => {
   });
 
   it("text and html formats", async () => {
-    expect((await tool().execute({ url: `${base}/page`, format: "text" })).output).toBe("Docs\nHello & welcome\nRead the guide and enjoy .\none\ntwo");
+    expect((await tool().execute({ url: `${base}/page`, format: "text" })).output).toBe("Docs\n\nHello & welcome\n\nRead the guide and enjoy .\n\none\ntwo");
     expect((await tool().execute({ url: `${base}/page`, format: "html" })).output).toBe(PAGE);
     expect((await tool().execute({ url: `${base}/plain` })).output).toBe("just text");
   });
