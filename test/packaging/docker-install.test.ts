@@ -61,6 +61,11 @@ describe("Docker image (final stage replayed without Docker)", async () => {
   const final = dockerfile.at(-1) as Stage;
   const npmCi = final.lines.find((l) => /^RUN\s.*\bnpm ci\b/.test(l)) ?? "";
   const npmCiArgs = (/\bnpm ci\b([^&;|]*)/.exec(npmCi)?.[1] ?? "").trim().split(/\s+/).filter(Boolean);
+  /** An exec-form (JSON array) instruction of the final stage, e.g. ENTRYPOINT, CMD, HEALTHCHECK ... CMD. */
+  const execForm = (re: RegExp): string[] => JSON.parse(re.exec(final.lines.join("\n"))?.[1] ?? "null") as string[];
+  const entrypoint = execForm(/^ENTRYPOINT\s+(\[.*\])$/m);
+  const cmd = execForm(/^CMD\s+(\[.*\])$/m);
+  const healthcheck = execForm(/^HEALTHCHECK\s.*\bCMD\s+(\[.*\])$/m);
 
   it("the final stage copies exactly what this test copies, none of it excluded by .dockerignore", async () => {
     expect(dockerfile.length).toBeGreaterThanOrEqual(2);
@@ -76,7 +81,9 @@ describe("Docker image (final stage replayed without Docker)", async () => {
     expect(npmCiArgs).toContain("--omit=dev");
     const text = final.lines.join("\n");
     expect(text).toMatch(/^USER\s+(?!0\b|root\b)\S+/m);
-    expect(text).toMatch(/^ENTRYPOINT\s+\["\/usr\/bin\/tini", "--"/m);
+    expect(entrypoint.slice(0, 3)).toEqual(["/usr/bin/tini", "--", "node"]);
+    expect(cmd).toEqual(["serve"]);
+    expect(healthcheck[0]).toBe("node");
     expect(text).toMatch(/apt-get install .*\btini\b/);
     expect(text).toMatch(/TOOLNEXUS_CONFIG=\/etc\/toolnexus\b/);
     expect(text).toMatch(/TOOLNEXUS_HOST=0\.0\.0\.0\b/);
@@ -111,7 +118,10 @@ describe("Docker image (final stage replayed without Docker)", async () => {
     expect(existsSync(path.join(app, "node_modules/vitest"))).toBe(false);
 
     const port = await freePort();
-    const child = spawn(process.execPath, ["dist/cli.js", "serve", "--config", "examples/config", "--host", "127.0.0.1", "--port", String(port)], { cwd: app, env, stdio: ["ignore", "pipe", "pipe"] });
+    // The image's own command line (ENTRYPOINT after tini, then CMD), with /app/ being the temp dir.
+    const [, ...nodeArgs] = entrypoint.slice(2).map((a) => a.replace(/^\/app\//, `${app}/`));
+    const child = spawn(process.execPath, [...nodeArgs, ...cmd, "--config", "examples/config", "--host", "127.0.0.1", "--port", String(port)], { cwd: app, env, stdio: ["ignore", "pipe", "pipe"] });
+    const health = () => promisify(execFile)(process.execPath, healthcheck.slice(1), { env: { ...env, TOOLNEXUS_PORT: String(port) }, timeout: 10_000 }).then(() => 0, (e: { code?: number }) => e.code ?? -1);
     let stderr = "";
     child.stderr.on("data", (d: Buffer) => { stderr += d.toString(); });
     child.stdout.resume();
@@ -124,11 +134,13 @@ describe("Docker image (final stage replayed without Docker)", async () => {
         if (ready !== 200) await new Promise((r) => setTimeout(r, 50));
       }
       expect(ready, stderr).toBe(200);
+      expect(await health(), "the HEALTHCHECK command passes against a live server").toBe(0);
       const res = await fetch(`${url}/tools/echo/execute`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ arguments: { text: "hi" } }) });
       expect(res.status).toBe(200);
       expect(await res.json()).toMatchObject({ output: "hi", isError: false });
       child.kill("SIGTERM");
       expect(await exited, stderr).toBe(0);
+      expect(await health(), "and fails once it is gone").toBe(1);
     } finally {
       if (child.exitCode === null) child.kill("SIGKILL");
     }
