@@ -110,9 +110,11 @@ describe("built-in tools over REST", () => {
 
     const pgid = await pidFrom(path.join(ws, "disconnect.pid"));
     expect(groupGone(pgid)).toBe(false);
+    const destroyedAt = performance.now();
     req.destroy();
 
     expect(await waitGroupGone(pgid)).toBe(true);
+    console.log(`disconnect → bash process group gone: ${(performance.now() - destroyedAt).toFixed(1)} ms`);
     let line: Record<string, unknown> | undefined;
     for (let i = 0; i < 200 && !line; i++) {
       line = s.logs.find((l) => l.reqId === "builtins-disconnect" && l.msg === "tool call");
