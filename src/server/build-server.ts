@@ -69,6 +69,8 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   const app = Fastify({
     loggerInstance: logger,
     bodyLimit: server.bodyLimitBytes,
+    // During shutdown a late request gets our NOT_READY problem, not Fastify's bare 503.
+    return503OnClosing: false,
     // One line per call comes from the execute route; Fastify's per-request lines would double it.
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: (req) => {
@@ -84,7 +86,8 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   const openRoutes = new Set(["/healthz", "/readyz", ...(loaded.config.metrics?.public ? ["/metrics"] : [])]);
 
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
-  installErrorHandler(app);
+  const scrub = (text: string) => scrubber.scrub(text);
+  installErrorHandler(app, scrub);
   app.decorateRequest("caller", null as never);
   app.addHook("onRequest", async (request, reply) => {
     reply.header("x-request-id", request.id);
@@ -98,11 +101,11 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
 
   await registerSwagger(app);
   await registerLimits(app, state);
-  await app.register(metaRoutes, { state });
-  await app.register(metricsRoute, { metrics });
-  await app.register(toolRoutes, { state });
+  await app.register(metaRoutes, { state, scrub });
+  await app.register(metricsRoute, { metrics, scrub });
+  await app.register(toolRoutes, { state, scrub });
   await app.register(executeRoute, { state, metrics });
-  await app.register(openapiRoute, { state });
+  await app.register(openapiRoute, { state, scrub });
 
   const ready = (opts.toolkit ? Promise.resolve(opts.toolkit) : createToolkit(loaded, { tools: opts.tools ?? [], logger }))
     .then((tk) => state.setToolkit(tk))

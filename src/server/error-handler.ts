@@ -38,23 +38,23 @@ export function normalizeError(err: unknown): ToolnexusError {
   return new ToolnexusError("INTERNAL", "Internal error", { cause: err });
 }
 
-/** Sends a problem+json reply. */
-export function sendProblem(reply: FastifyReply, request: FastifyRequest, err: ToolnexusError): FastifyReply {
+/** Sends a problem+json reply; `scrub` removes secret values a source may have put in a message. */
+export function sendProblem(reply: FastifyReply, request: FastifyRequest, err: ToolnexusError, scrub: (s: string) => string): FastifyReply {
   for (const [k, v] of Object.entries(err.headers ?? {})) reply.header(k, v);
   // Pre-serialized so route response schemas never strip fields of the problem body.
-  return reply.code(err.status).type("application/problem+json").send(JSON.stringify(toProblem(err, request.id)));
+  return reply.code(err.status).type("application/problem+json").send(scrub(JSON.stringify(toProblem(err, request.id))));
 }
 
 /** Installs the one error handler and the 404 handler. */
-export function installErrorHandler(app: FastifyInstance): void {
+export function installErrorHandler(app: FastifyInstance, scrub: (s: string) => string): void {
   app.setErrorHandler((error, request, reply) => {
     const err = normalizeError(error);
     // Tool failures are logged by the execute route; here only what nothing else explains.
     if (err.code === "INTERNAL") request.log.error({ err: error }, "internal error");
     if (reply.raw.destroyed) return; // the client is gone; the call was already logged
-    return sendProblem(reply, request, err);
+    return sendProblem(reply, request, err, scrub);
   });
   app.setNotFoundHandler((request, reply) => {
-    sendProblem(reply, request, new ToolnexusError("NOT_FOUND", `No route ${request.method} ${request.url.split("?")[0]}`));
+    sendProblem(reply, request, new ToolnexusError("NOT_FOUND", `No route ${request.method} ${request.url.split("?")[0]}`), scrub);
   });
 }

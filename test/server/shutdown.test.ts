@@ -9,7 +9,7 @@ describe("graceful shutdown", () => {
     const post = (ms: number) => fetch(`${s.url}/tools/slow/execute`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ arguments: { ms } }) });
     const quick = post(100);
     const long = post(10_000);
-    await new Promise((r) => setTimeout(r, 50));
+    while (s.app.toolnexus.state.inFlight < 2) await new Promise((r) => setTimeout(r, 5));
 
     const closing = s.app.toolnexus.shutdown();
     expect(s.app.toolnexus.state.phase).toBe("draining");
@@ -22,6 +22,8 @@ describe("graceful shutdown", () => {
     expect(longRes.status).toBe(503);
     expect(await longRes.json()).toMatchObject({ code: "NOT_READY", detail: "The server is shutting down" });
     expect(log.reason).toMatchObject({ code: "NOT_READY" });
+    const late = await fetch(`${s.url}/tools/slow/execute`, { method: "POST" }).catch(() => undefined);
+    if (late) expect(late.status).toBe(503);
     await closing;
     expect(s.logs.some((l) => l.msg === "tool call" && l.outcome === "cancelled")).toBe(true);
   });

@@ -6,7 +6,7 @@ import { NO_SKILLS_PROMPT } from "../../core/toolkit.js";
 const SKILL_TOOL = "skill";
 
 /** `/healthz`, `/readyz`, `/status`, `/skills`, `/skills/prompt`. */
-export const metaRoutes: FastifyPluginAsyncTypebox<{ state: ServiceState }> = async (app, { state }) => {
+export const metaRoutes: FastifyPluginAsyncTypebox<{ state: ServiceState; scrub: (s: string) => string }> = async (app, { state, scrub }) => {
   app.get("/healthz", {
     schema: { operationId: "health", summary: "Liveness: 200 while the process lives", tags: ["service"], security: [], response: { 200: Type.Ref(Health) } },
   }, async () => ({ status: "ok" }));
@@ -22,7 +22,7 @@ export const metaRoutes: FastifyPluginAsyncTypebox<{ state: ServiceState }> = as
     schema: { operationId: "status", summary: "Per-source status, without secrets", tags: ["service"], response: { 200: Type.Ref(Status), "4xx": problem } },
   }, async () => {
     const tk = state.peek();
-    return {
+    const body = {
       ready: state.phase === "ready",
       state: state.phase,
       tools: tk?.tools().length ?? 0,
@@ -30,6 +30,8 @@ export const metaRoutes: FastifyPluginAsyncTypebox<{ state: ServiceState }> = as
       ...(state.loadError ? { error: state.loadError } : {}),
       ...(state.lastReload ? { reload: state.lastReload } : {}),
     };
+    // Source names and errors come from many libraries: scrub known secrets on the way out.
+    return JSON.parse(scrub(JSON.stringify(body))) as typeof body;
   });
 
   app.get("/skills", {

@@ -3,11 +3,11 @@ import type { Metrics } from "../metrics.js";
 import { ProblemResponse as problem } from "../schemas.js";
 
 /** `GET /metrics`: Prometheus text. Protected like the other routes unless `metrics.public`. */
-export const metricsRoute: FastifyPluginAsyncTypebox<{ metrics: Metrics }> = async (app, { metrics }) => {
+export const metricsRoute: FastifyPluginAsyncTypebox<{ metrics: Metrics; scrub: (s: string) => string }> = async (app, { metrics, scrub }) => {
   app.get("/metrics", {
     schema: {
       operationId: "metrics", summary: "Prometheus metrics", tags: ["service"],
       response: { 200: { description: "Prometheus text exposition", content: { "text/plain": { schema: Type.String() } } }, "4xx": problem },
     },
-  }, async (_request, reply) => reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()));
+  }, async (_request, reply) => reply.type(metrics.registry.contentType).send(scrub(await metrics.registry.metrics())));
 };

@@ -27,7 +27,7 @@ export function visibleTool(state: ServiceState, caller: Caller, name: string): 
 }
 
 /** `GET /tools` and `GET /tools/{name}`. */
-export const toolRoutes: FastifyPluginAsyncTypebox<{ state: ServiceState }> = async (app, { state }) => {
+export const toolRoutes: FastifyPluginAsyncTypebox<{ state: ServiceState; scrub: (s: string) => string }> = async (app, { state, scrub }) => {
   // Serialized listings by (catalog version, caller, query): GET /tools is hot and rarely changes.
   const cache = new Map<string, { body: string; etag: string }>();
 
@@ -47,7 +47,8 @@ export const toolRoutes: FastifyPluginAsyncTypebox<{ state: ServiceState }> = as
     if (!entry) {
       const sources = source ? new Set(source.split(",").map((s) => s.trim())) : undefined;
       const infos = visibleTools(state, request.caller).filter((t) => !sources || sources.has(t.source)).map(toInfo);
-      const body = JSON.stringify({ tools: format ? FORMATS[format](infos) : infos });
+      // A description derived from a URL may hold an expanded ${VAR}: never list it.
+      const body = scrub(JSON.stringify({ tools: format ? FORMATS[format](infos) : infos }));
       entry = { body, etag: `W/"${createHash("sha1").update(body).digest("base64url")}"` };
       if (cache.size > 256) cache.clear();
       cache.set(key, entry);
@@ -65,6 +66,6 @@ export const toolRoutes: FastifyPluginAsyncTypebox<{ state: ServiceState }> = as
       params: ToolParams,
       response: { 200: Type.Ref(ToolInfo), "4xx": problem, "5xx": problem },
     },
-  }, async (request) => toInfo(visibleTool(state, request.caller, request.params.name)));
+  }, async (request) => JSON.parse(scrub(JSON.stringify(toInfo(visibleTool(state, request.caller, request.params.name))))) as ToolInfoT);
 };
 

@@ -1,3 +1,4 @@
+import { statSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { defineTool, isTool, isToolDefinition } from "../../core/define-tool.js";
 import type { Source, SourceContext, SourceStatus } from "../../core/source.js";
@@ -21,11 +22,18 @@ export class PluginSource implements Source {
   private state: SourceStatus["state"] = "connecting";
   private error?: string;
 
-  constructor(readonly name: string, private readonly file: string) {}
+  /** The file and its modification time: a reload keeps an unchanged module and re-imports an edited one. */
+  readonly fingerprint: string;
+
+  constructor(readonly name: string, private readonly file: string) {
+    this.fingerprint = `${file}@${statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? 0}`;
+  }
 
   async build(ctx: SourceContext): Promise<void> {
     try {
-      const mod = (await import(pathToFileURL(this.file).href)) as { default?: unknown };
+      // The query makes an edited file a new module; Node caches imports by URL forever.
+      const url = `${pathToFileURL(this.file).href}?v=${encodeURIComponent(this.fingerprint.split("@").pop() ?? "")}`;
+      const mod = (await import(url)) as { default?: unknown };
       this.loaded = await toTools(mod.default, { logger: ctx.logger, file: this.file });
       this.state = "connected";
       ctx.logger.info({ tools: this.loaded.length }, "plugin loaded");

@@ -1,0 +1,88 @@
+import { readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { startServer, type TestServer } from "../helpers/server.js";
+import { tempDir } from "../helpers/temp-dir.js";
+
+const tool = (name: string) => `export default { name: "${name}", description: "${name}", inputSchema: { type: "object", properties: { text: { type: "string" } } }, run: ({ text }) => "${name}:" + text };\n`;
+
+let s: TestServer | undefined;
+afterEach(async () => { await s?.close(); s = undefined; });
+
+async function until(check: () => Promise<boolean>, ms = 15_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+async function toolNames(url: string): Promise<string[]> {
+  const { tools } = (await (await fetch(`${url}/tools`)).json()) as { tools: { name: string }[] };
+  return tools.map((t) => t.name);
+}
+
+describe("hot reload of the config file", () => {
+  it("under load (c=16): a valid change adds a tool, an invalid one is refused, and no request fails", async () => {
+    const dir = await tempDir({ "toolnexus.yaml": "plugins: [./plugins/a.mjs]\n", "plugins/a.mjs": tool("alpha"), "plugins/b.mjs": tool("beta") });
+    const file = path.join(dir, "toolnexus.yaml");
+    s = await startServer({ config: file, watch: true });
+    const url = s.url;
+
+    let stop = false;
+    let ok = 0;
+    const failures: string[] = [];
+    const worker = async () => {
+      while (!stop) {
+        const res = await fetch(`${url}/tools/alpha/execute`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"arguments":{"text":"x"}}' })
+          .catch((e: Error) => e);
+        if (res instanceof Error) failures.push(res.message);
+        else if (res.status !== 200) failures.push(`${res.status} ${await res.text()}`);
+        else if ((await res.json() as { output: string }).output === "alpha:x") ok++;
+        else failures.push("wrong output");
+      }
+    };
+    const workers = Array.from({ length: 16 }, worker);
+
+    await new Promise((r) => setTimeout(r, 300));
+    await writeFile(file, "plugins: [./plugins/a.mjs, ./plugins/b.mjs]\n");
+    await until(async () => (await toolNames(url)).includes("beta"));
+    const beta = await fetch(`${url}/tools/beta/execute`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"arguments":{"text":"y"}}' });
+    expect(await beta.json()).toEqual({ output: "beta:y", isError: false });
+
+    await writeFile(file, "server: { port: not-a-number }\nplugins: [./plugins/a.mjs]\n");
+    await until(async () => {
+      const status = (await (await fetch(`${url}/status`)).json()) as { reload?: { ok: boolean; error?: string } };
+      return status.reload?.ok === false;
+    });
+    const status = (await (await fetch(`${url}/status`)).json()) as { reload: { error: string } };
+    expect(status.reload.error).toContain("/server/port must be integer");
+    expect(await toolNames(url)).toEqual(["alpha", "beta"]);
+
+    await new Promise((r) => setTimeout(r, 300));
+    stop = true;
+    await Promise.all(workers);
+    console.log(`reload under load: ${ok} calls succeeded, ${failures.length} failed`);
+    expect(failures).toEqual([]);
+    expect(ok).toBeGreaterThan(16);
+    expect(await readFile(file, "utf8")).toContain("not-a-number");
+  });
+
+  it("reload() (SIGHUP) picks up a change without a file event, keeps unchanged modules and re-imports edited ones", async () => {
+    const dir = await tempDir({ "toolnexus.yaml": "plugins: [./plugins/a.mjs]\n", "plugins/a.mjs": tool("alpha"), "plugins/b.mjs": tool("beta") });
+    s = await startServer({ config: path.join(dir, "toolnexus.yaml") });
+    const [alphaSource] = s.app.toolnexus.state.peek()?.status() ?? [];
+    expect(alphaSource?.name).toBe("plugins/a.mjs");
+
+    await writeFile(path.join(dir, "toolnexus.yaml"), "plugins: [./plugins/a.mjs, ./plugins/b.mjs]\n");
+    expect(await s.app.toolnexus.reload()).toBe(true);
+    expect(await toolNames(s.url)).toEqual(["alpha", "beta"]);
+    expect(s.logs.filter((l) => l.msg === "plugin loaded" && l.name === "plugins/a.mjs")).toHaveLength(1);
+
+    await new Promise((r) => setTimeout(r, 20)); // a new mtime
+    await writeFile(path.join(dir, "plugins/a.mjs"), tool("gamma"));
+    expect(await s.app.toolnexus.reload()).toBe(true);
+    expect(await toolNames(s.url)).toEqual(["gamma", "beta"]);
+    expect(s.logs.filter((l) => l.msg === "config reloaded")).toHaveLength(2);
+  });
+});
