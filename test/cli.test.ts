@@ -1,4 +1,5 @@
 import { execFile, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import net from "node:net";
 import path from "node:path";
@@ -69,21 +70,66 @@ describe("toolnexus CLI", () => {
     expect(stdout).toBe(await readFile(path.join(root, "openapi/openapi.json"), "utf8"));
   });
 
-  it("serve answers, drains on SIGTERM letting an in-flight call finish, and exits 0", async () => {
+  it("serve refuses command built-ins without API keys, naming the way out", async () => {
+    const dir = await tempDir({ "toolnexus.yaml": "builtins: true\n" });
+    const { code, stderr } = await toolnexus("serve", "--config", dir, "--port", "0");
+    expect(code).toBe(2);
+    expect(stderr).toContain("refusing to start");
+    expect(stderr).toContain("server.insecure");
+  });
+
+  it("serve drains on SIGTERM: in-flight calls complete, new ones are refused, exit 0, no child process left", async () => {
     const port = await freePort();
-    const child = spawn(process.execPath, [cli, "serve", "--config", example, "--port", String(port)], { stdio: ["ignore", "pipe", "pipe"] });
+    const dir = await tempDir({
+      "toolnexus.yaml": [
+        `plugins: [${JSON.stringify(path.join(example, "plugins", "*.mjs"))}]`,
+        `mcpServers: { fixture: { command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(path.join(root, "test/fixtures/mcp/fault-server.mjs"))}] } }`,
+        "server: { shutdownGraceMs: 5000 }",
+      ].join("\n"),
+    });
+    const child = spawn(process.execPath, [cli, "serve", "--config", dir, "--port", String(port)], { stdio: ["ignore", "pipe", "pipe"] });
+    child.stdout.resume();
+    child.stderr.resume();
     const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
     const url = `http://127.0.0.1:${port}`;
-    for (let i = 0; i < 100; i++) {
+    for (let i = 0; i < 300; i++) {
       if ((await fetch(`${url}/readyz`).then((r) => r.status, () => 0)) === 200) break;
       await new Promise((r) => setTimeout(r, 50));
     }
-    const inflight = fetch(`${url}/tools/sleep/execute`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"arguments":{"ms":400}}' });
-    await new Promise((r) => setTimeout(r, 100));
+    const tools = (await (await fetch(`${url}/tools`)).json()) as { tools: { name: string }[] };
+    expect(tools.tools.map((t) => t.name)).toContain("fixture_echo");
+    const children = await childPids(child.pid ?? 0);
+    expect(children.length).toBeGreaterThan(0);
+
+    const post = (ms: number) => fetch(`${url}/tools/sleep/execute`, { method: "POST", headers: { "content-type": "application/json", connection: "close" }, body: JSON.stringify({ arguments: { ms } }) });
+    const inflight = [post(700), post(900)];
+    await new Promise((r) => setTimeout(r, 200));
     child.kill("SIGTERM");
-    const res = await inflight;
-    expect(await res.json()).toEqual({ output: "slept 400 ms", isError: false });
+    await new Promise((r) => setTimeout(r, 100));
+    const late = await fetch(`${url}/tools/sleep/execute`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"arguments":{"ms":1}}' })
+      .then((r) => r.status, () => "refused");
+    expect([503, "refused"]).toContain(late);
+
+    const results = await Promise.all(inflight.map(async (r) => (await r).json()));
+    expect(results).toEqual([{ output: "slept 700 ms", isError: false }, { output: "slept 900 ms", isError: false }]);
     expect(await exited).toBe(0);
     await expect(fetch(`${url}/healthz`)).rejects.toThrow();
+    for (const pid of children) expect(alive(pid), `child ${pid}`).toBe(false);
   });
 });
+
+/** Direct children of `pid`, read from /proc. */
+async function childPids(pid: number): Promise<number[]> {
+  const text = await readFile(`/proc/${pid}/task/${pid}/children`, "utf8").catch(() => "");
+  return text.trim().split(/\s+/).filter(Boolean).map(Number);
+}
+
+/** True while `pid` runs (a zombie left for an init that does not reap counts as gone). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, "utf8"));
+}

@@ -1,23 +1,13 @@
 import type { ToolnexusConfig } from "../config/schema/index.js";
-
-// Built-ins that run commands or write files: never exposed to an unauthenticated network.
-const DANGEROUS_BUILTINS = ["bash", "write", "edit", "apply_patch"];
-
-/** The enabled built-ins that run commands or change files. */
-export function dangerousBuiltins(config: ToolnexusConfig): string[] {
-  const b = config.builtins;
-  if (b === undefined || b === false) return [];
-  if (typeof b === "object" && (b.disabled === true || b.enabled !== true)) return [];
-  const perTool = typeof b === "object" ? b.tools ?? {} : {};
-  return DANGEROUS_BUILTINS.filter((name) => perTool[name] !== false);
-}
+import { exposedCommandBuiltins } from "../sources/builtins/index.js";
 
 /**
  * Why `serve` must refuse to start, or undefined. Secure by default: command and file
  * built-ins need API keys unless the operator says `server.insecure: true` (or --insecure).
  */
 export function refusalReason(config: ToolnexusConfig, insecureFlag = false): string | undefined {
-  const risky = dangerousBuiltins(config);
+  // The same rule the builtins source uses to decide what it exposes.
+  const risky = exposedCommandBuiltins(config);
   if (risky.length === 0 || (config.auth?.apiKeys.length ?? 0) > 0 || config.server.insecure || insecureFlag) return undefined;
   return `refusing to start: the built-ins ${risky.join(", ")} run commands or write files, and no auth.apiKeys are configured. `
     + "Configure auth.apiKeys, disable those tools under builtins.tools, or set server.insecure: true (--insecure) if this host is private.";
