@@ -16,7 +16,8 @@ const root = path.resolve(import.meta.dirname, "..");
 const CLI = path.join(root, "dist/cli.js");
 const EVERYTHING = path.join(root, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
 const SECONDS = Number(process.env.BENCH_MCP_SECONDS ?? 5);
-const WARMUP_SECONDS = 1;
+// The MCP server and the service need a few seconds of JIT warm-up before latencies settle.
+const WARMUP_SECONDS = Number(process.env.BENCH_MCP_WARMUP_SECONDS ?? 3);
 const CONCURRENCY = [1, 32];
 const HARD_LIMIT_MS = (SECONDS + WARMUP_SECONDS) * 4 * 1000 + 60_000;
 
@@ -61,8 +62,11 @@ async function startToolnexus(dir) {
   const port = await freePort();
   const config = path.join(dir, "toolnexus.json");
   await writeFile(config, JSON.stringify({
-    server: { host: "127.0.0.1", port, maxConcurrent: 1024 },
+    // Like bench/run.mjs: warn level, so the per-call log line is not what is measured.
+    server: { host: "127.0.0.1", port, maxConcurrent: 1024, logLevel: "warn" },
     mcpServers: { everything: { command: [process.execPath, EVERYTHING, "stdio"] } },
+    // The native echo is the reference for the REST pipeline's own cost.
+    plugins: [path.join(root, "bench/fixtures/plugins/echo.mjs")],
   }));
   const child = spawn(process.execPath, [CLI, "serve", "--config", config], { stdio: ["ignore", "ignore", "inherit"] });
   const url = `http://127.0.0.1:${port}`;
@@ -97,6 +101,12 @@ try {
     const text = await res.body.text();
     if (res.statusCode !== 200 || !text.includes("Echo: hello")) throw new Error(`HTTP ${res.statusCode}`);
   };
+  const nativeBody = JSON.stringify({ arguments: { text: "hello" } });
+  const viaRestNative = async () => {
+    const res = await pool.request({ path: "/tools/echo/execute", method: "POST", headers: { "content-type": "application/json" }, body: nativeBody });
+    await res.body.text();
+    if (res.statusCode !== 200) throw new Error(`HTTP ${res.statusCode}`);
+  };
   direct = new Client({ name: "bench", version: "0" });
   await direct.connect(new StdioClientTransport({ command: process.execPath, args: [EVERYTHING, "stdio"], stderr: "ignore" }));
   const viaSdk = async () => {
@@ -108,8 +118,10 @@ try {
   for (const c of CONCURRENCY) {
     const rest = await measure(viaRest, c);
     const sdk = await measure(viaSdk, c);
+    const native = await measure(viaRestNative, c);
     console.log(fmt(`c=${c}  REST POST /tools/everything_echo`, rest));
     console.log(fmt(`c=${c}  direct MCP SDK callTool`, sdk));
+    console.log(fmt(`c=${c}  (reference) REST native echo`, native));
     console.log(`c=${c}  ratio REST p50 ÷ direct p50: ${(rest.p50 / sdk.p50).toFixed(2)}   (target ≤ 1.25)   req/s ratio ${(rest.rps / sdk.rps).toFixed(2)}`);
   }
 } finally {

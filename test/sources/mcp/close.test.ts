@@ -29,39 +29,49 @@ describe.runIf(process.platform === "linux")("close()", () => {
         stuck: faultServer({ FIXTURE_LOG: log, SLOW_INIT_MS: "60000" }, { timeout: 200 }),
       },
     });
-    expect(tk.status().map((s) => s.state)).toEqual(["connected", "connected", "failed"]);
-    const events = await eventually(async () => {
-      const ev = await readEvents(log);
-      return ev.some((e) => e.event === "grandchild") ? ev : undefined;
-    }, 3000, "grandchild pid");
-    const leaders = [...new Set(events.filter((e) => e.event === "start").map((e) => e.pid))];
-    const spawned = events.find((e) => e.event === "grandchild");
-    const grandchild = spawned?.child as number;
-    const before = processTable();
-    // The grandchild shares its parent's process group, which the server's leader owns.
-    expect(before.get(grandchild)?.pgid).toBe(spawned?.pid);
-    expect([...before.values()].filter((p) => p.ppid === process.pid && p.state !== "Z").length).toBeGreaterThanOrEqual(2);
+    let closed = false;
+    try {
+      expect(tk.status().map((s) => s.state)).toEqual(["connected", "connected", "failed"]);
+      const events = await eventually(async () => {
+        const ev = await readEvents(log);
+        return ev.some((e) => e.event === "grandchild") ? ev : undefined;
+      }, 3000, "grandchild pid");
+      const leaders = [...new Set(events.filter((e) => e.event === "start").map((e) => e.pid))];
+      const spawned = events.find((e) => e.event === "grandchild");
+      const grandchild = spawned?.child as number;
+      const before = processTable();
+      // The grandchild shares its parent's process group, which the server's leader owns.
+      expect(before.get(grandchild)?.pgid).toBe(spawned?.pid);
+      expect([...before.values()].filter((p) => p.ppid === process.pid && p.state !== "Z").length).toBeGreaterThanOrEqual(2);
 
-    await tk.close();
+      await tk.close();
+      closed = true;
 
-    const after = processTable();
-    const alive = (pid: number) => {
-      const p = after.get(pid);
-      return p !== undefined && p.state !== "Z";
-    };
-    // No child of ours at all (a zombie would mean an unreaped child); no member of any server's group alive.
-    expect([...after.entries()].filter(([, p]) => p.ppid === process.pid).map(([pid]) => pid)).toEqual([]);
-    expect([...leaders, grandchild].filter(alive)).toEqual([]);
-    expect([...after.entries()].filter(([, p]) => leaders.includes(p.pgid) && p.state !== "Z").map(([pid]) => pid)).toEqual([]);
+      const after = processTable();
+      const alive = (pid: number) => {
+        const p = after.get(pid);
+        return p !== undefined && p.state !== "Z";
+      };
+      // No child of ours at all (a zombie would mean an unreaped child); no member of any server's group alive.
+      expect([...after.entries()].filter(([, p]) => p.ppid === process.pid).map(([pid]) => pid)).toEqual([]);
+      expect([...leaders, grandchild].filter(alive)).toEqual([]);
+      expect([...after.entries()].filter(([, p]) => leaders.includes(p.pgid) && p.state !== "Z").map(([pid]) => pid)).toEqual([]);
+    } finally {
+      // A failed assertion must not leak the servers into the rest of the run.
+      if (!closed) await tk.close();
+    }
   });
 
   it("does not reconnect after close", async () => {
     const { log } = await fixtureLog();
     const tk = await createToolkit({ mcpServers: { fx: faultServer({ FIXTURE_LOG: log }) } });
     const crash = tk.execute("fx_crash", {}, { timeout: 5000 }).catch((e: Error) => e);
-    // Close while the source waits to reconnect (the first backoff delay is ≥ 50 ms).
-    await eventually(() => tk.status()[0]?.state === "reconnecting" || undefined, 3000, "reconnecting");
-    await tk.close();
+    try {
+      // Close while the source waits to reconnect (the first backoff delay is ≥ 50 ms).
+      await eventually(() => tk.status()[0]?.state === "reconnecting" || undefined, 3000, "reconnecting");
+    } finally {
+      await tk.close();
+    }
     expect(await crash).toMatchObject({ code: "UPSTREAM_UNAVAILABLE" });
     await new Promise((r) => setTimeout(r, 600));
     expect((await readEvents(log)).filter((e) => e.event === "start")).toHaveLength(1);
