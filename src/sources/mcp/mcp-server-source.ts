@@ -1,13 +1,12 @@
-import { ErrorCode, McpError, type CallToolResult, type Tool as McpToolDef } from "@modelcontextprotocol/sdk/types.js";
+import type { Tool as McpToolDef } from "@modelcontextprotocol/sdk/types.js";
 import { upstreamUnavailable } from "../../core/errors.js";
 import type { Source, SourceContext, SourceState, SourceStatus } from "../../core/source.js";
 import { silentLogger, type Logger, type Tool, type ToolContext, type ToolResult } from "../../core/types.js";
 import type { EgressConfig } from "../../config/schema/server.js";
-import { backoffDelay, DEFAULT_BACKOFF, sleep, type BackoffOptions } from "./backoff.js";
-import { classifyCallError } from "./call-error.js";
-import { callOptions } from "./call-options.js";
+import { DEFAULT_BACKOFF, retryWithBackoff, type BackoffOptions } from "./backoff.js";
+import { callTool, type CallSite } from "./call-tool.js";
 import { connect, listAllTools, type McpConnection } from "./connect.js";
-import { mapCallResult } from "./map-result.js";
+import { describeLoadError, PhaseError } from "./load-error.js";
 import { requiresTask, toTool } from "./mcp-tool.js";
 import { redact } from "./redact.js";
 import { remoteFetch, type RemoteFetch } from "./remote-fetch.js";
@@ -47,6 +46,7 @@ export class McpServerSource implements Source {
 
   constructor(private readonly spec: McpServerSpec, private readonly opts: McpSourceOptions = {}) {
     this.name = spec.name;
+    this.site.server = spec.name;
     this.state = spec.enabled ? "connecting" : "disabled";
   }
 
@@ -139,22 +139,12 @@ export class McpServerSource implements Source {
   private heal(waiting: "reconnecting" | "failed"): void {
     if (this.healing || this.closing.signal.aborted) return;
     this.state = waiting;
-    const backoff = this.opts.backoff ?? DEFAULT_BACKOFF;
-    this.healing = (async () => {
-      for (let attempt = 0; !this.closing.signal.aborted; attempt++) {
-        await sleep(backoffDelay(attempt, backoff), this.closing.signal);
-        if (this.closing.signal.aborted) return;
-        try {
-          await this.establish();
-          this.log.info({ attempt: attempt + 1 }, "mcp server reconnected");
-          return;
-        } catch (err) {
-          if (this.closing.signal.aborted) return;
-          this.error = this.describe(err);
-          this.log.debug({ attempt: attempt + 1, error: this.error }, "mcp reconnect attempt failed");
-        }
-      }
-    })().finally(() => {
+    this.healing = retryWithBackoff(() => this.establish(), this.closing.signal, this.opts.backoff ?? DEFAULT_BACKOFF, (err, n) => {
+      this.error = this.describe(err);
+      this.log.debug({ attempt: n, error: this.error }, "mcp reconnect attempt failed");
+    }).then((ok) => {
+      if (ok) this.log.info("mcp server reconnected");
+    }).finally(() => {
       this.healing = undefined;
     });
   }
@@ -198,50 +188,28 @@ export class McpServerSource implements Source {
     this.ctx?.onToolsChanged();
   }
 
-  /** One tools/call on the current session (see call-error.ts for how failures map). */
+  /** One tools/call on the current session; 502 while there is none. */
   private async call(tool: string, args: Record<string, unknown>, ctx: ToolContext): Promise<ToolResult> {
     const conn = this.conn;
     if (!conn || this.state !== "connected") {
       throw upstreamUnavailable(`MCP server "${this.name}" is ${this.state === "reconnecting" ? "reconnecting" : "not connected"}`);
     }
-    ctx.signal?.throwIfAborted();
-    const progress = ctx.onProgress ? conn.progress.open(ctx.onProgress) : undefined;
-    try {
-      const params = { name: tool, arguments: args, ...(progress ? { _meta: { progressToken: progress.token } } : {}) };
-      const result = await conn.client.callTool(params, undefined, callOptions(ctx));
-      return mapCallResult(result as CallToolResult, this.name, tool);
-    } catch (err) {
-      // The caller's own abort (disconnect, deadline, shutdown) decides the answer; the SDK already sent notifications/cancelled.
-      if (ctx.signal?.aborted) throw ctx.signal.reason;
-      const failure = classifyCallError(err, { server: this.name, tool, lost: this.conn !== conn });
-      if (failure.reconnect) this.lost(conn, failure.throw.message);
-      if (failure.result) return failure.result;
-      failure.throw.message = this.scrub(failure.throw.message);
-      throw failure.throw;
-    } finally {
-      progress?.close();
-    }
+    return callTool(conn, this.site, tool, args, ctx);
   }
+
+  private readonly site: CallSite = {
+    server: "",
+    isLost: (conn) => conn !== this.conn,
+    lose: (conn, why) => this.lost(conn, why),
+    scrub: (text) => this.scrub(text),
+  };
 
   /** An error text fit for status and logs: phase named, secrets scrubbed. */
   private describe(err: unknown): string {
-    const phase = err instanceof PhaseError ? err.phase : "initialize";
-    const inner = err instanceof PhaseError ? err.inner : err;
-    let text: string;
-    if (inner instanceof McpError && inner.code === ErrorCode.RequestTimeout) text = `${phase} timed out after ${this.spec.timeout} ms`;
-    else if (inner instanceof McpError && inner.code === ErrorCode.ConnectionClosed) text = `the server closed the connection during ${phase}`;
-    else text = `${phase === "initialize" ? "" : `${phase} failed: `}${inner instanceof Error ? inner.message : String(inner)}`;
-    return this.scrub(text);
+    return this.scrub(describeLoadError(err, this.spec.timeout));
   }
 
   private scrub(text: string): string {
     return redact(text, [...this.spec.secrets, ...(this.opts.secrets ?? [])]);
-  }
-}
-
-/** An error tagged with the load phase it happened in. */
-class PhaseError extends Error {
-  constructor(readonly phase: string, readonly inner: unknown) {
-    super(inner instanceof Error ? inner.message : String(inner));
   }
 }

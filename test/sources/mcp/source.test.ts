@@ -1,11 +1,13 @@
 import { spawn } from "node:child_process";
+import { writeFile } from "node:fs/promises";
+import path from "node:path";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { createToolkit } from "../../../src/create-toolkit.js";
 import type { Progress } from "../../../src/core/types.js";
 import { startServer } from "../../helpers/server.js";
-import { eventually, faultServer } from "./fixture.js";
+import { eventually, faultServer, FAULT_SERVER, fixtureLog } from "./fixture.js";
 
 const EVERYTHING = fileURLToPath(new URL("../../../node_modules/@modelcontextprotocol/server-everything/dist/index.js", import.meta.url));
 
@@ -61,7 +63,7 @@ describe("McpServerSource", () => {
         const byName = Object.fromEntries((JSON.parse(text) as { sources: { name: string; state: string; error?: string }[] }).sources.map((s) => [s.name, s]));
         expect(byName.off?.state).toBe("disabled");
         expect(byName.missing).toMatchObject({ state: "failed", error: expect.stringMatching(/ENOENT/) });
-        expect(byName.down).toMatchObject({ state: "failed", error: expect.any(String) });
+        expect(byName.down).toMatchObject({ state: "failed", error: "cannot reach the server: connection refused (ECONNREFUSED)" });
         expect(text).not.toContain("very-secret-key-42");
         expect(srv.logText()).not.toContain("very-secret-key-42");
       } finally {
@@ -94,6 +96,28 @@ describe("McpServerSource", () => {
     } finally {
       await tk.close();
       child.kill();
+    }
+  });
+
+  it("loads the servers of an mcpConfig file (a bare map, reserved keys ignored)", async () => {
+    const { dir } = await fixtureLog();
+    await writeFile(path.join(dir, "mcp.json"), JSON.stringify({ builtins: { enabled: false }, agents: {}, fx: { command: process.execPath, args: [FAULT_SERVER] } }));
+    const tk = await createToolkit({ mcpConfig: "./mcp.json" }, { baseDir: dir });
+    try {
+      expect(tk.status().map((s) => [s.name, s.state])).toEqual([["fx", "connected"]]);
+      expect((await tk.execute("fx_echo", { text: "from file" })).output).toBe("from file");
+    } finally {
+      await tk.close();
+    }
+  });
+
+  it("sends remote MCP traffic through the egress guard", async () => {
+    const port = await freePort();
+    const tk = await createToolkit({ egress: { deny: ["127.0.0.1/32"] }, mcpServers: { remote: { url: `http://127.0.0.1:${port}/mcp`, timeout: 2000 } } });
+    try {
+      expect(tk.status()[0]).toMatchObject({ state: "failed", error: expect.stringMatching(/^cannot reach the server: egress to 127\.0\.0\.1 refused/) });
+    } finally {
+      await tk.close();
     }
   });
 });

@@ -1,0 +1,41 @@
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { ToolContext, ToolResult } from "../../core/types.js";
+import { classifyCallError } from "./call-error.js";
+import { callOptions } from "./call-options.js";
+import type { McpConnection } from "./connect.js";
+import { mapCallResult } from "./map-result.js";
+
+/** What a call needs to know about the source it runs in. */
+export interface CallSite {
+  server: string;
+  /** True once the source has seen `conn` drop (the transport closed during the call). */
+  isLost(conn: McpConnection): boolean;
+  /** Tells the source its session is unusable, so it reconnects. */
+  lose(conn: McpConnection, why: string): void;
+  scrub(text: string): string;
+}
+
+/**
+ * One `tools/call` on `conn`: the caller's signal and deadline are passed on (abort ⇒ the
+ * server gets notifications/cancelled), progress is routed to `ctx.onProgress`, the result is
+ * mapped per contract §2 and failures per call-error.ts.
+ */
+export async function callTool(conn: McpConnection, site: CallSite, tool: string, args: Record<string, unknown>, ctx: ToolContext): Promise<ToolResult> {
+  ctx.signal?.throwIfAborted();
+  const progress = ctx.onProgress ? conn.progress.open(ctx.onProgress) : undefined;
+  try {
+    const params = { name: tool, arguments: args, ...(progress ? { _meta: { progressToken: progress.token } } : {}) };
+    const result = await conn.client.callTool(params, undefined, callOptions(ctx));
+    return mapCallResult(result as CallToolResult, site.server, tool);
+  } catch (err) {
+    // The caller's own abort (disconnect, deadline, shutdown) decides the answer; the SDK already sent notifications/cancelled.
+    if (ctx.signal?.aborted) throw ctx.signal.reason;
+    const failure = classifyCallError(err, { server: site.server, tool, lost: site.isLost(conn) });
+    if (failure.reconnect) site.lose(conn, failure.throw.message);
+    if (failure.result) return failure.result;
+    failure.throw.message = site.scrub(failure.throw.message);
+    throw failure.throw;
+  } finally {
+    progress?.close();
+  }
+}

@@ -1,0 +1,25 @@
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { networkErrorReason } from "../../net/network-error.js";
+
+/** An error tagged with the load phase it happened in (connect/initialize are untagged). */
+export class PhaseError extends Error {
+  constructor(readonly phase: string, readonly inner: unknown) {
+    super(inner instanceof Error ? inner.message : String(inner));
+  }
+}
+
+/**
+ * The status text of a failed connect / initialize / tools/list: names the phase and the
+ * reason in words ("initialize timed out after 500 ms", "cannot reach the server: connection
+ * refused (ECONNREFUSED)"). Not yet scrubbed of secrets: the caller does that.
+ */
+export function describeLoadError(err: unknown, timeout: number): string {
+  const phase = err instanceof PhaseError ? err.phase : "initialize";
+  const inner = err instanceof PhaseError ? err.inner : err;
+  const network = networkErrorReason(inner);
+  if (network) return `cannot reach the server: ${network}`;
+  if (inner instanceof McpError && inner.code === ErrorCode.RequestTimeout) return `${phase} timed out after ${timeout} ms`;
+  if (inner instanceof McpError && inner.code === ErrorCode.ConnectionClosed) return `the server closed the connection during ${phase}`;
+  const message = inner instanceof Error ? inner.message : String(inner);
+  return phase === "initialize" ? message : `${phase} failed: ${message}`;
+}
