@@ -55,7 +55,7 @@ async function connectOver(spec: McpServerSpec, wire: WireKind, deps: TransportD
   client.onclose = () => {
     if (live && !closing) hooks.onClose();
   };
-  client.onerror = (err) => deps.logger.debug({ err: err.message }, "mcp transport error");
+  client.onerror = (err) => deps.logger.debug({ err: deps.scrub ? deps.scrub(err.message) : err.message }, "mcp transport error");
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => hooks.onToolsChanged());
   const progress = new ProgressRouter();
   progress.install(client);

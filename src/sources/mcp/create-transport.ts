@@ -13,6 +13,8 @@ export interface TransportDeps {
   logger: Logger;
   /** fetch for remote servers: the egress guard's (see remote-fetch.ts). */
   fetch?: FetchLike;
+  /** Removes secrets from text bound for the log (stderr lines, transport errors). */
+  scrub?: (text: string) => string;
 }
 
 /** The wires to try, in order, for a spec: `remote` tries streamable HTTP, then SSE. */
@@ -34,7 +36,7 @@ export function createTransport(spec: McpServerSpec, wire: WireKind, deps: Trans
       env: spec.env,
       ...(spec.cwd ? { cwd: spec.cwd } : {}),
       // A server's stderr is its own log: kept at debug, tagged by the source's logger bindings.
-      onStderr: (line) => deps.logger.debug({ stderr: line }, "mcp server stderr"),
+      onStderr: (line) => deps.logger.debug({ stderr: deps.scrub ? deps.scrub(line) : line }, "mcp server stderr"),
     });
   }
   const url = new URL(spec.url ?? "");

@@ -99,7 +99,8 @@ export class McpServerSource implements Source {
   private async establish(): Promise<void> {
     const signal = this.closing.signal;
     const holder: { conn?: McpConnection; dropped: boolean } = { dropped: false };
-    const conn = await connect(this.spec, { logger: this.log, ...(this.remote ? { fetch: this.remote.fetch } : {}) }, {
+    const deps = { logger: this.log, scrub: (t: string) => this.scrub(t), ...(this.remote ? { fetch: this.remote.fetch } : {}) };
+    const conn = await connect(this.spec, deps, {
       onClose: () => {
         holder.dropped = true;
         if (holder.conn) this.lost(holder.conn, "the connection closed");

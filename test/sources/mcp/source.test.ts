@@ -120,4 +120,14 @@ describe("McpServerSource", () => {
       await tk.close();
     }
   });
+
+  it("logs a server's stderr at debug with its env values scrubbed", async () => {
+    const srv = await startServer({ config: { mcpServers: { fx: faultServer({ PRINT_TO_STDERR: "stderr-secret-123" }) } } });
+    try {
+      await eventually(() => srv.logs.find((l) => l.name === "fx" && l.level === 20 && l.stderr === "my token is [redacted]"), 3000, "scrubbed stderr line");
+      expect(srv.logText()).not.toContain("stderr-secret-123");
+    } finally {
+      await srv.close();
+    }
+  });
 });
