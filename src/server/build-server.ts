@@ -89,14 +89,21 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   const scrub = (text: string) => scrubber.scrub(text);
   installErrorHandler(app, scrub);
   app.decorateRequest("caller", null as never);
-  app.addHook("onRequest", async (request, reply) => {
+  // Callback-style hooks: these run on every request, and an async hook costs a promise each.
+  app.addHook("onRequest", (request, reply, done) => {
     reply.header("x-request-id", request.id);
-    if (!openRoutes.has(request.url.split("?", 1)[0] ?? "")) request.caller = state.auth.authenticate(request);
+    try {
+      if (!openRoutes.has(request.url.split("?", 1)[0] ?? "")) request.caller = state.auth.authenticate(request);
+      done();
+    } catch (err) {
+      done(err as Error);
+    }
   });
-  app.addHook("onResponse", async (request, reply) => {
+  app.addHook("onResponse", (request, reply, done) => {
     if (reply.statusCode >= 400 && request.routeOptions.url !== "/tools/:name/execute") {
       request.log.info({ method: request.method, url: request.url, statusCode: reply.statusCode }, "request rejected");
     }
+    done();
   });
 
   await registerSwagger(app);
@@ -128,8 +135,9 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
 
   // While draining, each response closes its connection: a keep-alive client would otherwise
   // hold the server open long after its last call finished.
-  app.addHook("onSend", async (_request, reply) => {
-    if (state.phase === "draining") reply.header("connection", "close");
+  app.addHook("onSend", (_request, reply, payload, done) => {
+    if (state.draining) reply.header("connection", "close");
+    done(null, payload);
   });
 
   const shutdown = async () => {

@@ -4,8 +4,10 @@ import { ToolnexusError } from "../core/errors.js";
 /** The abort signal of one call and how to run a tool under it. */
 export interface CallSignal {
   signal: AbortSignal;
-  /** Runs `fn`, settling as soon as the signal aborts (with the abort reason) even if `fn` ignores it. */
+  /** Runs `fn`, settling as soon as the call is aborted (with the reason) even if `fn` ignores its signal. */
   run<T>(fn: () => Promise<T>): Promise<T>;
+  /** Aborts the call with `reason` (used by shutdown for every call in flight). */
+  abort(reason: ToolnexusError): void;
   dispose(): void;
 }
 
@@ -13,39 +15,54 @@ export interface CallSignal {
  * One AbortSignal per call = client disconnect ∪ timeout ∪ shutdown (DESIGN §5). The reason
  * is a ToolnexusError saying which one fired. Disconnect is read from `reply.raw` "close"
  * without `writableEnded`: `request.raw` "close" also fires once a POST body has been read.
+ * Shutdown reaches calls through {@link CallSignal.abort} from the in-flight registry, so a
+ * call costs no listener on a shared signal.
  */
-export function callSignal(reply: FastifyReply, timeoutMs: number, shutdown: AbortSignal): CallSignal {
-  const ac = new AbortController();
-  const onClose = () => {
-    if (!reply.raw.writableEnded) ac.abort(new ToolnexusError("CLIENT_CLOSED", "The client closed the connection"));
+export function callSignal(reply: FastifyReply, timeoutMs: number): CallSignal {
+  // The AbortController is made on first read of `signal`: creating one is a visible share of a
+  // fast call's cost, and many tools (pure functions) never look at their signal.
+  let ac: AbortController | undefined;
+  let reason: ToolnexusError | undefined;
+  let rejectRun: ((reason: unknown) => void) | undefined;
+  const abort = (why: ToolnexusError) => {
+    if (reason) return;
+    reason = why;
+    ac?.abort(why);
+    rejectRun?.(why);
   };
-  const onShutdown = () => ac.abort(new ToolnexusError("NOT_READY", "The server is shutting down"));
-  const timer = setTimeout(() => ac.abort(new ToolnexusError("TOOL_TIMEOUT", `The tool did not finish within ${timeoutMs} ms`)), timeoutMs);
+  const onClose = () => {
+    if (!reply.raw.writableEnded) abort(new ToolnexusError("CLIENT_CLOSED", "The client closed the connection"));
+  };
+  const timer = setTimeout(() => abort(new ToolnexusError("TOOL_TIMEOUT", `The tool did not finish within ${timeoutMs} ms`)), timeoutMs);
   reply.raw.once("close", onClose);
-  if (shutdown.aborted) onShutdown();
-  else shutdown.addEventListener("abort", onShutdown, { once: true });
-
-  const aborted = new Promise<never>((_, reject) => {
-    ac.signal.addEventListener("abort", () => reject(ac.signal.reason), { once: true });
-  });
-  aborted.catch(() => {}); // observed through run(); never an unhandled rejection
 
   return {
-    signal: ac.signal,
+    get signal() {
+      if (!ac) {
+        ac = new AbortController();
+        if (reason) ac.abort(reason);
+      }
+      return ac.signal;
+    },
+    abort,
     async run(fn) {
+      const aborted = new Promise<never>((_, reject) => {
+        rejectRun = reject;
+      });
       try {
         const result = await Promise.race([fn(), aborted]);
         // A tool that honoured the signal returns right after it fired: the abort still decides.
-        if (ac.signal.aborted) throw ac.signal.reason;
+        if (reason) throw reason;
         return result;
       } catch (err) {
-        throw ac.signal.aborted ? ac.signal.reason : err;
+        throw reason ?? err;
+      } finally {
+        rejectRun = undefined;
       }
     },
     dispose() {
       clearTimeout(timer);
       reply.raw.off("close", onClose);
-      shutdown.removeEventListener("abort", onShutdown);
     },
   };
 }

@@ -2,6 +2,7 @@ import type { Toolkit } from "../core/toolkit.js";
 import { ToolnexusError } from "../core/errors.js";
 import type { LoadedConfig } from "../config/load.js";
 import type { ApiKeyAuth } from "./auth.js";
+import type { CallSignal } from "./call-signal.js";
 
 /** Where the service is in its life: building sources, serving, or shutting down. */
 export type Phase = "loading" | "ready" | "draining";
@@ -20,13 +21,14 @@ export interface ReloadResult {
  */
 export class ServiceState {
   phase: Phase = "loading";
-  inFlight = 0;
+  /** Calls running now; shutdown aborts them all at the end of the grace period. */
+  readonly calls = new Set<CallSignal>();
   loadError?: string;
   lastReload?: ReloadResult;
   private current?: Toolkit;
   private readonly users = new Map<Toolkit, number>();
   private readonly retiring = new Set<Toolkit>();
-  private readonly shutdownController = new AbortController();
+  private shuttingDown = false;
 
   constructor(public loaded: LoadedConfig, public auth: ApiKeyAuth) {}
 
@@ -35,9 +37,15 @@ export class ServiceState {
     return this.phase === "draining";
   }
 
-  /** Aborts every in-flight call when the grace period after SIGTERM runs out. */
-  get shutdownSignal(): AbortSignal {
-    return this.shutdownController.signal;
+  /** How many calls are running now. */
+  get inFlight(): number {
+    return this.calls.size;
+  }
+
+  /** Registers a running call; one that starts after the grace period is aborted at once. */
+  track(call: CallSignal): void {
+    this.calls.add(call);
+    if (this.shuttingDown) call.abort(shutdownError());
   }
 
   /** The toolkit, or NOT_READY while loading or draining. */
@@ -91,11 +99,16 @@ export class ServiceState {
 
   /** Aborts every in-flight call (end of the shutdown grace period). */
   abortInFlight(): void {
-    this.shutdownController.abort();
+    this.shuttingDown = true;
+    for (const call of this.calls) call.abort(shutdownError());
   }
 
   /** Every toolkit still open: the current one and those waiting for their last call. */
   openToolkits(): Toolkit[] {
     return [...new Set([...(this.current ? [this.current] : []), ...this.retiring])];
   }
+}
+
+function shutdownError(): ToolnexusError {
+  return new ToolnexusError("NOT_READY", "The server is shutting down");
 }

@@ -2,8 +2,8 @@ import { Type, type FastifyPluginAsyncTypebox } from "@fastify/type-provider-typ
 import { ToolnexusError, isToolnexusError } from "../../core/errors.js";
 import { pendingOf } from "../../core/pending.js";
 import type { Toolkit } from "../../core/toolkit.js";
-import type { Tool, ToolResult as ToolResultT } from "../../core/types.js";
-import { callSignal } from "../call-signal.js";
+import type { Answer, Tool, ToolContext, ToolResult as ToolResultT } from "../../core/types.js";
+import { callSignal, type CallSignal } from "../call-signal.js";
 import { ExecuteBody, ProblemResponse as problem, ToolParams, ToolResult } from "../schemas.js";
 import type { Metrics, Outcome } from "../metrics.js";
 import type { ServiceState } from "../service-state.js";
@@ -18,11 +18,20 @@ const OUTCOME_BY_CODE: Partial<Record<ToolnexusError["code"], Outcome>> = {
   INTERNAL: "failed",
 };
 
+/** The ToolContext of one REST call. A class, so `signal` stays a cheap lazy getter on a stable shape. */
+class CallContext implements ToolContext {
+  constructor(private readonly call: CallSignal, readonly timeout: number, readonly requestId: string, readonly caller: string, readonly answer?: Answer) {}
+  get signal(): AbortSignal {
+    return this.call.signal;
+  }
+}
+
 /** `POST /tools/{name}/execute`: the execute pipeline of DESIGN §4–§5. */
 export const executeRoute: FastifyPluginAsyncTypebox<{ state: ServiceState; metrics: Metrics }> = async (app, { state, metrics }) => {
   // `curl -X POST` with no body is a call with no arguments, not a malformed request.
-  app.addHook("preValidation", async (request) => {
+  app.addHook("preValidation", (request, _reply, done) => {
     request.body ??= {};
+    done();
   });
 
   app.post("/tools/:name/execute", {
@@ -57,23 +66,17 @@ export const executeRoute: FastifyPluginAsyncTypebox<{ state: ServiceState; metr
       tk.validate(tool, args);
 
       const timeoutMs = Math.min(body.timeoutMs ?? server.timeoutMs, server.maxTimeoutMs);
-      const call = callSignal(reply, timeoutMs, state.shutdownSignal);
-      state.inFlight++;
+      const call = callSignal(reply, timeoutMs);
+      state.track(call);
       let result: ToolResultT;
       try {
-        const ctx = {
-          signal: call.signal,
-          timeout: timeoutMs,
-          requestId: request.id,
-          caller: request.caller.id,
-          ...(body.answer ? { answer: body.answer } : {}),
-        };
+        const ctx = new CallContext(call, timeoutMs, request.id, request.caller.id, body.answer);
         const t = tool;
         result = await call.run(() => t.execute(args, ctx));
       } catch (err) {
         throw isToolnexusError(err) ? err : new ToolnexusError("TOOL_FAILED", `Tool "${tool.name}" failed; see the server log for request ${request.id}`, { cause: err });
       } finally {
-        state.inFlight--;
+        state.calls.delete(call);
         call.dispose();
       }
       pending = pendingOf(result) !== undefined;
