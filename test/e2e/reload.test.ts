@@ -86,3 +86,33 @@ describe("hot reload of the config file", () => {
     expect(s.logs.filter((l) => l.msg === "config reloaded")).toHaveLength(2);
   });
 });
+
+describe("reload keeps unchanged MCP servers running", () => {
+  it("an identical server entry keeps its process; a changed one is restarted", async () => {
+    const fixture = path.resolve(import.meta.dirname, "../fixtures/mcp/fault-server.mjs");
+    const dir = await tempDir({ "plugins/b.mjs": tool("beta") });
+    const log = path.join(dir, "fixture.log");
+    const server = (timeout: number) => `mcpServers: { fx: { command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(fixture)}], env: { FIXTURE_LOG: ${JSON.stringify(log)} }, timeout: ${timeout} } }\n`;
+    const file = path.join(dir, "toolnexus.yaml");
+    await writeFile(file, server(30000));
+    s = await startServer({ config: file });
+
+    const pidOfCall = async (): Promise<number> => {
+      const res = await fetch(`${s?.url}/tools/fx_echo/execute`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"arguments":{"text":"hi"}}' });
+      expect(await res.json()).toMatchObject({ output: "hi", isError: false });
+      const lines = (await readFile(log, "utf8")).trim().split("\n").map((l) => JSON.parse(l) as { event: string; pid: number });
+      return lines.filter((l) => l.event === "call").at(-1)?.pid ?? 0;
+    };
+    const first = await pidOfCall();
+
+    await writeFile(file, `${server(30000)}plugins: [./plugins/b.mjs]\n`);
+    expect(await s.app.toolnexus.reload()).toBe(true);
+    expect(await toolNames(s.url)).toEqual(["fx_echo", "fx_hang", "fx_crash", "fx_malformed", "fx_garbage", "fx_fail", "fx_add_tool", "beta"]);
+    expect(await pidOfCall()).toBe(first);
+
+    await writeFile(file, server(20000));
+    expect(await s.app.toolnexus.reload()).toBe(true);
+    const third = await pidOfCall();
+    expect(third).not.toBe(first);
+  });
+});

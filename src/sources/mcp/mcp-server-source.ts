@@ -31,6 +31,8 @@ export interface McpSourceOptions {
 export class McpServerSource implements Source {
   readonly kind = "mcp" as const;
   readonly name: string;
+  /** The server's whole config: a reload with an identical entry keeps this connection (no restart). */
+  readonly fingerprint: string;
   private state: SourceState;
   private error?: string;
   private list: Tool[] = [];
@@ -46,6 +48,7 @@ export class McpServerSource implements Source {
 
   constructor(private readonly spec: McpServerSpec, private readonly opts: McpSourceOptions = {}) {
     this.name = spec.name;
+    this.fingerprint = JSON.stringify({ spec, egress: opts.egress ?? null });
     this.site.server = spec.name;
     this.state = spec.enabled ? "connecting" : "disabled";
   }
