@@ -74,3 +74,36 @@ export class DisabledSource implements Source {
   status(): SourceStatus { return { source: this.kind, name: this.name, state: "disabled", tools: 0, error: this.reason }; }
   async close(): Promise<void> {}
 }
+
+/**
+ * Base of a source whose tools are made once in `build()`: it holds the list, the state and
+ * the error, and answers `tools()` and `status()`. A subclass fills `loaded` and calls
+ * `connected()` or `failed()`.
+ */
+export abstract class ToolListSource implements Source {
+  abstract readonly kind: ToolSource;
+  abstract readonly name: string;
+  protected loaded: Tool[] = [];
+  protected state: SourceState = "connecting";
+  protected error?: string;
+
+  abstract build(ctx: SourceContext): Promise<void>;
+
+  tools(): readonly Tool[] {
+    return this.loaded;
+  }
+
+  status(): SourceStatus {
+    return { source: this.kind, name: this.name, state: this.state, tools: this.loaded.length, ...(this.error ? { error: this.error } : {}) };
+  }
+
+  /** Records a failure. `message` is shown by /status: it must hold no secret. */
+  protected failed(message: string): void {
+    this.state = "failed";
+    this.error = message;
+  }
+
+  async close(): Promise<void> {
+    this.loaded = [];
+  }
+}

@@ -1,7 +1,6 @@
 import type { Dispatcher } from "undici";
 import type { A2aAgentConfig, EgressConfig } from "../../config/schema/index.js";
-import type { Source, SourceContext, SourceStatus } from "../../core/source.js";
-import type { Tool } from "../../core/types.js";
+import { ToolListSource, type SourceContext } from "../../core/source.js";
 import { EgressGuard } from "../../net/egress-guard.js";
 import { connectAgent } from "./connect-agent.js";
 import { guardedFetch } from "./guarded-fetch.js";
@@ -25,14 +24,13 @@ export interface A2aSourceOptions {
  * cannot be read or used marks this source `failed` (error text without secrets) with no
  * tools; the other sources load regardless.
  */
-export class A2aSource implements Source {
+export class A2aSource extends ToolListSource {
   readonly kind = "a2a" as const;
-  private loaded: Tool[] = [];
-  private state: SourceStatus["state"] = "connecting";
-  private error?: string;
   private dispatcher?: Dispatcher;
 
-  constructor(readonly name: string, private readonly cfg: A2aAgentConfig, private readonly opts: A2aSourceOptions = {}) {}
+  constructor(readonly name: string, private readonly cfg: A2aAgentConfig, private readonly opts: A2aSourceOptions = {}) {
+    super();
+  }
 
   async build(ctx: SourceContext): Promise<void> {
     const timeout = this.cfg.timeout ?? DEFAULT_TIMEOUT_MS;
@@ -44,22 +42,13 @@ export class A2aSource implements Source {
       this.state = "connected";
       ctx.logger.info({ agent: agent.card.name, protocolVersion: agent.protocolVersion, transport: agent.transport, tools: this.loaded.length }, "A2A agent loaded");
     } catch (err) {
-      this.state = "failed";
-      this.error = this.redact((err as Error).message);
+      this.failed(this.redact((err as Error).message));
       ctx.logger.error({ err: this.error }, "A2A agent failed to load");
     }
   }
 
-  tools(): readonly Tool[] {
-    return this.loaded;
-  }
-
-  status(): SourceStatus {
-    return { source: this.kind, name: this.name, state: this.state, tools: this.loaded.length, ...(this.error ? { error: this.error } : {}) };
-  }
-
-  async close(): Promise<void> {
-    this.loaded = [];
+  override async close(): Promise<void> {
+    await super.close();
     const d = this.dispatcher;
     this.dispatcher = undefined;
     await d?.destroy();

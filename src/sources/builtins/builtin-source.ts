@@ -1,6 +1,5 @@
 import { access, constants } from "node:fs/promises";
-import type { Source, SourceContext, SourceStatus } from "../../core/source.js";
-import type { Tool } from "../../core/types.js";
+import { ToolListSource, type SourceContext } from "../../core/source.js";
 import type { BuiltinEnv } from "./env.js";
 import { selectTools, type BuiltinsOptions } from "./options.js";
 import { ProcessGroups } from "./process-group.js";
@@ -11,15 +10,14 @@ import { Workspace } from "./workspace.js";
  * The built-in tools (contract §4A) confined to one workspace directory. Build creates the
  * workspace when missing; close kills every bash process group still running.
  */
-export class BuiltinSource implements Source {
+export class BuiltinSource extends ToolListSource {
   readonly kind = "builtin" as const;
   readonly name = "builtins";
-  private loaded: Tool[] = [];
-  private state: SourceStatus["state"] = "connecting";
-  private error?: string;
   private readonly processes = new ProcessGroups();
 
-  constructor(private readonly opts: BuiltinsOptions) {}
+  constructor(private readonly opts: BuiltinsOptions) {
+    super();
+  }
 
   async build(ctx: SourceContext): Promise<void> {
     try {
@@ -38,22 +36,13 @@ export class BuiltinSource implements Source {
       this.state = "connected";
       ctx.logger.info({ workspace: workspace.root, tools: this.loaded.map((t) => t.name) }, "builtins ready");
     } catch (err) {
-      this.state = "failed";
-      this.error = `cannot prepare the workspace: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`;
+      this.failed(`cannot prepare the workspace: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
       ctx.logger.error({ err: this.error }, "builtins failed");
     }
   }
 
-  tools(): readonly Tool[] {
-    return this.loaded;
-  }
-
-  status(): SourceStatus {
-    return { source: this.kind, name: this.name, state: this.state, tools: this.loaded.length, ...(this.error ? { error: this.error } : {}) };
-  }
-
-  async close(): Promise<void> {
-    this.loaded = [];
+  override async close(): Promise<void> {
+    await super.close();
     await this.processes.killAll();
   }
 }

@@ -1,7 +1,6 @@
 import type { OpenApiConfig } from "../../config/schema/sources.js";
 import { sanitize } from "../../core/sanitize.js";
-import type { Source, SourceContext, SourceStatus } from "../../core/source.js";
-import type { Tool } from "../../core/types.js";
+import { ToolListSource, type SourceContext } from "../../core/source.js";
 import { DEFAULT_HTTP_TIMEOUT_MS, DEFAULT_MAX_RESPONSE_BYTES } from "../http/send-request.js";
 import type { SharedHttpClient } from "../http/shared-client.js";
 import { headerSecrets, scrubSecrets } from "../http/to-result.js";
@@ -14,15 +13,13 @@ import { extractOperations } from "./operations.js";
  * One `openapi:` entry: a document loaded at build, one tool per operation named
  * `prefix_operationId`. A document that cannot be loaded marks only this source `failed`.
  */
-export class OpenApiSource implements Source {
+export class OpenApiSource extends ToolListSource {
   readonly kind = "http" as const;
   readonly name: string;
-  private loaded: Tool[] = [];
-  private state: SourceStatus["state"] = "connecting";
-  private error?: string;
   private acquired = false;
 
   constructor(private readonly cfg: OpenApiConfig, private readonly client: SharedHttpClient, private readonly secrets: readonly string[], name?: string) {
+    super();
     this.name = name ?? cfg.prefix ?? cfg.spec;
   }
 
@@ -54,8 +51,7 @@ export class OpenApiSource implements Source {
       this.state = "connected";
       ctx.logger.info({ tools: this.loaded.length, baseUrl: new URL(baseUrl).origin }, "openapi document loaded");
     } catch (err) {
-      this.state = "failed";
-      this.error = scrubSecrets((err as Error).message, secrets);
+      this.failed(scrubSecrets((err as Error).message, secrets));
       ctx.logger.error({ err: this.error }, "openapi document failed to load");
     }
   }
@@ -72,16 +68,8 @@ export class OpenApiSource implements Source {
     return new URL(this.cfg.spec).origin === new URL(this.cfg.baseUrl).origin ? headers : {};
   }
 
-  tools(): readonly Tool[] {
-    return this.loaded;
-  }
-
-  status(): SourceStatus {
-    return { source: this.kind, name: this.name, state: this.state, tools: this.loaded.length, ...(this.error ? { error: this.error } : {}) };
-  }
-
-  async close(): Promise<void> {
-    this.loaded = [];
+  override async close(): Promise<void> {
+    await super.close();
     if (this.acquired) {
       this.acquired = false;
       await this.client.release();

@@ -1,7 +1,7 @@
 import { statSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { defineTool, isTool, isToolDefinition } from "../../core/define-tool.js";
-import type { Source, SourceContext, SourceStatus } from "../../core/source.js";
+import { ToolListSource, type SourceContext } from "../../core/source.js";
 import type { Logger, Tool } from "../../core/types.js";
 
 /** What a plugin's async factory receives. */
@@ -16,16 +16,14 @@ export interface PluginContext {
  * definition, an array of them, or a (possibly async) factory returning any of those.
  * A module that fails to import or exports nothing usable is `failed`; the rest still load.
  */
-export class PluginSource implements Source {
+export class PluginSource extends ToolListSource {
   readonly kind = "native" as const;
-  private loaded: Tool[] = [];
-  private state: SourceStatus["state"] = "connecting";
-  private error?: string;
 
   /** The file and its modification time: a reload keeps an unchanged module and re-imports an edited one. */
   readonly fingerprint: string;
 
   constructor(readonly name: string, private readonly file: string) {
+    super();
     this.fingerprint = `${file}@${statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? 0}`;
   }
 
@@ -38,22 +36,9 @@ export class PluginSource implements Source {
       this.state = "connected";
       ctx.logger.info({ tools: this.loaded.length }, "plugin loaded");
     } catch (err) {
-      this.state = "failed";
-      this.error = (err as Error).message;
+      this.failed((err as Error).message);
       ctx.logger.error({ err: this.error }, "plugin failed to load");
     }
-  }
-
-  tools(): readonly Tool[] {
-    return this.loaded;
-  }
-
-  status(): SourceStatus {
-    return { source: this.kind, name: this.name, state: this.state, tools: this.loaded.length, ...(this.error ? { error: this.error } : {}) };
-  }
-
-  async close(): Promise<void> {
-    this.loaded = [];
   }
 }
 
