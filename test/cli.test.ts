@@ -1,11 +1,11 @@
 import { execFile, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import net from "node:net";
 import path from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { tempDir } from "./helpers/temp-dir.js";
+import { freePort } from "./helpers/free-port.js";
 
 const root = path.resolve(import.meta.dirname, "..");
 const cli = path.join(root, "dist/cli.js");
@@ -17,13 +17,6 @@ async function toolnexus(...args: string[]): Promise<{ code: number; stdout: str
     .catch((e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }));
 }
 
-async function freePort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));
-  const { port } = srv.address() as net.AddressInfo;
-  await new Promise((r) => srv.close(r));
-  return port;
-}
 
 describe("toolnexus CLI", () => {
   it("prints help for the program and for each command", async () => {

@@ -1,25 +1,17 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, realpath, writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../helpers/server.js";
 import { eventually, execute } from "../sources/mcp/fixture.js";
+import { freePort } from "../helpers/free-port.js";
 
 const moduleFile = (p: string) => fileURLToPath(new URL(`../../node_modules/${p}`, import.meta.url));
 const EVERYTHING = moduleFile("@modelcontextprotocol/server-everything/dist/index.js");
 const FILESYSTEM = moduleFile("@modelcontextprotocol/server-filesystem/dist/index.js");
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    }).on("error", reject);
-  });
-}
 
 /** Starts server-everything in an HTTP mode (`streamableHttp` or `sse`) on a free port; resolves once it listens. */
 async function everythingOverHttp(mode: "streamableHttp" | "sse"): Promise<{ port: number; child: ChildProcess }> {

@@ -1,19 +1,12 @@
-import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../helpers/server.js";
+import { freePort as closedPort } from "../helpers/free-port.js";
 
 // A canary planted in the environment and used wherever the config takes secrets.
 const CANARY = `canary-${Math.random().toString(36).slice(2)}-do-not-leak`;
 let s: TestServer;
 const bodies: string[] = [];
 
-async function closedPort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));
-  const { port } = srv.address() as net.AddressInfo;
-  await new Promise((r) => srv.close(r));
-  return port;
-}
 
 beforeAll(async () => {
   process.env.TOOLNEXUS_CANARY = CANARY;

@@ -1,11 +1,11 @@
 import { execFile, spawn } from "node:child_process";
 import { cp, readFile } from "node:fs/promises";
 import { existsSync } from "node:fs";
-import net from "node:net";
 import path from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { tempDir } from "../helpers/temp-dir.js";
+import { freePort } from "../helpers/free-port.js";
 
 // There is no Docker engine on the build machines: this replays the image's final stage
 // (copy the package, production-only install, serve the example config) so a devDependency
@@ -47,13 +47,6 @@ function copiedPaths(all: Stage[], stage: Stage): string[] {
   return paths.sort();
 }
 
-async function freePort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));
-  const { port } = srv.address() as net.AddressInfo;
-  await new Promise((r) => srv.close(r));
-  return port;
-}
 
 describe("Docker image (final stage replayed without Docker)", async () => {
   const dockerText = await readFile(path.join(root, "Dockerfile"), "utf8");

@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { freePort } from "../../helpers/free-port.js";
 
 /** One request as the upstream saw it. */
 export interface SeenRequest {
@@ -81,10 +82,6 @@ export async function startUpstream(host = "127.0.0.1"): Promise<Upstream> {
 }
 
 /** A loopback port with nothing listening on it (bound, then released). */
-export async function closedPort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
-  const { port } = s.address() as AddressInfo;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
+
+/** A loopback port with nothing listening: connecting to it is refused. */
+export const closedPort = freePort;

@@ -1,24 +1,16 @@
 import { spawn } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
-import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { createToolkit } from "../../../src/create-toolkit.js";
 import type { Progress } from "../../../src/core/types.js";
 import { startServer } from "../../helpers/server.js";
 import { eventually, faultServer, FAULT_SERVER, fixtureLog } from "./fixture.js";
+import { freePort } from "../../helpers/free-port.js";
 
 const EVERYTHING = fileURLToPath(new URL("../../../node_modules/@modelcontextprotocol/server-everything/dist/index.js", import.meta.url));
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 describe("McpServerSource", () => {
   it("forwards MCP progress notifications to ctx.onProgress", async () => {
