@@ -78,7 +78,7 @@ async function serve(loaded: LoadedConfig, host?: string, port?: string, insecur
   const refusal = refusalReason(loaded.config, insecure);
   if (refusal) return print(refusal, 2);
   const { buildServer } = await import("./server/build-server.js");
-  const app = await buildServer({ config: loaded, watch: true });
+  const app = await buildServer({ config: loaded, watch: true, insecure });
   const listenHost = host ?? process.env.TOOLNEXUS_HOST ?? loaded.config.server.host;
   const listenPort = Number(port ?? process.env.TOOLNEXUS_PORT ?? loaded.config.server.port);
   const warning = exposureWarning(loaded.config, listenHost);

@@ -36,6 +36,8 @@ export interface BuildServerOptions {
   logDestination?: DestinationStream;
   /** Watch the config file and reload on change (needs a config file). Default false. */
   watch?: boolean;
+  /** Allow command and file built-ins without API keys, on reload too (`--insecure`). */
+  insecure?: boolean;
 }
 
 /** The Fastify instance with the service state attached. */
@@ -82,8 +84,8 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
 
   const state = new ServiceState(loaded, new ApiKeyAuth(loaded.config.auth?.apiKeys ?? []));
   const metrics = new Metrics(state);
-  // Probes never need a key; /metrics is open only when the operator says so.
-  const openRoutes = new Set(["/healthz", "/readyz", ...(loaded.config.metrics?.public ? ["/metrics"] : [])]);
+  // Probes never need a key; /metrics is open only when the (current) config says so.
+  const isOpen = (path: string) => path === "/healthz" || path === "/readyz" || (path === "/metrics" && state.loaded.config.metrics?.public === true);
 
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
   const scrub = (text: string) => scrubber.scrub(text);
@@ -93,7 +95,7 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   app.addHook("onRequest", (request, reply, done) => {
     reply.header("x-request-id", request.id);
     try {
-      if (!openRoutes.has(request.url.split("?", 1)[0] ?? "")) request.caller = state.auth.authenticate(request);
+      if (!isOpen(request.url.split("?", 1)[0] ?? "")) request.caller = state.auth.authenticate(request);
       done();
     } catch (err) {
       done(err as Error);
@@ -111,18 +113,23 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   await app.register(metaRoutes, { state, scrub });
   await app.register(metricsRoute, { metrics, scrub });
   await app.register(toolRoutes, { state, scrub });
-  await app.register(executeRoute, { state, metrics });
+  // A tool's output may echo a secret it was configured with (a URL, a header): never return it.
+  await app.register(executeRoute, { state, metrics, scrubResult: (v) => scrubber.scrubJson(v) });
   await app.register(openapiRoute, { state, scrub });
 
   const ready = (opts.toolkit ? Promise.resolve(opts.toolkit) : createToolkit(loaded, { tools: opts.tools ?? [], logger }))
-    .then((tk) => state.setToolkit(tk))
+    .then((tk) => {
+      // Sources may add secrets while building (values expanded in an mcpConfig file).
+      scrubber.set(state.loaded.secrets);
+      state.setToolkit(tk);
+    })
     .catch((err: Error) => {
       state.loadError = err.message;
       logger.error({ err: err.message }, "tool sources could not be loaded");
     });
 
   const reloader = loaded.file
-    ? new ConfigReloader({ file: loaded.file, state, logger, tools: opts.tools ?? [], onSecrets: (s) => scrubber.set(s) })
+    ? new ConfigReloader({ file: loaded.file, state, logger, tools: opts.tools ?? [], onSecrets: (s) => scrubber.set(s), insecure: opts.insecure ?? false })
     : undefined;
   if (reloader && opts.watch) void ready.then(() => reloader.start());
 

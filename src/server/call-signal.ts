@@ -8,6 +8,10 @@ export interface CallSignal {
   run<T>(fn: () => Promise<T>): Promise<T>;
   /** Aborts the call with `reason` (used by shutdown for every call in flight). */
   abort(reason: ToolnexusError): void;
+  /** True while the tool's own work is unsettled — also after `run` gave up on it at an abort. */
+  readonly running: boolean;
+  /** Settles when the tool's own work does. */
+  readonly settled: Promise<void>;
   dispose(): void;
 }
 
@@ -24,6 +28,8 @@ export function callSignal(reply: FastifyReply, timeoutMs: number): CallSignal {
   let ac: AbortController | undefined;
   let reason: ToolnexusError | undefined;
   let rejectRun: ((reason: unknown) => void) | undefined;
+  let running = false;
+  let settled: Promise<void> = Promise.resolve();
   const abort = (why: ToolnexusError) => {
     if (reason) return;
     reason = why;
@@ -45,12 +51,21 @@ export function callSignal(reply: FastifyReply, timeoutMs: number): CallSignal {
       return ac.signal;
     },
     abort,
+    get running() {
+      return running;
+    },
+    get settled() {
+      return settled;
+    },
     async run(fn) {
       const aborted = new Promise<never>((_, reject) => {
         rejectRun = reject;
       });
       try {
-        const result = await Promise.race([fn(), aborted]);
+        running = true;
+        const work = fn();
+        settled = work.then(() => { running = false; }, () => { running = false; });
+        const result = await Promise.race([work, aborted]);
         // A tool that honoured the signal returns right after it fired: the abort still decides.
         if (reason) throw reason;
         return result;

@@ -4,6 +4,7 @@ import { createToolkit } from "../create-toolkit.js";
 import { loadConfig } from "../config/load.js";
 import type { Logger, Tool } from "../core/types.js";
 import { ApiKeyAuth } from "./auth.js";
+import { refusalReason } from "./startup-checks.js";
 import type { ServiceState } from "./service-state.js";
 
 const DEBOUNCE_MS = 250;
@@ -17,6 +18,8 @@ export interface ReloaderOptions {
   tools: Tool[];
   /** Called with the new secrets, so log scrubbing covers values a reload expands. */
   onSecrets?: (secrets: readonly string[]) => void;
+  /** `--insecure` was given: command built-ins may run without keys (as at start). */
+  insecure?: boolean;
 }
 
 /**
@@ -79,6 +82,10 @@ export class ConfigReloader {
     const at = new Date().toISOString();
     try {
       const loaded = await loadConfig(file);
+      // The start-up rule holds for every config served: a reload must not drop the keys
+      // that guard command and file built-ins.
+      const refusal = refusalReason(loaded.config, this.opts.insecure);
+      if (refusal) throw new Error(refusal.replace("refusing to start", "refusing this config"));
       const tk = await createToolkit(loaded, { tools, logger, reuse: old });
       if (state.draining) {
         await tk.close();

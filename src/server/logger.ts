@@ -26,6 +26,11 @@ export class SecretScrubber {
       .sort((a, b) => b.length - a.length);
   }
 
+  /** A JSON value with every secret in its strings replaced; the value itself when no secret is known. */
+  scrubJson<T>(value: T): T {
+    return this.needles.length === 0 ? value : (JSON.parse(this.scrub(JSON.stringify(value))) as T);
+  }
+
   /** `text` with every secret replaced by `[redacted]`. */
   scrub(text: string): string {
     let out = text;

@@ -21,6 +21,8 @@ export interface ReloadResult {
  */
 export class ServiceState {
   phase: Phase = "loading";
+  /** Tools still working after their call gave up on them (they ignored the abort). */
+  abandoned = 0;
   /** Calls running now; shutdown aborts them all at the end of the grace period. */
   readonly calls = new Set<CallSignal>();
   loadError?: string;

@@ -82,3 +82,21 @@ describe("loadConfig", () => {
     expect(configPathFrom(undefined, {})).toBeUndefined();
   });
 });
+
+describe("API key rules", () => {
+  it("rejects repeated ids and keys with neither or both of key and sha256", async () => {
+    const sha = "a".repeat(64);
+    const err = await normalizeConfig({ auth: { apiKeys: [
+      { id: "team", key: "0123456789abcdef0" },
+      { id: "team", sha256: sha },
+      { id: "none" },
+      { id: "both", key: "0123456789abcdef0", sha256: sha },
+    ] } }).catch((e: unknown) => e);
+    expect((err as Error).message).toBe("config error: /auth/apiKeys/1/id repeats the id of /auth/apiKeys/0; /auth/apiKeys/2 needs exactly one of key and sha256; /auth/apiKeys/3 needs exactly one of key and sha256");
+  });
+
+  it("bounds timeouts below the timer overflow", async () => {
+    const err = await normalizeConfig({ server: { maxTimeoutMs: 2 ** 31 } }).catch((e: unknown) => e);
+    expect((err as Error).message).toContain("/server/maxTimeoutMs must be <= 2147483647");
+  });
+});

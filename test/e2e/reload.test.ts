@@ -116,3 +116,22 @@ describe("reload keeps unchanged MCP servers running", () => {
     expect(third).not.toBe(first);
   });
 });
+
+describe("reload keeps the start-up security rule", () => {
+  it("refuses a config that drops the API keys while command built-ins stay on", async () => {
+    const key = "reload-key-0123456789abcdef";
+    const dir = await tempDir({});
+    const file = path.join(dir, "toolnexus.yaml");
+    await writeFile(file, `auth: { apiKeys: [{ id: ops, key: ${key} }] }\nbuiltins: { enabled: true }\n`);
+    s = await startServer({ config: file });
+    const bash = () => fetch(`${s?.url}/tools/bash/execute`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"arguments":{"command":"id -un"}}' });
+    expect((await bash()).status).toBe(401);
+
+    await writeFile(file, "builtins: { enabled: true }\n");
+    expect(await s.app.toolnexus.reload()).toBe(false);
+    expect((await bash()).status).toBe(401);
+    const status = (await (await fetch(`${s.url}/status`, { headers: { authorization: `Bearer ${key}` } })).json()) as { reload: { ok: boolean; error: string } };
+    expect(status.reload.ok).toBe(false);
+    expect(status.reload.error).toContain("refusing this config");
+  });
+});

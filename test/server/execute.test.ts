@@ -93,6 +93,9 @@ describe("POST /tools/{name}/execute", () => {
   it("504 even when the tool ignores its signal: the gateway answers at the deadline", async () => {
     await problem(await execute("stubborn", { timeoutMs: 100 }), 504, "TOOL_TIMEOUT");
     expect(log.stubbornDone).toBeUndefined();
+    // Its work still holds a concurrency slot; let it finish so the next tests start clean.
+    while (s.app.toolnexus.state.abandoned > 0) await new Promise((r) => setTimeout(r, 50));
+    expect(log.stubbornDone).toBe(true);
   });
 
   it("caps timeoutMs at server.maxTimeoutMs", async () => {
@@ -127,5 +130,23 @@ describe("POST /tools/{name}/execute", () => {
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({ msg: "tool call", tool: "echo", source: "native", caller: "anonymous", outcome: "ok", statusCode: 200 });
     expect(typeof lines[0]?.durationMs).toBe("number");
+  });
+});
+
+describe("tools that ignore their signal", () => {
+  it("keep their concurrency slot until they really stop", async () => {
+    const t = await startServer({ config: { server: { maxConcurrent: 1 } }, tools: testTools() });
+    try {
+      const first = await fetch(`${t.url}/tools/stubborn/execute`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"timeoutMs":50}' });
+      expect(first.status).toBe(504);
+      const second = await fetch(`${t.url}/tools/echo/execute`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"arguments":{"text":"x"}}' });
+      expect(second.status).toBe(429);
+      expect(t.app.toolnexus.state.abandoned).toBe(1);
+      while (t.app.toolnexus.state.abandoned > 0) await new Promise((r) => setTimeout(r, 50));
+      const third = await fetch(`${t.url}/tools/echo/execute`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"arguments":{"text":"x"}}' });
+      expect(third.status).toBe(200);
+    } finally {
+      await t.close();
+    }
   });
 });

@@ -10,8 +10,9 @@ export const RateLimit = Type.Object({
 export const ServerSection = Type.Object({
   host: Type.String({ default: "127.0.0.1", description: "Listen address. Use 0.0.0.0 in containers." }),
   port: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
-  timeoutMs: Type.Integer({ minimum: 1, default: 60_000, description: "Default per-call timeout." }),
-  maxTimeoutMs: Type.Integer({ minimum: 1, default: 600_000, description: "Upper bound for a caller's timeoutMs." }),
+  // 2^31-1: Node timers overflow past it and would fire at once.
+  timeoutMs: Type.Integer({ minimum: 1, maximum: 2_147_483_647, default: 60_000, description: "Default per-call timeout." }),
+  maxTimeoutMs: Type.Integer({ minimum: 1, maximum: 2_147_483_647, default: 600_000, description: "Upper bound for a caller's timeoutMs." }),
   maxConcurrent: Type.Integer({ minimum: 1, default: 256, description: "In-flight executes; beyond it 429." }),
   bodyLimitBytes: Type.Integer({ minimum: 1, default: 1_048_576 }),
   shutdownGraceMs: Type.Integer({ minimum: 0, default: 10_000 }),

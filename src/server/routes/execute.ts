@@ -27,7 +27,7 @@ class CallContext implements ToolContext {
 }
 
 /** `POST /tools/{name}/execute`: the execute pipeline of DESIGN §4–§5. */
-export const executeRoute: FastifyPluginAsyncTypebox<{ state: ServiceState; metrics: Metrics }> = async (app, { state, metrics }) => {
+export const executeRoute: FastifyPluginAsyncTypebox<{ state: ServiceState; metrics: Metrics; scrubResult: <T>(v: T) => T }> = async (app, { state, metrics, scrubResult }) => {
   // `curl -X POST` with no body is a call with no arguments, not a malformed request.
   app.addHook("preValidation", (request, _reply, done) => {
     request.body ??= {};
@@ -59,7 +59,8 @@ export const executeRoute: FastifyPluginAsyncTypebox<{ state: ServiceState; metr
       tool = tk.get(request.params.name);
       if (!tool) throw new ToolnexusError("TOOL_NOT_FOUND", `No tool named "${request.params.name}"`);
       if (!request.caller.allows(tool.name)) throw new ToolnexusError("FORBIDDEN", `This key may not use "${tool.name}"`);
-      if (state.inFlight >= server.maxConcurrent) {
+      // Work a tool kept doing after its call was abandoned (it ignored its signal) still counts.
+      if (state.inFlight + state.abandoned >= server.maxConcurrent) {
         throw new ToolnexusError("OVERLOADED", `More than ${server.maxConcurrent} calls in flight`, { headers: { "retry-after": "1" } });
       }
       const args = body.arguments ?? {};
@@ -78,10 +79,20 @@ export const executeRoute: FastifyPluginAsyncTypebox<{ state: ServiceState; metr
       } finally {
         state.calls.delete(call);
         call.dispose();
+        if (call.running) {
+          // The tool ignored its signal: its toolkit stays open and its slot taken until it stops.
+          const held = tk;
+          tk = undefined;
+          state.abandoned++;
+          void call.settled.then(() => {
+            state.abandoned--;
+            state.release(held);
+          });
+        }
       }
       pending = pendingOf(result) !== undefined;
       outcome = result.isError && !pending ? "tool_error" : "ok";
-      return result;
+      return scrubResult(result);
     } catch (err) {
       if (isToolnexusError(err)) {
         statusCode = err.status;

@@ -1,0 +1,19 @@
+import type { ConfigIssue } from "./config-error.js";
+import type { ToolnexusConfig } from "./schema/index.js";
+
+/**
+ * Rules a JSON Schema cannot say well: API key ids are unique (caches, rate limits and logs
+ * are keyed by id, so two keys sharing one would share a catalog), and each key has exactly
+ * one of `key` and `sha256`.
+ */
+export function semanticIssues(config: ToolnexusConfig): ConfigIssue[] {
+  const issues: ConfigIssue[] = [];
+  const seen = new Map<string, number>();
+  for (const [i, k] of (config.auth?.apiKeys ?? []).entries()) {
+    const first = seen.get(k.id);
+    if (first !== undefined) issues.push({ pointer: `/auth/apiKeys/${i}/id`, message: `repeats the id of /auth/apiKeys/${first}` });
+    else seen.set(k.id, i);
+    if ((k.key === undefined) === (k.sha256 === undefined)) issues.push({ pointer: `/auth/apiKeys/${i}`, message: "needs exactly one of key and sha256" });
+  }
+  return issues;
+}
