@@ -118,10 +118,12 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   await app.register(openapiRoute, { state, scrub });
 
   const ready = (opts.toolkit ? Promise.resolve(opts.toolkit) : createToolkit(loaded, { tools: opts.tools ?? [], logger }))
-    .then((tk) => {
+    .then(async (tk) => {
       // Sources may add secrets while building (values expanded in an mcpConfig file).
       scrubber.set(state.loaded.secrets);
-      state.setToolkit(tk);
+      // Shut down while still loading: nothing will serve this toolkit, close what it started.
+      if (state.draining) await tk.close();
+      else state.setToolkit(tk);
     })
     .catch((err: Error) => {
       state.loadError = err.message;
@@ -134,9 +136,11 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   if (reloader && opts.watch) void ready.then(() => reloader.start());
 
   app.addHook("onClose", async () => {
-    reloader?.stop();
     state.drain();
-    await ready;
+    await reloader?.stop();
+    // A slow first load (MCP servers still starting) must not outlast the grace period; the
+    // load closes its own toolkit when it finishes after this.
+    await Promise.race([ready, new Promise((r) => setTimeout(r, server.shutdownGraceMs).unref())]);
     await Promise.all(state.openToolkits().map((tk) => tk.close()));
   });
 

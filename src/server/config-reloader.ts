@@ -49,9 +49,12 @@ export class ConfigReloader {
     this.watcher.on("error", (err) => this.opts.logger.warn({ err: err.message }, "config watch failed; SIGHUP still reloads"));
   }
 
-  stop(): void {
+  /** Stops watching and waits for a reload under way (its new toolkit is closed, not served). */
+  async stop(): Promise<void> {
     this.watcher?.close();
     clearTimeout(this.timer);
+    this.again = false;
+    await this.running;
   }
 
   private schedule(): void {

@@ -28,3 +28,22 @@ describe("graceful shutdown", () => {
     expect(s.logs.some((l) => l.msg === "tool call" && l.outcome === "cancelled")).toBe(true);
   });
 });
+
+describe("shutdown while sources are still loading", () => {
+  it("does not wait past the grace period, and closes the toolkit when its load ends", async () => {
+    const { Toolkit } = await import("../../src/core/toolkit.js");
+    const { StaticSource } = await import("../helpers/static-source.js");
+    const { buildServer } = await import("../../src/server/build-server.js");
+    let release!: (tk: InstanceType<typeof Toolkit>) => void;
+    const later = new Promise<InstanceType<typeof Toolkit>>((r) => { release = r; });
+    const app = await buildServer({ config: { server: { shutdownGraceMs: 100 } }, toolkit: later, logger: false });
+    await app.ready();
+    await app.close(); // resolves although the load has not finished
+    expect(app.toolnexus.state.phase).toBe("draining");
+
+    const source = new StaticSource("mcp", "slow", []);
+    release(await Toolkit.create({ sources: [source] }));
+    await app.toolnexus.ready;
+    expect(source.closed).toBe(true);
+  });
+});
