@@ -1,4 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { Toolkit } from "../../src/core/toolkit.js";
+import { buildServer } from "../../src/server/build-server.js";
+import { StaticSource } from "../helpers/static-source.js";
 import { startServer } from "../helpers/server.js";
 import { testTools, type SignalLog } from "../helpers/tools.js";
 
@@ -31,11 +34,8 @@ describe("graceful shutdown", () => {
 
 describe("shutdown while sources are still loading", () => {
   it("does not wait past the grace period, and closes the toolkit when its load ends", async () => {
-    const { Toolkit } = await import("../../src/core/toolkit.js");
-    const { StaticSource } = await import("../helpers/static-source.js");
-    const { buildServer } = await import("../../src/server/build-server.js");
-    let release!: (tk: InstanceType<typeof Toolkit>) => void;
-    const later = new Promise<InstanceType<typeof Toolkit>>((r) => { release = r; });
+    let release!: (tk: Toolkit) => void;
+    const later = new Promise<Toolkit>((r) => { release = r; });
     const app = await buildServer({ config: { server: { shutdownGraceMs: 100 } }, toolkit: later, logger: false });
     await app.ready();
     await app.close(); // resolves although the load has not finished
