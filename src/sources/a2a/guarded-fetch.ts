@@ -18,9 +18,14 @@ export function guardedFetch(agentId: string, dispatcher: Dispatcher, configured
     new Headers(init.headers as Record<string, string> | undefined).forEach((value, key) => headers.set(key, value));
     let res;
     try {
-      res = await undiciFetch(input, { ...(init as object), headers, dispatcher });
+      // Redirects are refused: the configured headers (credentials) must never follow one to
+      // another origin. Configure the agent's final URL instead.
+      res = await undiciFetch(input, { ...(init as object), headers, dispatcher, redirect: "error" });
     } catch (err) {
       if (init.signal?.aborted) throw err;
+      if (/redirect/i.test(String((err as Error).cause ?? ""))) {
+        throw upstreamUnavailable(`A2A agent "${agentId}" answered with a redirect; configure its final URL`, err);
+      }
       const reason = networkErrorReason(err);
       if (reason) throw upstreamUnavailable(`A2A agent "${agentId}" cannot be reached: ${reason}`, err);
       throw err;
