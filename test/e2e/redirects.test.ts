@@ -44,5 +44,4 @@ describe("configured A2A credentials never follow a redirect", () => {
     expect(status?.error).toContain("redirect");
     expect(pair.seen).toEqual([]);
   });
-
 });
