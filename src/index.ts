@@ -4,7 +4,7 @@
  */
 export type * from "./core/types.js";
 export { silentLogger } from "./core/types.js";
-export { sanitize, isValidToolName } from "./core/sanitize.js";
+export { sanitize } from "./core/sanitize.js";
 export { defineTool, isTool, isToolDefinition, type ToolDefinition } from "./core/define-tool.js";
 export { pending, authRequired, pendingOf, type PendingInput } from "./core/pending.js";
 export { toOpenAI, toAnthropic, toGemini, type OpenAITool, type AnthropicTool, type GeminiTools } from "./core/adapters.js";
