@@ -5,9 +5,6 @@ import { createRequire } from "node:module";
 
 const { version } = createRequire(import.meta.url)("../../package.json") as { version: string };
 
-/** The package version, as served in the OpenAPI document. */
-export const VERSION = version;
-
 /** Registers @fastify/swagger (OpenAPI 3.1 from the route schemas) and Swagger UI at /docs. */
 export async function registerSwagger(app: FastifyInstance): Promise<void> {
   await app.register(swagger, {
