@@ -57,23 +57,34 @@ export function callSignal(reply: FastifyReply, timeoutMs: number): CallSignal {
     get settled() {
       return settled;
     },
-    async run(fn) {
-      const aborted = new Promise<never>((_, reject) => {
+    run(fn) {
+      // One promise per call: it settles with the tool, or first with the abort reason.
+      return new Promise((resolve, reject) => {
+        if (reason) return reject(reason);
         rejectRun = reject;
-      });
-      try {
         running = true;
-        const work = fn();
-        settled = work.then(() => { running = false; }, () => { running = false; });
-        const result = await Promise.race([work, aborted]);
-        // A tool that honoured the signal returns right after it fired: the abort still decides.
-        if (reason) throw reason;
-        return result;
-      } catch (err) {
-        throw reason ?? err;
-      } finally {
+        let work: Promise<unknown>;
+        try {
+          work = fn();
+        } catch (err) {
+          running = false;
+          return reject(err);
+        }
+        settled = work.then(
+          (value) => {
+            running = false;
+            // A tool that honoured the signal returns right after it fired: the abort still decides.
+            if (reason) reject(reason);
+            else resolve(value as never);
+          },
+          (err: unknown) => {
+            running = false;
+            reject(reason ?? err);
+          },
+        );
+      }).finally(() => {
         rejectRun = undefined;
-      }
+      }) as never;
     },
     dispose() {
       clearTimeout(timer);

@@ -105,10 +105,13 @@ export const executeRoute: FastifyPluginAsyncTypebox<{ state: ServiceState; metr
       const ms = performance.now() - started;
       metrics.record(tool?.name, tool?.source, outcome, ms / 1000);
       reply.header("server-timing", `tool;dur=${ms.toFixed(1)}`);
-      request.log.info({
-        tool: request.params.name, source: tool?.source, caller: request.caller.id, outcome, statusCode,
-        ...(pending ? { pending } : {}), durationMs: Math.round(ms * 10) / 10,
-      }, "tool call");
+      // The line's object is built only when it will be written (a hot path at logLevel warn).
+      if ((request.log as { isLevelEnabled?(level: string): boolean }).isLevelEnabled?.("info") !== false) {
+        request.log.info({
+          tool: request.params.name, source: tool?.source, caller: request.caller.id, outcome, statusCode,
+          ...(pending ? { pending } : {}), durationMs: Math.round(ms * 10) / 10,
+        }, "tool call");
+      }
     }
   });
 };
