@@ -1,4 +1,5 @@
 import { Type, type FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import type { FastifyReply } from "fastify";
 import { ToolnexusError, isToolnexusError } from "../../core/errors.js";
 import { pendingOf } from "../../core/pending.js";
 import type { Toolkit } from "../../core/toolkit.js";
@@ -8,7 +9,7 @@ import { ExecuteBody, ProblemResponse as problem, ToolParams, ToolResult } from 
 import type { Metrics, Outcome } from "../metrics.js";
 import type { ServiceState } from "../service-state.js";
 
-
+// How an error that ended a call reads in logs and metrics; anything else before the tool ran is "rejected".
 const OUTCOME_BY_CODE: Partial<Record<ToolnexusError["code"], Outcome>> = {
   TOOL_TIMEOUT: "timeout",
   CLIENT_CLOSED: "cancelled",
@@ -67,29 +68,9 @@ export const executeRoute: FastifyPluginAsyncTypebox<{ state: ServiceState; metr
       tk.validate(tool, args);
 
       const timeoutMs = Math.min(body.timeoutMs ?? server.timeoutMs, server.maxTimeoutMs);
-      const call = callSignal(reply, timeoutMs);
-      state.track(call);
-      let result: ToolResultT;
-      try {
-        const ctx = new CallContext(call, timeoutMs, request.id, request.caller.id, body.answer);
-        const t = tool;
-        result = await call.run(() => t.execute(args, ctx));
-      } catch (err) {
-        throw isToolnexusError(err) ? err : new ToolnexusError("TOOL_FAILED", `Tool "${tool.name}" failed; see the server log for request ${request.id}`, { cause: err });
-      } finally {
-        state.calls.delete(call);
-        call.dispose();
-        if (call.running) {
-          // The tool ignored its signal: its toolkit stays open and its slot taken until it stops.
-          const held = tk;
-          tk = undefined;
-          state.abandoned++;
-          void call.settled.then(() => {
-            state.abandoned--;
-            state.release(held);
-          });
-        }
-      }
+      const held = tk;
+      tk = undefined; // from here runTool owns the toolkit's release
+      const result = await runTool(state, held, tool, args, { reply, timeoutMs, requestId: request.id, caller: request.caller.id, answer: body.answer });
       pending = pendingOf(result) !== undefined;
       outcome = result.isError && !pending ? "tool_error" : "ok";
       return scrubResult(result);
@@ -115,3 +96,40 @@ export const executeRoute: FastifyPluginAsyncTypebox<{ state: ServiceState; metr
     }
   });
 };
+
+/** What a call carries into {@link runTool}. */
+interface CallOptions {
+  reply: FastifyReply;
+  timeoutMs: number;
+  requestId: string;
+  caller: string;
+  answer: Answer | undefined;
+}
+
+/**
+ * Runs one tool under its call signal and releases the toolkit when the tool's work is done.
+ * A throw that is not ours becomes TOOL_FAILED. A tool that ignores its signal keeps its
+ * concurrency slot and its toolkit until its work really stops, though the caller got 504.
+ */
+async function runTool(state: ServiceState, tk: Toolkit, tool: Tool, args: Record<string, unknown>, o: CallOptions): Promise<ToolResultT> {
+  const call = callSignal(o.reply, o.timeoutMs);
+  state.track(call);
+  try {
+    const ctx = new CallContext(call, o.timeoutMs, o.requestId, o.caller, o.answer);
+    return await call.run(() => tool.execute(args, ctx));
+  } catch (err) {
+    throw isToolnexusError(err) ? err : new ToolnexusError("TOOL_FAILED", `Tool "${tool.name}" failed; see the server log for request ${o.requestId}`, { cause: err });
+  } finally {
+    state.calls.delete(call);
+    call.dispose();
+    if (call.running) {
+      state.abandoned++;
+      void call.settled.then(() => {
+        state.abandoned--;
+        state.release(tk);
+      });
+    } else {
+      state.release(tk);
+    }
+  }
+}
