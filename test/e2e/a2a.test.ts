@@ -4,6 +4,8 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../helpers/server.js";
 import { startAgent, type AgentServer } from "../fixtures/a2a/agent-server.js";
+import { eventually } from "../helpers/wait.js";
+import { executeTool } from "../helpers/execute.js";
 
 const TOKEN = "a2a-e2e-s3cret-token";
 let modern: AgentServer;
@@ -46,16 +48,8 @@ afterAll(async () => {
 });
 
 async function execute(tool: string, body: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
-  const res = await fetch(`${s.url}/tools/${tool}/execute`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const res = await executeTool(s.url, tool, body);
   return { status: res.status, json: (await res.json()) as Record<string, unknown> };
-}
-
-async function until(check: () => boolean, ms = 5_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 describe("A2A agents over REST", () => {
@@ -97,14 +91,14 @@ describe("A2A agents over REST", () => {
     const req = request(`${s.url}/tools/Modern_Agent_echo/execute`, { method: "POST", headers: { "content-type": "application/json", "x-request-id": "a2a-disconnect" } });
     req.on("error", () => {}); // the socket is destroyed on purpose
     req.end(JSON.stringify({ arguments: { task: "slow" } }));
-    await until(() => modern.log.received.length > before);
+    await eventually(() => modern.log.received.length > before);
     const polls = () => modern.calls.filter((c) => c.method === "GetTask").length;
     const atStart = polls();
-    await until(() => polls() > atStart); // polling is under way
+    await eventually(() => polls() > atStart); // polling is under way
     req.destroy();
-    await until(() => modern.log.canceled.length === 1);
+    await eventually(() => modern.log.canceled.length === 1);
     expect(modern.calls.at(-1)?.method).toBe("CancelTask");
-    await until(() => s.logs.some((l) => l.reqId === "a2a-disconnect" && l.msg === "tool call"));
+    await eventually(() => s.logs.some((l) => l.reqId === "a2a-disconnect" && l.msg === "tool call"));
     expect(s.logs.find((l) => l.reqId === "a2a-disconnect" && l.msg === "tool call")).toMatchObject({ outcome: "cancelled", statusCode: 499 });
     const after = polls();
     await new Promise((r) => setTimeout(r, 100));
@@ -115,7 +109,7 @@ describe("A2A agents over REST", () => {
     const canceled = modern.log.canceled.length;
     const r = await execute("Modern_Agent_echo", { arguments: { task: "slow" }, timeoutMs: 300 });
     expect(r).toMatchObject({ status: 504, json: { code: "TOOL_TIMEOUT" } });
-    await until(() => modern.log.canceled.length === canceled + 1);
+    await eventually(() => modern.log.canceled.length === canceled + 1);
   });
 
   it("sent the configured header to the agent and never logged its value", () => {

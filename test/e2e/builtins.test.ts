@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CONTRACT_BUILTIN_NAMES } from "../../src/sources/builtins/registry.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 import { groupGone, waitGroupGone } from "../sources/builtins/process-check.js";
+import { executeTool } from "../helpers/execute.js";
 
 let dir: string;
 let ws: string;
@@ -24,11 +25,7 @@ afterAll(async () => {
 });
 
 async function execute(name: string, body: Record<string, unknown>) {
-  const res = await fetch(`${s.url}/tools/${name}/execute`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
+  const res = await executeTool(s.url, name, body);
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 

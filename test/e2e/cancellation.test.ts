@@ -2,21 +2,12 @@ import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../helpers/server.js";
 import { testTools, type SignalLog } from "../helpers/tools.js";
+import { eventually } from "../helpers/wait.js";
 
 const log: SignalLog = {};
 let s: TestServer;
 beforeAll(async () => { s = await startServer({ tools: testTools(log) }); });
 afterAll(() => s.close());
-
-async function until<T>(fn: () => T | undefined, ms = 5000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = fn();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 2));
-  }
-}
 
 describe("client disconnect over a real TCP socket", () => {
   it("aborts the tool's signal and logs the call as 499 within 100 ms", async () => {
@@ -25,15 +16,15 @@ describe("client disconnect over a real TCP socket", () => {
     await new Promise((r) => socket.once("connect", r));
     const body = JSON.stringify({ arguments: { ms: 10_000 } });
     socket.write(`POST /tools/slow/execute HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: disconnect-1\r\n\r\n${body}`);
-    await until(() => log.startedAt);
+    await eventually(() => log.startedAt);
 
     // The body has been read by now: a request.raw "close" listener would already have fired.
     expect(log.abortedAt).toBeUndefined();
     const destroyedAt = performance.now();
     socket.destroy();
 
-    const abortedAt = await until(() => log.abortedAt);
-    const line = await until(() => s.logs.find((l) => l.reqId === "disconnect-1" && l.msg === "tool call"));
+    const abortedAt = await eventually(() => log.abortedAt, { everyMs: 2 });
+    const line = await eventually(() => s.logs.find((l) => l.reqId === "disconnect-1" && l.msg === "tool call"), { everyMs: 2 });
     const loggedAt = performance.now();
     console.log(`disconnect → signal abort: ${(abortedAt - destroyedAt).toFixed(1)} ms; → log line: ${(loggedAt - destroyedAt).toFixed(1)} ms`);
     expect(abortedAt - destroyedAt).toBeLessThan(100);

@@ -3,6 +3,7 @@ import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../helpers/server.js";
 import { closedPort, startUpstream, type Upstream } from "../sources/http/upstream.js";
+import { executeTool } from "../helpers/execute.js";
 
 const CANARY_VAR = `TN_HTTP_CANARY_${process.pid}`;
 const canary = `canary-${randomBytes(12).toString("hex")}`;
@@ -13,9 +14,7 @@ let srv: TestServer;
 let deadPort: number;
 
 async function execute(name: string, args: Record<string, unknown> = {}) {
-  const res = await fetch(`${srv.url}/tools/${name}/execute`, {
-    method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ arguments: args }),
-  });
+  const res = await executeTool(srv.url, name, { arguments: args });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 

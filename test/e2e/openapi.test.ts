@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../helpers/server.js";
 import { closedPort } from "../sources/http/upstream.js";
+import { executeTool } from "../helpers/execute.js";
 
 const FIXTURES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../fixtures/openapi");
 const CANARY_VAR = `TN_OPENAPI_CANARY_${process.pid}`;
@@ -63,9 +64,7 @@ let srv: TestServer;
 let dead: number;
 
 async function execute(name: string, args: Record<string, unknown> = {}) {
-  const res = await fetch(`${srv.url}/tools/${name}/execute`, {
-    method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ arguments: args }),
-  });
+  const res = await executeTool(srv.url, name, { arguments: args });
   return { status: res.status, body: (await res.json()) as { output: string; isError: boolean; metadata?: unknown; code?: string } };
 }
 

@@ -3,19 +3,12 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../helpers/server.js";
 import { tempDir } from "../helpers/temp-dir.js";
+import { eventually } from "../helpers/wait.js";
 
 const tool = (name: string) => `export default { name: "${name}", description: "${name}", inputSchema: { type: "object", properties: { text: { type: "string" } } }, run: ({ text }) => "${name}:" + text };\n`;
 
 let s: TestServer | undefined;
 afterEach(async () => { await s?.close(); s = undefined; });
-
-async function until(check: () => Promise<boolean>, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 async function toolNames(url: string): Promise<string[]> {
   const { tools } = (await (await fetch(`${url}/tools`)).json()) as { tools: { name: string }[] };
@@ -46,15 +39,15 @@ describe("hot reload of the config file", () => {
 
     await new Promise((r) => setTimeout(r, 300));
     await writeFile(file, "plugins: [./plugins/a.mjs, ./plugins/b.mjs]\n");
-    await until(async () => (await toolNames(url)).includes("beta"));
+    await eventually(async () => (await toolNames(url)).includes("beta"), { timeoutMs: 15_000, everyMs: 50 });
     const beta = await fetch(`${url}/tools/beta/execute`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"arguments":{"text":"y"}}' });
     expect(await beta.json()).toEqual({ output: "beta:y", isError: false });
 
     await writeFile(file, "server: { port: not-a-number }\nplugins: [./plugins/a.mjs]\n");
-    await until(async () => {
+    await eventually(async () => {
       const status = (await (await fetch(`${url}/status`)).json()) as { reload?: { ok: boolean; error?: string } };
       return status.reload?.ok === false;
-    });
+    }, { timeoutMs: 15_000, everyMs: 50 });
     const status = (await (await fetch(`${url}/status`)).json()) as { reload: { error: string } };
     expect(status.reload.error).toContain("/server/port must be integer");
     expect(await toolNames(url)).toEqual(["alpha", "beta"]);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../helpers/server.js";
 import { testTools, type SignalLog } from "../helpers/tools.js";
+import { executeTool } from "../helpers/execute.js";
 
 const log: SignalLog = {};
 let s: TestServer;
@@ -11,11 +12,7 @@ beforeAll(async () => {
 afterAll(() => s.close());
 
 function execute(name: string, body: unknown, headers: Record<string, string> = {}) {
-  return fetch(`${s.url}/tools/${name}/execute`, {
-    method: "POST",
-    headers: { "content-type": "application/json", ...headers },
-    body: typeof body === "string" ? body : JSON.stringify(body),
-  });
+  return executeTool(s.url, name, body, headers);
 }
 
 async function problem(res: Response, status: number, code: string) {

@@ -3,16 +3,14 @@ import { Toolkit } from "../../src/core/toolkit.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 import { StaticSource } from "../helpers/static-source.js";
 import { testTools } from "../helpers/tools.js";
+import { executeTool } from "../helpers/execute.js";
 
 const KEY = "ops-test-key-0123456789abcdef";
 let s: TestServer | undefined;
 afterEach(async () => { await s?.close(); s = undefined; });
 
-const post = (url: string, tool: string, args: unknown, key?: string) => fetch(`${url}/tools/${tool}/execute`, {
-  method: "POST",
-  headers: { "content-type": "application/json", ...(key ? { authorization: `Bearer ${key}` } : {}) },
-  body: JSON.stringify({ arguments: args }),
-});
+const post = (url: string, tool: string, args: unknown, key?: string) =>
+  executeTool(url, tool, { arguments: args }, key ? { authorization: `Bearer ${key}` } : {});
 
 function metricValue(text: string, name: string, labels: string): number | undefined {
   const line = text.split("\n").find((l) => l.startsWith(`${name}{${labels}}`) || (labels === "" && l.startsWith(`${name} `)));

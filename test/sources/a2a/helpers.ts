@@ -3,6 +3,7 @@ import { A2aSource, type A2aSourceOptions } from "../../../src/sources/a2a/a2a-s
 import type { A2aAgentConfig } from "../../../src/config/schema/index.js";
 import type { Logger, Tool } from "../../../src/core/types.js";
 import { startAgent, type AgentServer, type AgentServerOptions } from "../../fixtures/a2a/agent-server.js";
+import { eventually } from "../../helpers/wait.js";
 
 const open: { close(): Promise<void> }[] = [];
 afterEach(async () => {
@@ -42,9 +43,5 @@ export function toolNamed(src: A2aSource, name: string): Tool {
 
 /** Resolves once `check` is true, polling every 10 ms; rejects after `ms`. */
 export async function until(check: () => boolean, ms = 5_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  await eventually(check, { timeoutMs: ms });
 }

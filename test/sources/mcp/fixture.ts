@@ -2,6 +2,7 @@ import { mkdtemp, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { executeTool } from "../../helpers/execute.js";
 
 /** Absolute path of the fault-injecting stdio MCP server. */
 export const FAULT_SERVER = fileURLToPath(new URL("../../fixtures/mcp/fault-server.mjs", import.meta.url));
@@ -48,11 +49,7 @@ export function faultServer(env: Record<string, string>, extra: Record<string, u
 /** POSTs to `/tools/{name}/execute` and returns the status and parsed body. */
 export async function execute(url: string, name: string, args: Record<string, unknown> = {}, timeoutMs?: number): Promise<{ status: number; body: Record<string, unknown>; ms: number }> {
   const started = performance.now();
-  const res = await fetch(`${url}/tools/${name}/execute`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ arguments: args, ...(timeoutMs ? { timeoutMs } : {}) }),
-  });
+  const res = await executeTool(url, name, { arguments: args, ...(timeoutMs ? { timeoutMs } : {}) });
   const body = (await res.json()) as Record<string, unknown>;
   return { status: res.status, body, ms: performance.now() - started };
 }
