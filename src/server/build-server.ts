@@ -114,7 +114,7 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   await app.register(metricsRoute, { metrics, scrub });
   await app.register(toolRoutes, { state, scrub });
   // A tool's output may echo a secret it was configured with (a URL, a header): never return it.
-  await app.register(executeRoute, { state, metrics, scrubResult: (v) => scrubber.scrubJson(v) });
+  await app.register(executeRoute, { state, metrics, scrubResult: (r) => scrubber.scrubResult(r) });
   await app.register(openapiRoute, { state, scrub });
 
   const ready = (opts.toolkit ? Promise.resolve(opts.toolkit) : createToolkit(loaded, { tools: opts.tools ?? [], logger }))

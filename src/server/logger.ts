@@ -1,4 +1,5 @@
 import { pino, type DestinationStream, type Logger, type LoggerOptions } from "pino";
+import type { ToolResult } from "../core/types.js";
 
 // Shorter values are too likely to be ordinary words or numbers to be worth scrubbing.
 const MIN_SECRET_LENGTH = 6;
@@ -26,9 +27,16 @@ export class SecretScrubber {
       .sort((a, b) => b.length - a.length);
   }
 
-  /** A JSON value with every secret in its strings replaced; the value itself when no secret is known. */
-  scrubJson<T>(value: T): T {
-    return this.needles.length === 0 ? value : (JSON.parse(this.scrub(JSON.stringify(value))) as T);
+  /**
+   * A tool result with every secret replaced. The output string is scrubbed as is (no JSON
+   * round trip of a possibly large text); only metadata goes through JSON. Free when no
+   * secret is known.
+   */
+  scrubResult(result: ToolResult): ToolResult {
+    if (this.needles.length === 0) return result;
+    const output = this.scrub(result.output);
+    const metadata = result.metadata && (JSON.parse(this.scrub(JSON.stringify(result.metadata))) as ToolResult["metadata"]);
+    return { ...result, output, ...(metadata ? { metadata } : {}) };
   }
 
   /** `text` with every secret replaced by `[redacted]`. */

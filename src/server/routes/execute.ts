@@ -28,7 +28,7 @@ class CallContext implements ToolContext {
 }
 
 /** `POST /tools/{name}/execute`: the execute pipeline of DESIGN §4–§5. */
-export const executeRoute: FastifyPluginAsyncTypebox<{ state: ServiceState; metrics: Metrics; scrubResult: <T>(v: T) => T }> = async (app, { state, metrics, scrubResult }) => {
+export const executeRoute: FastifyPluginAsyncTypebox<{ state: ServiceState; metrics: Metrics; scrubResult: (r: ToolResultT) => ToolResultT }> = async (app, { state, metrics, scrubResult }) => {
   // `curl -X POST` with no body is a call with no arguments, not a malformed request.
   app.addHook("preValidation", (request, _reply, done) => {
     request.body ??= {};
