@@ -7,6 +7,7 @@ import type { LoadedConfig } from "../config/load.js";
 import type { Toolkit } from "../core/toolkit.js";
 import type { Tool } from "../core/types.js";
 import { ApiKeyAuth } from "./auth.js";
+import { CallPipeline } from "./call-pipeline.js";
 import { installErrorHandler } from "./error-handler.js";
 import { ConfigReloader } from "./config-reloader.js";
 import { redactingLogger, SecretScrubber } from "./logger.js";
@@ -51,6 +52,8 @@ export type ToolnexusServer = FastifyInstance & {
     shutdown(): Promise<void>;
     /** Reloads the config file now (SIGHUP). Resolves true when the new config is in service. */
     reload(): Promise<boolean>;
+    /** The execute pipeline every transport (REST, SSE, /mcp, executions) runs calls through. */
+    pipeline: CallPipeline;
   };
 };
 
@@ -114,7 +117,8 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   await app.register(metricsRoute, { metrics, scrub });
   await app.register(toolRoutes, { state, scrub });
   // A tool's output may echo a secret it was configured with (a URL, a header): never return it.
-  await app.register(executeRoute, { state, metrics, scrubResult: (r) => scrubber.scrubResult(r) });
+  const pipeline = new CallPipeline(state, metrics, (r) => scrubber.scrubResult(r));
+  await app.register(executeRoute, { pipeline });
   await app.register(openapiRoute, { state, scrub });
 
   const ready = (opts.toolkit ? Promise.resolve(opts.toolkit) : createToolkit(loaded, { tools: opts.tools ?? [], logger }))
@@ -166,7 +170,7 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   };
 
   const reload = async () => (reloader ? reloader.reload() : false);
-  return Object.assign(app, { toolnexus: { state, loaded, ready, shutdown, reload } }) as unknown as ToolnexusServer;
+  return Object.assign(app, { toolnexus: { state, loaded, ready, shutdown, reload, pipeline } }) as unknown as ToolnexusServer;
 }
 
 function isLogger(l: unknown): l is FastifyBaseLogger {

@@ -1,4 +1,3 @@
-import type { FastifyReply } from "fastify";
 import { ToolnexusError } from "../core/errors.js";
 
 /** The abort signal of one call and how to run a tool under it. */
@@ -6,8 +5,10 @@ export interface CallSignal {
   signal: AbortSignal;
   /** Runs `fn`, settling as soon as the call is aborted (with the reason) even if `fn` ignores its signal. */
   run<T>(fn: () => Promise<T>): Promise<T>;
-  /** Aborts the call with `reason` (used by shutdown for every call in flight). */
+  /** Aborts the call with `reason` (shutdown, a disconnect, a cancel request). */
   abort(reason: ToolnexusError): void;
+  /** Runs `fn` when the call is disposed (a transport unhooks its disconnect listener here). */
+  onDispose(fn: () => void): void;
   /** True while the tool's own work is unsettled — also after `run` gave up on it at an abort. */
   readonly running: boolean;
   /** Settles when the tool's own work does. */
@@ -16,13 +17,12 @@ export interface CallSignal {
 }
 
 /**
- * One AbortSignal per call = client disconnect ∪ timeout ∪ shutdown (DESIGN §5). The reason
- * is a ToolnexusError saying which one fired. Disconnect is read from `reply.raw` "close"
- * without `writableEnded`: `request.raw` "close" also fires once a POST body has been read.
- * Shutdown reaches calls through {@link CallSignal.abort} from the in-flight registry, so a
- * call costs no listener on a shared signal.
+ * One AbortSignal per call = timeout ∪ whatever the transport binds (client disconnect, an
+ * execution's cancel) ∪ shutdown (DESIGN §5). The reason is a ToolnexusError saying which one
+ * fired. Shutdown reaches calls through {@link CallSignal.abort} from the in-flight registry,
+ * so a call costs no listener on a shared signal.
  */
-export function callSignal(reply: FastifyReply, timeoutMs: number): CallSignal {
+export function callSignal(timeoutMs: number): CallSignal {
   // The AbortController is made on first read of `signal`: creating one is a visible share of a
   // fast call's cost, and many tools (pure functions) never look at their signal.
   let ac: AbortController | undefined;
@@ -36,11 +36,8 @@ export function callSignal(reply: FastifyReply, timeoutMs: number): CallSignal {
     ac?.abort(why);
     rejectRun?.(why);
   };
-  const onClose = () => {
-    if (!reply.raw.writableEnded) abort(new ToolnexusError("CLIENT_CLOSED", "The client closed the connection"));
-  };
+  let disposers: (() => void)[] | undefined;
   const timer = setTimeout(() => abort(new ToolnexusError("TOOL_TIMEOUT", `The tool did not finish within ${timeoutMs} ms`)), timeoutMs);
-  reply.raw.once("close", onClose);
 
   return {
     get signal() {
@@ -51,6 +48,9 @@ export function callSignal(reply: FastifyReply, timeoutMs: number): CallSignal {
       return ac.signal;
     },
     abort,
+    onDispose(fn) {
+      (disposers ??= []).push(fn);
+    },
     get running() {
       return running;
     },
@@ -88,7 +88,7 @@ export function callSignal(reply: FastifyReply, timeoutMs: number): CallSignal {
     },
     dispose() {
       clearTimeout(timer);
-      reply.raw.off("close", onClose);
+      if (disposers) for (const fn of disposers) fn();
     },
   };
 }
