@@ -16,6 +16,7 @@ export const ServerSection = Type.Object({
   maxConcurrent: Type.Integer({ minimum: 1, default: 256, description: "In-flight executes; beyond it 429." }),
   bodyLimitBytes: Type.Integer({ minimum: 1, default: 1_048_576 }),
   shutdownGraceMs: Type.Integer({ minimum: 0, default: 10_000 }),
+  heartbeatMs: Type.Integer({ minimum: 100, maximum: 2_147_483_647, default: 15_000, description: "Interval of the `: ping` comment on an idle event stream." }),
   insecure: Type.Boolean({ default: false, description: "Allow command/file builtins without auth." }),
   rateLimit: Type.Optional(RateLimit),
   pressure: Type.Optional(Type.Object({
