@@ -118,7 +118,7 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   await app.register(toolRoutes, { state, scrub });
   // A tool's output may echo a secret it was configured with (a URL, a header): never return it.
   const pipeline = new CallPipeline(state, metrics, (r) => scrubber.scrubResult(r));
-  await app.register(executeRoute, { pipeline });
+  await app.register(executeRoute, { pipeline, stream: { heartbeatMs: () => state.loaded.config.server.heartbeatMs, scrub } });
   await app.register(openapiRoute, { state, scrub });
 
   const ready = (opts.toolkit ? Promise.resolve(opts.toolkit) : createToolkit(loaded, { tools: opts.tools ?? [], logger }))

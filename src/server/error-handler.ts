@@ -38,11 +38,19 @@ export function normalizeError(err: unknown): ToolnexusError {
   return new ToolnexusError("INTERNAL", "Internal error", { cause: err });
 }
 
+/**
+ * The serialized problem for anything thrown, with secret values a source may have put in a
+ * message removed by `scrub`: the body of a problem+json reply and the data of an SSE `error` event.
+ */
+export function problemBody(err: unknown, requestId: string, scrub: (s: string) => string): string {
+  return scrub(JSON.stringify(toProblem(normalizeError(err), requestId)));
+}
+
 /** Sends a problem+json reply; `scrub` removes secret values a source may have put in a message. */
 export function sendProblem(reply: FastifyReply, request: FastifyRequest, err: ToolnexusError, scrub: (s: string) => string): FastifyReply {
   for (const [k, v] of Object.entries(err.headers ?? {})) reply.header(k, v);
   // Pre-serialized so route response schemas never strip fields of the problem body.
-  return reply.code(err.status).type("application/problem+json").send(scrub(JSON.stringify(toProblem(err, request.id))));
+  return reply.code(err.status).type("application/problem+json").send(problemBody(err, request.id, scrub));
 }
 
 /** Installs the one error handler and the 404 handler. */

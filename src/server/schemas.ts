@@ -64,6 +64,23 @@ export const ToolResult = Type.Object({
   metadata: Type.Optional(FreeObject),
 }, { $id: "ToolResult" });
 
+/** A tool's progress report: an SSE `progress` event (DESIGN §9). */
+export const Progress = Type.Object({
+  progress: Type.Number({ description: "Increases with every report; not necessarily an integer." }),
+  total: Type.Optional(Type.Number({ description: "What `progress` reaches at the end, when known." })),
+  message: Type.Optional(Type.String()),
+}, { $id: "Progress" });
+
+/**
+ * One event of a call's `text/event-stream`, as a client parses it: `event` is the SSE event
+ * name, `data` the JSON of its `data:` line. `progress`… then `result` or `error` last.
+ */
+export const StreamEvent = Type.Union([
+  Type.Object({ event: Type.Literal("progress"), data: Type.Ref(Progress) }),
+  Type.Object({ event: Type.Literal("result"), data: Type.Ref(ToolResult) }),
+  Type.Object({ event: Type.Literal("error"), data: Type.Ref(Problem) }),
+], { $id: "StreamEvent", description: "One server-sent event of a streamed call (event name and parsed data)." });
+
 /** One source instance in `GET /status`. */
 export const SourceStatus = Type.Object({
   source: Type.String(),
@@ -97,7 +114,7 @@ export const SkillList = Type.Object({
 export const Health = Type.Object({ status: Type.String() }, { $id: "Health" });
 
 /** Every schema with an $id, registered once with Fastify (and so emitted as components). */
-export const SHARED_SCHEMAS = [Problem, ToolInfo, ToolList, AdapterToolList, Answer, ExecuteBody, ToolResult, SourceStatus, Status, SkillList, Health];
+export const SHARED_SCHEMAS = [Problem, ToolInfo, ToolList, AdapterToolList, Answer, ExecuteBody, ToolResult, Progress, StreamEvent, SourceStatus, Status, SkillList, Health];
 
 export type ExecuteBodyT = Static<typeof ExecuteBody>;
 export type ProblemT = Static<typeof Problem>;
@@ -106,4 +123,22 @@ export type ProblemT = Static<typeof Problem>;
 export const ProblemResponse = {
   description: "Problem details (RFC 9457)",
   content: { "application/problem+json": { schema: Type.Ref(Problem) } },
+};
+
+/**
+ * The 200 of an execute: the ToolResult as JSON, or with `Accept: text/event-stream` the
+ * call's events (DESIGN §9). The stream is written by hand, so its schema only documents it.
+ */
+export const ExecuteOkResponse = {
+  description: "The ToolResult; with `Accept: text/event-stream`, the call's events instead.",
+  content: {
+    "application/json": { schema: Type.Ref(ToolResult) },
+    "text/event-stream": {
+      schema: Type.String({
+        description: "Server-sent events, each `data:` one line of JSON (see StreamEvent): `progress` (Progress) for each report, "
+          + "then `result` (ToolResult, isError ones too) or `error` (Problem) last. A `: ping` comment every server.heartbeatMs. "
+          + "Closing the stream cancels the call.",
+      }),
+    },
+  },
 };

@@ -26,7 +26,8 @@ const PROGRAM = `
 import createClient from "openapi-fetch";
 import type { paths } from "./api.js";
 
-const client = createClient<paths>({ baseUrl: process.argv[2] });
+// Execute also answers text/event-stream (DESIGN §9): a JSON client says which media type it reads.
+const client = createClient<paths, "application/json">({ baseUrl: process.argv[2] });
 const { data, error } = await client.POST("/tools/echo/execute", { body: { arguments: { text: "typed hello" } } });
 if (error || !data) throw new Error("call failed");
 const output: string = data.output;

@@ -1,10 +1,11 @@
 import { Type, type FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { CallPipeline } from "../call-pipeline.js";
 import { abortOnDisconnect } from "../disconnect.js";
-import { ExecuteBody, ProblemResponse as problem, ToolParams, ToolResult } from "../schemas.js";
+import { ExecuteBody, ExecuteOkResponse, ProblemResponse as problem, ToolParams } from "../schemas.js";
+import { streamCall, wantsEventStream, type StreamSettings } from "../stream-call.js";
 
-/** `POST /tools/{name}/execute`: the synchronous transport of the call pipeline. */
-export const executeRoute: FastifyPluginAsyncTypebox<{ pipeline: CallPipeline }> = async (app, { pipeline }) => {
+/** `POST /tools/{name}/execute`: the synchronous and the streaming (SSE) transports of the call pipeline. */
+export const executeRoute: FastifyPluginAsyncTypebox<{ pipeline: CallPipeline; stream: StreamSettings }> = async (app, { pipeline, stream }) => {
   // `curl -X POST` with no body is a call with no arguments, not a malformed request.
   app.addHook("preValidation", (request, _reply, done) => {
     request.body ??= {};
@@ -15,18 +16,24 @@ export const executeRoute: FastifyPluginAsyncTypebox<{ pipeline: CallPipeline }>
     schema: {
       operationId: "executeTool",
       summary: "Run one tool",
-      description: "An isError result is still 200: it is an outcome the model reads. A tool that fails answers 500 TOOL_FAILED.",
+      description: "An isError result is still 200: it is an outcome the model reads. A tool that fails answers 500 TOOL_FAILED. "
+        + "With `Accept: text/event-stream` the 200 is an event stream, started once the call passed lookup, auth, limits and "
+        + "argument validation (failures before that keep their status); later failures are its last `error` event.",
       tags: ["tools"],
       params: ToolParams,
       body: Type.Ref(ExecuteBody),
-      response: { 200: Type.Ref(ToolResult), "4xx": problem, "5xx": problem },
+      response: { 200: ExecuteOkResponse, "4xx": problem, "5xx": problem },
     },
-  }, (request, reply) => pipeline.call(request.params.name, request.body ?? {}, {
-    caller: request.caller,
-    requestId: request.id,
-    transport: "rest",
-    log: request.log,
-    onStart: (call) => abortOnDisconnect(reply, call),
-    onEnd: (ms) => reply.header("server-timing", `tool;dur=${ms.toFixed(1)}`),
-  }));
+  }, (request, reply) => {
+    const { name } = request.params;
+    const body = request.body ?? {};
+    const base = { caller: request.caller, requestId: request.id, log: request.log };
+    if (wantsEventStream(request.headers.accept)) return streamCall(pipeline, reply, name, body, base, stream);
+    return pipeline.call(name, body, {
+      ...base,
+      transport: "rest",
+      onStart: (call) => abortOnDisconnect(reply, call),
+      onEnd: (ms) => reply.header("server-timing", `tool;dur=${ms.toFixed(1)}`),
+    });
+  });
 };

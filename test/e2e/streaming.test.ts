@@ -1,0 +1,134 @@
+import { mkdtemp, readFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { executeTool } from "../helpers/execute.js";
+import { startServer, type TestServer } from "../helpers/server.js";
+import { streamExecute, type SseEvent } from "../helpers/sse.js";
+import { eventually } from "../helpers/wait.js";
+import { faultServer, fixtureLog, readEvents } from "../sources/mcp/fixture.js";
+
+const EVERYTHING = fileURLToPath(new URL("../../node_modules/@modelcontextprotocol/server-everything/dist/index.js", import.meta.url));
+const PLUGIN = fileURLToPath(new URL("../fixtures/plugins/progress.mjs", import.meta.url));
+
+let srv: TestServer;
+let log: string;
+let dir: string;
+
+beforeAll(async () => {
+  ({ log } = await fixtureLog());
+  dir = await mkdtemp(path.join(tmpdir(), "tn-sse-"));
+  srv = await startServer({
+    config: {
+      server: { heartbeatMs: 100 },
+      mcpServers: {
+        everything: { command: [process.execPath, EVERYTHING, "stdio"] },
+        fx: faultServer({ FIXTURE_LOG: log }),
+      },
+      plugins: [PLUGIN],
+    },
+  });
+});
+afterAll(async () => {
+  await srv?.close();
+});
+
+const names = (events: SseEvent[]) => events.map((e) => e.event);
+const callLine = (tool: string) => srv.logs.find((l) => l.msg === "tool call" && l.tool === tool);
+
+describe("streaming execute (Accept: text/event-stream) over a real socket", () => {
+  it("relays an MCP server's notifications/progress, then the result last", async () => {
+    const call = await streamExecute(srv.url, "everything_trigger-long-running-operation", { arguments: { duration: 0.5, steps: 5 } });
+    expect(call.res.status).toBe(200);
+    expect(call.res.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    expect(call.res.headers.get("x-request-id")).toBeTruthy();
+    const events = await call.done;
+    expect(names(events)).toEqual(["progress", "progress", "progress", "progress", "progress", "result"]);
+    expect(events.slice(0, 5).map((e) => e.data)).toEqual([1, 2, 3, 4, 5].map((progress) => ({ progress, total: 5 })));
+    expect(events[5]?.data).toMatchObject({ isError: false, output: expect.stringContaining("Long running operation completed") });
+    expect(callLine("everything_trigger-long-running-operation")).toMatchObject({ transport: "sse", outcome: "ok", statusCode: 200 });
+  });
+
+  it("relays a plugin's ctx.onProgress reports with their messages", async () => {
+    const events = await (await streamExecute(srv.url, "count", { arguments: { steps: 3 } })).done;
+    expect(events).toEqual([
+      { event: "progress", data: { progress: 1, total: 3, message: "step 1 of 3" } },
+      { event: "progress", data: { progress: 2, total: 3, message: "step 2 of 3" } },
+      { event: "progress", data: { progress: 3, total: 3, message: "step 3 of 3" } },
+      { event: "result", data: { output: "counted to 3", isError: false } },
+    ]);
+  });
+
+  it("sends a `: ping` comment every server.heartbeatMs while the call is quiet", async () => {
+    const call = await streamExecute(srv.url, "count", { arguments: { steps: 1, everyMs: 450 } });
+    await call.done;
+    expect(call.comments).toContain("ping");
+    expect(names(call.events)).toEqual(["progress", "result"]);
+  });
+
+  it("an isError result is the `result` event", async () => {
+    const events = await (await streamExecute(srv.url, "refuse")).done;
+    expect(events).toEqual([
+      { event: "progress", data: { progress: 1, total: 2 } },
+      { event: "result", data: { output: "refused on purpose", isError: true } },
+    ]);
+  });
+
+  it("a timeout ends the stream with an `error` event TOOL_TIMEOUT, and the tool's signal aborts", async () => {
+    const marker = path.join(dir, "timeout.jsonl");
+    const call = await streamExecute(srv.url, "hold", { arguments: { marker }, timeoutMs: 300 }, { "x-request-id": "sse-timeout-1" });
+    const events = await call.done;
+    expect(names(events)).toEqual(["progress", "error"]);
+    expect(events[1]?.data).toEqual({
+      type: "https://toolnexus.dev/problems/tool-timeout", title: expect.any(String) as string, status: 504,
+      detail: "The tool did not finish within 300 ms", code: "TOOL_TIMEOUT", requestId: "sse-timeout-1",
+    });
+    expect(await readFile(marker, "utf8")).toBe('{"code":"TOOL_TIMEOUT"}\n');
+  });
+
+  it("a tool that throws ends the stream with an `error` event TOOL_FAILED that does not leak the throw", async () => {
+    const events = await (await streamExecute(srv.url, "crash")).done;
+    expect(names(events)).toEqual(["progress", "error"]);
+    expect(events[1]?.data).toMatchObject({ code: "TOOL_FAILED", status: 500 });
+    expect(JSON.stringify(events)).not.toContain("exploded");
+  });
+
+  it("failures before the call starts keep their status as problem+json (404, 422)", async () => {
+    const missing = await streamExecute(srv.url, "no_such_tool");
+    expect(missing.res.status).toBe(404);
+    expect(missing.res.headers.get("content-type")).toMatch(/^application\/problem\+json/);
+    expect(await missing.res.json()).toMatchObject({ code: "TOOL_NOT_FOUND" });
+    const invalid = await streamExecute(srv.url, "count", { arguments: { steps: "three" } });
+    expect(invalid.res.status).toBe(422);
+    expect(await invalid.res.json()).toMatchObject({ code: "INVALID_ARGUMENTS", errors: [expect.objectContaining({ pointer: "/steps" })] });
+  });
+
+  it("without Accept: text/event-stream nothing changes; a client preferring JSON gets JSON", async () => {
+    const plain = await executeTool(srv.url, "count", { arguments: { steps: 1, everyMs: 1 } });
+    expect(plain.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(await plain.json()).toEqual({ output: "counted to 1", isError: false });
+    const both = await executeTool(srv.url, "count", { arguments: { steps: 1, everyMs: 1 } }, { accept: "application/json, text/event-stream" });
+    expect(both.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(await both.json()).toEqual({ output: "counted to 1", isError: false });
+  });
+
+  it("closing the stream mid-call sends notifications/cancelled to the MCP server, logged as 499", async () => {
+    const call = await streamExecute(srv.url, "fx_hang");
+    expect(call.res.status).toBe(200);
+    await eventually(async () => (await readEvents(log)).find((e) => e.event === "call" && e.tool === "hang"));
+    call.close();
+    const cancelled = await eventually(async () => (await readEvents(log)).find((e) => e.event === "cancelled"));
+    expect(cancelled.reason).toMatch(/closed the event stream/);
+    await eventually(() => callLine("fx_hang"));
+    expect(callLine("fx_hang")).toMatchObject({ transport: "sse", outcome: "cancelled", statusCode: 499 });
+  });
+
+  it("closing the stream mid-call aborts a plugin's signal with CLIENT_CLOSED", async () => {
+    const marker = path.join(dir, "closed.jsonl");
+    const call = await streamExecute(srv.url, "hold", { arguments: { marker } });
+    await call.waitFor((e) => e.event === "progress");
+    call.close();
+    expect(await eventually(async () => (await readFile(marker, "utf8").catch(() => "")) || undefined)).toBe('{"code":"CLIENT_CLOSED"}\n');
+  });
+});
