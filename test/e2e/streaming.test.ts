@@ -8,6 +8,7 @@ import { startServer, type TestServer } from "../helpers/server.js";
 import { streamExecute, type SseEvent } from "../helpers/sse.js";
 import { eventually } from "../helpers/wait.js";
 import { faultServer, fixtureLog, readEvents } from "../sources/mcp/fixture.js";
+import { startAgent, type AgentServer } from "../fixtures/a2a/agent-server.js";
 
 const EVERYTHING = fileURLToPath(new URL("../../node_modules/@modelcontextprotocol/server-everything/dist/index.js", import.meta.url));
 const PLUGIN = fileURLToPath(new URL("../fixtures/plugins/progress.mjs", import.meta.url));
@@ -15,10 +16,12 @@ const PLUGIN = fileURLToPath(new URL("../fixtures/plugins/progress.mjs", import.
 let srv: TestServer;
 let log: string;
 let dir: string;
+let agent: AgentServer;
 
 beforeAll(async () => {
   ({ log } = await fixtureLog());
   dir = await mkdtemp(path.join(tmpdir(), "tn-sse-"));
+  agent = await startAgent({ name: "Progress Agent" });
   srv = await startServer({
     config: {
       server: { heartbeatMs: 100 },
@@ -27,11 +30,13 @@ beforeAll(async () => {
         fx: faultServer({ FIXTURE_LOG: log }),
       },
       plugins: [PLUGIN],
+      agents: { progress: { card: agent.cardUrl, pollEvery: 20 } },
     },
   });
 });
 afterAll(async () => {
   await srv?.close();
+  await agent?.close();
 });
 
 const names = (events: SseEvent[]) => events.map((e) => e.event);
@@ -58,6 +63,17 @@ describe("streaming execute (Accept: text/event-stream) over a real socket", () 
       { event: "progress", data: { progress: 3, total: 3, message: "step 3 of 3" } },
       { event: "result", data: { output: "counted to 3", isError: false } },
     ]);
+  });
+
+  it("relays an A2A agent's status updates seen while polling, then the result", async () => {
+    const events = await (await streamExecute(srv.url, "Progress_Agent_echo", { arguments: { task: "steps 3" } })).done;
+    expect(events.at(-1)).toMatchObject({ event: "result", data: { output: "did 3 steps", isError: false } });
+    const progress = events.slice(0, -1);
+    expect(new Set(names(progress))).toEqual(new Set(["progress"]));
+    expect(progress.map((e) => e.data.message).filter((m) => String(m).startsWith("working: "))).toEqual(
+      ["working: step 1 of 3", "working: step 2 of 3", "working: step 3 of 3"],
+    );
+    expect(progress.map((e) => e.data.progress)).toEqual(progress.map((_e, i) => i + 1));
   });
 
   it("sends a `: ping` comment every server.heartbeatMs while the call is quiet", async () => {

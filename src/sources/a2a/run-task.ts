@@ -2,10 +2,11 @@ import { randomUUID } from "node:crypto";
 import { Role, type Message, type Task } from "@a2a-js/sdk";
 import type { Client } from "@a2a-js/sdk/client";
 import { isToolnexusError } from "../../core/errors.js";
-import type { Logger, ToolResult } from "../../core/types.js";
+import type { Logger, Progress, ToolResult } from "../../core/types.js";
 import {
   canceledResult, finalTaskResult, isFinalState, messageResult, stateName, timedOutResult, type TaskMeta,
 } from "./task-result.js";
+import { taskProgress } from "./task-progress.js";
 
 /** How long a CancelTask sent after the call ended may take: the caller is already gone. */
 const CANCEL_TIMEOUT_MS = 5_000;
@@ -18,13 +19,16 @@ export interface RunTaskOptions {
   timeout: number;
   pollEvery: number;
   signal?: AbortSignal;
+  /** Receives the task's state and status message whenever a poll sees them change. */
+  onProgress?: (p: Progress) => void;
   logger: Logger;
 }
 
 /**
  * Sends `text` to the agent and polls the task until it reaches a final state (contract §7A).
  * The client was created with `polling: true`, so SendMessage returns at once (1.0
- * `returnImmediately`, 0.3 `blocking:false`). A caller abort or the call's own timeout stops
+ * `returnImmediately`, 0.3 `blocking:false`). Each change of the task's status seen while
+ * polling is reported to `onProgress`. A caller abort or the call's own timeout stops
  * polling and cancels the task at the agent. Unreachable agents throw (→ 502); an error the
  * agent answers with becomes an isError result.
  */
@@ -33,6 +37,7 @@ export async function runTask(client: Client, text: string, opts: RunTaskOptions
   let taskId = "";
   let state = "submitted";
   let polls = 0;
+  const report = taskProgress(opts.onProgress);
   const meta = (): TaskMeta => ({ agent: opts.agent, taskId, state, polls, ms: Date.now() - started });
   const remaining = () => opts.timeout - (Date.now() - started);
   // One signal bounds every request: a hung SendMessage/GetTask cannot outlive the budget.
@@ -55,6 +60,7 @@ export async function runTask(client: Client, text: string, opts: RunTaskOptions
     let task: Task = first;
     taskId = task.id;
     state = stateName(task.status?.state);
+    report(task);
     while (!isFinalState(state)) {
       if (opts.signal?.aborted) return await stop("canceled");
       if (remaining() <= 0) return await stop("timeout");
@@ -63,6 +69,7 @@ export async function runTask(client: Client, text: string, opts: RunTaskOptions
       task = await client.getTask({ tenant: "", id: taskId }, { signal });
       polls++;
       state = stateName(task.status?.state);
+      report(task);
     }
     return finalTaskResult(task, meta());
   } catch (err) {

@@ -42,6 +42,7 @@ export function skillTools(agent: ConnectedAgent, opts: SkillToolOptions): Tool[
         pollEvery: opts.pollEvery,
         logger: opts.logger,
         ...(ctx?.signal ? { signal: ctx.signal } : {}),
+        ...(ctx?.onProgress ? { onProgress: ctx.onProgress } : {}),
       }),
     });
   }
