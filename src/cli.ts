@@ -4,6 +4,7 @@ import { createRequire } from "node:module";
 import { configPathFrom, loadConfig, type LoadedConfig } from "./config/load.js";
 import { ConfigError } from "./config/config-error.js";
 import { isToolnexusError } from "./core/errors.js";
+import type { Progress } from "./core/types.js";
 import { exposureWarning, refusalReason } from "./server/startup-checks.js";
 
 // Heavy modules (Fastify, the sources) load only for the command that needs them: --help stays instant.
@@ -32,9 +33,10 @@ SIGTERM or SIGINT drains: readiness 503, in-flight calls get server.shutdownGrac
   tools: `Usage: toolnexus tools [--config PATH] [--json]
 
 Lists every tool: name, source and description (--json: the GET /tools body).`,
-  call: `Usage: toolnexus call <tool> [--args JSON] [--config PATH] [--timeout MS]
+  call: `Usage: toolnexus call <tool> [--args JSON] [--config PATH] [--timeout MS] [--stream]
 
 Runs one tool and prints its output.
+--stream prints each progress report the tool makes as one line on stderr while it runs.
 Exit code: 0 ok, 1 the tool returned isError, 2 the call failed (unknown tool, bad arguments, error).`,
   openapi: `Usage: toolnexus openapi
 
@@ -49,6 +51,7 @@ const OPTIONS = {
   insecure: { type: "boolean" },
   args: { type: "string", short: "a" },
   timeout: { type: "string" },
+  stream: { type: "boolean" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "v" },
 } as const;
@@ -63,7 +66,7 @@ async function main(argv: string[]): Promise<number> {
   switch (command) {
     case "serve": return serve(await config(values.config), values.host, values.port, values.insecure === true);
     case "tools": return listTools(await config(values.config), values.json === true);
-    case "call": return call(await config(values.config), rest[0], values.args, values.timeout);
+    case "call": return call(await config(values.config), rest[0], values.args, values.timeout, values.stream === true);
     default: return openapi();
   }
 }
@@ -109,7 +112,7 @@ async function listTools(loaded: LoadedConfig, json: boolean): Promise<number> {
   }
 }
 
-async function call(loaded: LoadedConfig, name: string | undefined, argsJson: string | undefined, timeout: string | undefined): Promise<number> {
+async function call(loaded: LoadedConfig, name: string | undefined, argsJson: string | undefined, timeout: string | undefined, stream = false): Promise<number> {
   if (!name) return print(HELP.call ?? "", 2);
   let args: unknown;
   try {
@@ -121,7 +124,8 @@ async function call(loaded: LoadedConfig, name: string | undefined, argsJson: st
   const tk = await toolkitOf(loaded);
   const ms = Number(timeout ?? loaded.config.server.timeoutMs);
   try {
-    const result = await tk.execute(name, args as Record<string, unknown>, { signal: AbortSignal.timeout(ms), timeout: ms });
+    const onProgress = stream ? (p: Progress) => console.error(progressLine(p)) : undefined;
+    const result = await tk.execute(name, args as Record<string, unknown>, { signal: AbortSignal.timeout(ms), timeout: ms, ...(onProgress ? { onProgress } : {}) });
     if (result.isError) console.error(result.output);
     else console.log(result.output);
     if (result.metadata?.pending) console.error(JSON.stringify({ pending: result.metadata.pending }));
@@ -132,6 +136,11 @@ async function call(loaded: LoadedConfig, name: string | undefined, argsJson: st
   } finally {
     await tk.close();
   }
+}
+
+/** One progress report as a line: `progress 3/5 message`. */
+function progressLine({ progress, total, message }: Progress): string {
+  return `progress ${progress}${total === undefined ? "" : `/${total}`}${message ? ` ${message}` : ""}`;
 }
 
 async function openapi(): Promise<number> {

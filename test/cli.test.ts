@@ -48,6 +48,16 @@ describe("toolnexus CLI", () => {
     expect((await toolnexus("call", "echo", "--args", "{oops", "--config", example)).code).toBe(2);
   });
 
+  it("call --stream prints one stderr line per progress report, then the result with the same exit codes", async () => {
+    const plugin = path.join(root, "test/fixtures/plugins/progress.mjs");
+    const dir = await tempDir({ "toolnexus.yaml": `plugins: [${JSON.stringify(plugin)}]\n` });
+    expect(await toolnexus("call", "count", "--args", '{"steps":2,"everyMs":1}', "--config", dir, "--stream")).toEqual({
+      code: 0, stdout: "counted to 2\n", stderr: "progress 1/2 step 1 of 2\nprogress 2/2 step 2 of 2\n",
+    });
+    expect(await toolnexus("call", "refuse", "--config", dir, "--stream")).toEqual({ code: 1, stdout: "", stderr: "progress 1/2\nrefused on purpose\n" });
+    expect(await toolnexus("call", "count", "--args", '{"steps":2,"everyMs":1}', "--config", dir)).toEqual({ code: 0, stdout: "counted to 2\n", stderr: "" });
+  });
+
   it("a bad config exits 2 naming every failing path", async () => {
     const dir = await tempDir({ "toolnexus.yaml": "server: { port: x }\nplugins: [./missing.mjs]\n" });
     const { code, stderr } = await toolnexus("tools", "--config", dir);
