@@ -129,6 +129,13 @@ describe("streaming execute (Accept: text/event-stream) over a real socket", () 
     expect(await both.json()).toEqual({ output: "counted to 1", isError: false });
   });
 
+  it("the deployment's OpenAPI document offers the event stream on the generic and on each tool's execute", async () => {
+    const doc = (await (await fetch(`${srv.url}/openapi.json`)).json()) as { paths: Record<string, { post: { responses: Record<string, { content: Record<string, unknown> }> } }> };
+    for (const p of ["/tools/{name}/execute", "/tools/count/execute"]) {
+      expect(Object.keys(doc.paths[p]?.post.responses["200"]?.content ?? {}), p).toEqual(["application/json", "text/event-stream"]);
+    }
+  });
+
   it("closing the stream mid-call sends notifications/cancelled to the MCP server, logged as 499", async () => {
     const call = await streamExecute(srv.url, "fx_hang");
     expect(call.res.status).toBe(200);
@@ -146,5 +153,19 @@ describe("streaming execute (Accept: text/event-stream) over a real socket", () 
     await call.waitFor((e) => e.event === "progress");
     call.close();
     expect(await eventually(async () => (await readFile(marker, "utf8").catch(() => "")) || undefined)).toBe('{"code":"CLIENT_CLOSED"}\n');
+  });
+});
+
+describe("streaming execute during shutdown", () => {
+  it("a call still running past the grace period ends its stream with an `error` event NOT_READY", async () => {
+    const draining = await startServer({ config: { server: { shutdownGraceMs: 200 }, plugins: [PLUGIN] } });
+    const marker = path.join(dir, "shutdown.jsonl");
+    const call = await streamExecute(draining.url, "hold", { arguments: { marker } });
+    await call.waitFor((e) => e.event === "progress");
+    const shutdown = draining.app.toolnexus.shutdown();
+    const events = await call.done;
+    await shutdown;
+    expect(events.at(-1)).toMatchObject({ event: "error", data: { code: "NOT_READY", status: 503 } });
+    expect(await readFile(marker, "utf8")).toBe('{"code":"NOT_READY"}\n');
   });
 });
