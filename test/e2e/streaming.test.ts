@@ -7,6 +7,7 @@ import { executeTool } from "../helpers/execute.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 import { streamExecute, type SseEvent } from "../helpers/sse.js";
 import { eventually } from "../helpers/wait.js";
+import { groupGone, waitGroupGone } from "../sources/builtins/process-check.js";
 import { faultServer, fixtureLog, readEvents } from "../sources/mcp/fixture.js";
 import { startAgent, type AgentServer } from "../fixtures/a2a/agent-server.js";
 
@@ -31,6 +32,7 @@ beforeAll(async () => {
       },
       plugins: [PLUGIN],
       agents: { progress: { card: agent.cardUrl, pollEvery: 20 } },
+      builtins: { enabled: true, workspace: dir, tools: { bash: true } },
     },
   });
 });
@@ -140,11 +142,24 @@ describe("streaming execute (Accept: text/event-stream) over a real socket", () 
     const call = await streamExecute(srv.url, "fx_hang");
     expect(call.res.status).toBe(200);
     await eventually(async () => (await readEvents(log)).find((e) => e.event === "call" && e.tool === "hang"));
+    const closedAt = Date.now();
     call.close();
     const cancelled = await eventually(async () => (await readEvents(log)).find((e) => e.event === "cancelled"));
+    console.log(`stream closed → notifications/cancelled seen by the MCP server: ${cancelled.at - closedAt} ms`);
     expect(cancelled.reason).toMatch(/closed the event stream/);
     await eventually(() => callLine("fx_hang"));
     expect(callLine("fx_hang")).toMatchObject({ transport: "sse", outcome: "cancelled", statusCode: 499 });
+  });
+
+  it("closing the stream mid-call kills a bash built-in's process group", async () => {
+    const call = await streamExecute(srv.url, "bash", { arguments: { command: "echo $$ > stream.pid; sleep 30 & sleep 30 & wait" } });
+    expect(call.res.status).toBe(200);
+    const pgid = Number(await eventually(async () => (await readFile(path.join(dir, "stream.pid"), "utf8").catch(() => "")).trim() || undefined));
+    expect(groupGone(pgid)).toBe(false);
+    const closedAt = performance.now();
+    call.close();
+    expect(await waitGroupGone(pgid)).toBe(true);
+    console.log(`stream closed → bash process group gone: ${(performance.now() - closedAt).toFixed(1)} ms`);
   });
 
   it("closing the stream mid-call aborts a plugin's signal with CLIENT_CLOSED", async () => {
