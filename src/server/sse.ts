@@ -8,7 +8,7 @@ export interface SseStream {
   close(): void;
   /** True once the response ended or the client went away. */
   readonly closed: boolean;
-  /** Registers `fn` to run once when the client goes away before {@link close}. */
+  /** Registers `fn` to run once when the client goes away before {@link close} (at once when it already has). */
   onClientClose(fn: () => void): void;
 }
 
@@ -33,12 +33,16 @@ export function openSse(reply: FastifyReply, heartbeatMs: number): SseStream {
   const heartbeat = setInterval(() => res.write(": ping\n\n"), heartbeatMs);
   heartbeat.unref();
   const listeners: (() => void)[] = [];
-  res.once("close", () => {
+  let gone = false;
+  const onClose = () => {
     clearInterval(heartbeat);
-    const early = !res.writableEnded;
+    gone = !res.writableEnded;
     closed = true;
-    if (early) for (const fn of listeners) fn();
-  });
+    if (gone) for (const fn of listeners) fn();
+  };
+  // The client may have left while the call was being checked: its "close" is already past.
+  if (res.destroyed) onClose();
+  else res.once("close", onClose);
 
   return {
     get closed() {
@@ -55,7 +59,8 @@ export function openSse(reply: FastifyReply, heartbeatMs: number): SseStream {
       res.end();
     },
     onClientClose(fn) {
-      listeners.push(fn);
+      if (gone) fn();
+      else listeners.push(fn);
     },
   };
 }
