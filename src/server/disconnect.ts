@@ -11,6 +11,8 @@ export function abortOnDisconnect(reply: FastifyReply, call: CallSignal): void {
   const onClose = () => {
     if (!reply.raw.writableEnded) call.abort(new ToolnexusError("CLIENT_CLOSED", "The client closed the connection"));
   };
+  // The client may have left while the call was being checked: "close" already fired then.
+  if (reply.raw.destroyed) return onClose();
   reply.raw.once("close", onClose);
   call.onDispose(() => reply.raw.off("close", onClose));
 }
