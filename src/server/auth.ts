@@ -35,6 +35,11 @@ export class ApiKeyAuth {
     return this.entries.length > 0;
   }
 
+  /** True when the request presents a key (valid or not). */
+  presentsKey(request: FastifyRequest): boolean {
+    return presentedKey(request) !== undefined;
+  }
+
   /** The caller of a request; throws UNAUTHORIZED when keys are configured and none matches. */
   authenticate(request: FastifyRequest): Caller {
     if (!this.enabled) return ANONYMOUS;

@@ -55,7 +55,7 @@ export const ExecuteBody = Type.Object({
   arguments: Type.Optional(FreeObject),
   timeoutMs: Type.Optional(Type.Integer({ minimum: 1, description: "Per-call timeout; capped by server.maxTimeoutMs." })),
   answer: Type.Optional(Type.Ref(Answer)),
-}, { $id: "ExecuteBody", additionalProperties: false });
+}, { $id: "ExecuteBody", additionalProperties: false, examples: [{ arguments: {} }] });
 
 /** What a tool returns. `isError: true` is an outcome for the model, still HTTP 200. */
 export const ToolResult = Type.Object({

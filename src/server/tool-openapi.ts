@@ -1,4 +1,5 @@
 import type { ToolInfo } from "../core/types.js";
+import { exampleArguments } from "./tool-examples.js";
 
 type Json = Record<string, unknown>;
 type OpenApiDoc = Json & { paths?: Record<string, Json>; components?: Json & { schemas?: Record<string, unknown> } };
@@ -24,6 +25,8 @@ export function withToolOperations(base: OpenApiDoc, tools: readonly ToolInfo[])
     const { defs, root } = hoistDefs(tool.name, tool.inputSchema);
     Object.assign(schemas, defs);
     schemas[argsName] = root;
+    // An explicit example: generated from the envelope schema, Swagger UI would send timeoutMs: 1.
+    const example = exampleArguments(root, doc);
     paths[`/tools/${tool.name}/execute`] = {
       post: {
         operationId: tool.name,
@@ -44,6 +47,7 @@ export function withToolOperations(base: OpenApiDoc, tools: readonly ToolInfo[])
                   answer: { $ref: "#/components/schemas/Answer" },
                 },
               },
+              ...(example ? { example: { arguments: example } } : {}),
             },
           },
         },
