@@ -18,7 +18,7 @@ Commands:
   serve     Serve the REST API
   tools     List the tools of a config
   call      Run one tool once and print its output
-  openapi   Print the OpenAPI document of the generic routes
+  openapi   Print the OpenAPI document (generic, or of a config with --config)
 
 Run "toolnexus <command> --help" for a command's options.
 The config path comes from --config, else TOOLNEXUS_CONFIG (a file, or a directory holding toolnexus.yaml).`,
@@ -36,9 +36,13 @@ Lists every tool: name, source and description (--json: the GET /tools body).`,
 
 Runs one tool and prints its output.
 Exit code: 0 ok, 1 the tool returned isError, 2 the call failed (unknown tool, bad arguments, error).`,
-  openapi: `Usage: toolnexus openapi
+  openapi: `Usage: toolnexus openapi [--config PATH [--key-id ID]]
 
-Prints the OpenAPI 3.1 document of the generic routes (what openapi/openapi.json holds).`,
+Prints an OpenAPI 3.1 document without a running server.
+Alone: the generic routes (what openapi/openapi.json holds).
+--config PATH: what a deployment of that config serves at /openapi.json, one typed operation
+per tool (its sources are started to list their tools, then closed).
+--key-id ID: only the tools the API key with that id (auth.apiKeys[].id) may use.`,
 };
 
 const OPTIONS = {
@@ -49,6 +53,7 @@ const OPTIONS = {
   insecure: { type: "boolean" },
   args: { type: "string", short: "a" },
   timeout: { type: "string" },
+  "key-id": { type: "string" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "v" },
 } as const;
@@ -64,7 +69,7 @@ async function main(argv: string[]): Promise<number> {
     case "serve": return serve(await config(values.config), values.host, values.port, values.insecure === true);
     case "tools": return listTools(await config(values.config), values.json === true);
     case "call": return call(await config(values.config), rest[0], values.args, values.timeout);
-    default: return openapi();
+    default: return openapi(values.config, values["key-id"]);
   }
 }
 
@@ -134,9 +139,11 @@ async function call(loaded: LoadedConfig, name: string | undefined, argsJson: st
   }
 }
 
-async function openapi(): Promise<number> {
-  const { genericOpenApi } = await import("./server/generic-openapi.js");
-  process.stdout.write(await genericOpenApi());
+async function openapi(configPath: string | undefined, keyId: string | undefined): Promise<number> {
+  const { genericOpenApi, deploymentOpenApi } = await import("./server/generic-openapi.js");
+  // Only an explicit --config: the image sets TOOLNEXUS_CONFIG, and `openapi` alone stays generic.
+  if (configPath === undefined && keyId !== undefined) return fail("--key-id needs --config PATH");
+  process.stdout.write(configPath === undefined ? await genericOpenApi() : await deploymentOpenApi(await config(configPath), keyId));
   return 0;
 }
 

@@ -63,6 +63,22 @@ describe("toolnexus CLI", () => {
     expect(stdout).toBe(await readFile(path.join(root, "openapi/openapi.json"), "utf8"));
   });
 
+  it("openapi --config prints that deployment's per-tool document; --key-id narrows it to that key's tools", async () => {
+    const paths = (out: string) => Object.keys((JSON.parse(out) as { paths: Record<string, unknown> }).paths).filter((p) => !p.includes("{") && p.startsWith("/tools/"));
+    const all = await toolnexus("openapi", "--config", example);
+    expect(all.code).toBe(0);
+    expect(paths(all.stdout)).toEqual(["/tools/echo/execute", "/tools/sleep/execute", "/tools/divide/execute", "/tools/approve/execute"]);
+
+    const dir = await tempDir({ "toolnexus.yaml": `plugins: [${JSON.stringify(path.join(example, "plugins/*.mjs"))}]\nauth: { apiKeys: [ { id: ci, key: "ci-key-0123456789abcdef", tools: ["ech*"] } ] }\n` });
+    const narrowed = await toolnexus("openapi", "--config", dir, "--key-id", "ci");
+    expect(paths(narrowed.stdout)).toEqual(["/tools/echo/execute"]);
+    expect(narrowed.stdout).not.toContain("ci-key-0123456789abcdef");
+    const unknownKey = await toolnexus("openapi", "--config", dir, "--key-id", "nobody");
+    expect(unknownKey.code).toBe(2);
+    expect(unknownKey.stderr).toContain('no API key with id "nobody"');
+    expect((await toolnexus("openapi", "--key-id", "ci")).code).toBe(2);
+  });
+
   it("serve refuses command built-ins without API keys, naming the way out", async () => {
     const dir = await tempDir({ "toolnexus.yaml": "builtins: true\n" });
     const { code, stderr } = await toolnexus("serve", "--config", dir, "--port", "0");
