@@ -35,7 +35,8 @@ Lists every tool: name, source and description (--json: the GET /tools body).`,
   call: `Usage: toolnexus call <tool> [--args JSON] [--config PATH] [--timeout MS]
 
 Runs one tool and prints its output.
-Exit code: 0 ok, 1 the tool returned isError, 2 the call failed (unknown tool, bad arguments, error).`,
+Exit code: 0 ok, 1 the tool returned isError, 2 the call failed (unknown tool, bad arguments,
+timeout, error): the same split as REST's 200 isError versus 4xx/5xx.`,
   openapi: `Usage: toolnexus openapi [--config PATH [--key-id ID]]
 
 Prints an OpenAPI 3.1 document without a running server.
@@ -125,13 +126,19 @@ async function call(loaded: LoadedConfig, name: string | undefined, argsJson: st
   if (typeof args !== "object" || args === null || Array.isArray(args)) return fail("--args must be a JSON object");
   const tk = await toolkitOf(loaded);
   const ms = Number(timeout ?? loaded.config.server.timeoutMs);
+  if (!Number.isInteger(ms) || ms <= 0) return fail("--timeout must be a positive whole number of milliseconds");
+  const signal = AbortSignal.timeout(ms);
+  // A timeout is a failure (2), as REST's 504, even when the tool turned its abort into an isError result.
+  const timedOut = () => fail(`${name} timed out after ${ms} ms`);
   try {
-    const result = await tk.execute(name, args as Record<string, unknown>, { signal: AbortSignal.timeout(ms), timeout: ms });
+    const result = await tk.execute(name, args as Record<string, unknown>, { signal, timeout: ms });
+    if (signal.aborted) return timedOut();
     if (result.isError) console.error(result.output);
     else console.log(result.output);
     if (result.metadata?.pending) console.error(JSON.stringify({ pending: result.metadata.pending }));
     return result.isError ? 1 : 0;
   } catch (err) {
+    if (signal.aborted) return timedOut();
     if (isToolnexusError(err) && err.errors) return fail(`${err.message}: ${err.errors.map((e) => `${e.pointer || "/"} ${e.message}`).join("; ")}`);
     return fail((err as Error).message);
   } finally {

@@ -46,6 +46,9 @@ describe("toolnexus CLI", () => {
     expect(invalid.code).toBe(2);
     expect(invalid.stderr).toContain("/text must be string");
     expect((await toolnexus("call", "echo", "--args", "{oops", "--config", example)).code).toBe(2);
+    // A timeout is a failure, as REST's 504, though the sleep tool answers its abort with an error of its own.
+    const late = await toolnexus("call", "sleep", "--args", '{"ms":10000}', "--timeout", "100", "--config", example);
+    expect(late).toMatchObject({ code: 2, stderr: "error: sleep timed out after 100 ms\n" });
   });
 
   it("a bad config exits 2 naming every failing path", async () => {

@@ -1,4 +1,5 @@
 import { Type, type Static } from "@sinclair/typebox";
+import { TOOL_FORMATS } from "./tool-query.js";
 
 /**
  * One TypeBox schema per wire shape. Fastify validates and serializes with these and
@@ -36,7 +37,8 @@ export const AdapterToolList = Type.Object({ tools: Type.Array(FreeObject) }, { 
 /** Query of `GET /tools`. */
 export const ToolListQuery = Type.Object({
   source: Type.Optional(Type.String({ description: "Comma-separated sources, e.g. mcp,http." })),
-  format: Type.Optional(Type.Union([Type.Literal("openai"), Type.Literal("anthropic"), Type.Literal("gemini")])),
+  // One string enum (not a union of literals): generated clients get one enum type for it.
+  format: Type.Optional(Type.Unsafe<(typeof TOOL_FORMATS)[number]>({ type: "string", enum: [...TOOL_FORMATS] })),
 });
 
 /** Path parameters naming a tool. */

@@ -1,6 +1,7 @@
 import { Type, type FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { CallPipeline } from "../call-pipeline.js";
 import { abortOnDisconnect } from "../disconnect.js";
+import { strayKeysError } from "../envelope.js";
 import { ExecuteBody, ProblemResponse as problem, ToolParams, ToolResult } from "../schemas.js";
 
 /** `POST /tools/{name}/execute`: the synchronous transport of the call pipeline. */
@@ -8,7 +9,7 @@ export const executeRoute: FastifyPluginAsyncTypebox<{ pipeline: CallPipeline }>
   // `curl -X POST` with no body is a call with no arguments, not a malformed request.
   app.addHook("preValidation", (request, _reply, done) => {
     request.body ??= {};
-    done();
+    done(strayKeysError(request.body));
   });
 
   app.post("/tools/:name/execute", {
