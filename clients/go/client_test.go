@@ -51,12 +51,13 @@ func TestListsTheToolsItsKeyMayUse(t *testing.T) {
 }
 
 func TestRunsAToolWithTypedArgumentsNestedThroughDefs(t *testing.T) {
-	body := client.ForecastJSONRequestBody{Arguments: client.ForecastArguments{Place: client.ForecastPlace{City: "Lisbon"}, Days: 2}}
+	unit := client.C
+	body := client.ForecastJSONRequestBody{Arguments: client.ForecastArguments{Place: client.ForecastPlace{City: "Lisbon"}, Days: 2, Unit: &unit}}
 	res, err := newClient(t, os.Getenv("TOOLNEXUS_KEY")).ForecastWithResponse(context.Background(), body)
 	if err != nil || res.JSON200 == nil {
 		t.Fatalf("forecast: %v %s", err, res.Body)
 	}
-	if res.JSON200.Output != "Lisbon: sunny for 2 day(s)" || res.JSON200.IsError {
+	if res.JSON200.Output != "Lisbon: sunny for 2 day(s) (C)" || res.JSON200.IsError {
 		t.Errorf("unexpected result %+v", *res.JSON200)
 	}
 }

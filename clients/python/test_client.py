@@ -16,6 +16,7 @@ from toolnexus_client.models import (
     EverythingGetSumArguments,
     EverythingGetSumBody,
     ForecastArguments,
+    ForecastArgumentsUnitType0,
     ForecastBody,
     ForecastPlace,
     Problem,
@@ -41,10 +42,10 @@ def test_lists_the_tools_its_key_may_use(client):
 
 
 def test_runs_a_tool_with_typed_arguments_nested_through_defs(client):
-    body = ForecastBody(arguments=ForecastArguments(place=ForecastPlace(city="Lisbon"), days=2))
+    body = ForecastBody(arguments=ForecastArguments(place=ForecastPlace(city="Lisbon"), days=2, unit=ForecastArgumentsUnitType0.C))
     result = forecast.sync(client=client, body=body)
     assert isinstance(result, ToolResult)
-    assert (result.output, result.is_error) == ("Lisbon: sunny for 2 day(s)", False)
+    assert (result.output, result.is_error) == ("Lisbon: sunny for 2 day(s) (C)", False)
 
 
 def test_runs_an_mcp_tool_with_a_hyphenated_name(client):
