@@ -124,9 +124,9 @@ async function call(loaded: LoadedConfig, name: string | undefined, argsJson: st
     return fail(`--args is not valid JSON: ${(err as Error).message}`);
   }
   if (typeof args !== "object" || args === null || Array.isArray(args)) return fail("--args must be a JSON object");
-  const tk = await toolkitOf(loaded);
   const ms = Number(timeout ?? loaded.config.server.timeoutMs);
   if (!Number.isInteger(ms) || ms <= 0) return fail("--timeout must be a positive whole number of milliseconds");
+  const tk = await toolkitOf(loaded);
   const signal = AbortSignal.timeout(ms);
   // A timeout is a failure (2), as REST's 504, even when the tool turned its abort into an isError result.
   const timedOut = () => fail(`${name} timed out after ${ms} ms`);

@@ -80,7 +80,7 @@ describe("toolnexus CLI", () => {
     expect(unknownKey.code).toBe(2);
     expect(unknownKey.stderr).toContain('no API key with id "nobody"');
     expect((await toolnexus("openapi", "--key-id", "ci")).code).toBe(2);
-  });
+  }, 60_000);
 
   it("serve refuses command built-ins without API keys, naming the way out", async () => {
     const dir = await tempDir({ "toolnexus.yaml": "builtins: true\n" });
