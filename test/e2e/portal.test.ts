@@ -44,7 +44,7 @@ describe("developer portal at /docs", () => {
     expect((await fetch(`${s.url}/docs/json`, { headers: { authorization: "Bearer wrong-key-0123456789abcdef" } })).status).toBe(401);
   });
 
-  it("in a real browser: shows the generic routes, then after Authorize runs a tool with its example body", async () => {
+  it("in a real browser: shows the generic routes, after Authorize runs a tool with its example body, after Logout hides it again", async () => {
     const page = await browser.newPage();
     page.setDefaultTimeout(8000);
     const external: string[] = [];
@@ -74,6 +74,13 @@ describe("developer portal at /docs", () => {
       const body = await echo.locator(".live-responses-table .response-col_description pre").first().innerText();
       expect(JSON.parse(body)).toEqual({ output: "string", isError: false });
       await page.screenshot({ path: ".tmp/portal.png", fullPage: true });
+
+      // Logout: back to the generic routes.
+      await page.locator("button.authorize").first().click();
+      await page.locator(".auth-container").first().locator("button", { hasText: "Logout" }).click();
+      await page.locator(".dialog-ux button.close-modal").click();
+      await expect.poll(() => page.locator('.opblock-summary-path[data-path="/tools/echo/execute"]').count()).toBe(0);
+      await expect.poll(() => page.locator(".opblock-summary-path").allInnerTexts()).toContain("/tools/{name}/execute");
     });
     expect(external).toEqual([]);
     await page.close();
