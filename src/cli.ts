@@ -19,7 +19,7 @@ Commands:
   serve     Serve the REST API
   tools     List the tools of a config
   call      Run one tool once and print its output
-  openapi   Print the OpenAPI document of the generic routes
+  openapi   Print the OpenAPI document (generic, or of a config with --config)
 
 Run "toolnexus <command> --help" for a command's options.
 The config path comes from --config, else TOOLNEXUS_CONFIG (a file, or a directory holding toolnexus.yaml).`,
@@ -37,10 +37,15 @@ Lists every tool: name, source and description (--json: the GET /tools body).`,
 
 Runs one tool and prints its output.
 --stream prints each progress report the tool makes as one line on stderr while it runs.
-Exit code: 0 ok, 1 the tool returned isError, 2 the call failed (unknown tool, bad arguments, error).`,
-  openapi: `Usage: toolnexus openapi
+Exit code: 0 ok, 1 the tool returned isError, 2 the call failed (unknown tool, bad arguments,
+timeout, error): the same split as REST's 200 isError versus 4xx/5xx.`,
+  openapi: `Usage: toolnexus openapi [--config PATH [--key-id ID]]
 
-Prints the OpenAPI 3.1 document of the generic routes (what openapi/openapi.json holds).`,
+Prints an OpenAPI 3.1 document without a running server.
+Alone: the generic routes (what openapi/openapi.json holds).
+--config PATH: what a deployment of that config serves at /openapi.json, one typed operation
+per tool (its sources are started to list their tools, then closed).
+--key-id ID: only the tools the API key with that id (auth.apiKeys[].id) may use.`,
 };
 
 const OPTIONS = {
@@ -52,6 +57,7 @@ const OPTIONS = {
   args: { type: "string", short: "a" },
   timeout: { type: "string" },
   stream: { type: "boolean" },
+  "key-id": { type: "string" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "v" },
 } as const;
@@ -67,7 +73,7 @@ async function main(argv: string[]): Promise<number> {
     case "serve": return serve(await config(values.config), values.host, values.port, values.insecure === true);
     case "tools": return listTools(await config(values.config), values.json === true);
     case "call": return call(await config(values.config), rest[0], values.args, values.timeout, values.stream === true);
-    default: return openapi();
+    default: return openapi(values.config, values["key-id"]);
   }
 }
 
@@ -121,16 +127,22 @@ async function call(loaded: LoadedConfig, name: string | undefined, argsJson: st
     return fail(`--args is not valid JSON: ${(err as Error).message}`);
   }
   if (typeof args !== "object" || args === null || Array.isArray(args)) return fail("--args must be a JSON object");
-  const tk = await toolkitOf(loaded);
   const ms = Number(timeout ?? loaded.config.server.timeoutMs);
+  if (!Number.isInteger(ms) || ms <= 0) return fail("--timeout must be a positive whole number of milliseconds");
+  const tk = await toolkitOf(loaded);
+  const signal = AbortSignal.timeout(ms);
+  // A timeout is a failure (2), as REST's 504, even when the tool turned its abort into an isError result.
+  const timedOut = () => fail(`${name} timed out after ${ms} ms`);
   try {
     const onProgress = stream ? (p: Progress) => console.error(progressLine(p)) : undefined;
-    const result = await tk.execute(name, args as Record<string, unknown>, { signal: AbortSignal.timeout(ms), timeout: ms, ...(onProgress ? { onProgress } : {}) });
+    const result = await tk.execute(name, args as Record<string, unknown>, { signal, timeout: ms, ...(onProgress ? { onProgress } : {}) });
+    if (signal.aborted) return timedOut();
     if (result.isError) console.error(result.output);
     else console.log(result.output);
     if (result.metadata?.pending) console.error(JSON.stringify({ pending: result.metadata.pending }));
     return result.isError ? 1 : 0;
   } catch (err) {
+    if (signal.aborted) return timedOut();
     if (isToolnexusError(err) && err.errors) return fail(`${err.message}: ${err.errors.map((e) => `${e.pointer || "/"} ${e.message}`).join("; ")}`);
     return fail((err as Error).message);
   } finally {
@@ -143,9 +155,11 @@ function progressLine({ progress, total, message }: Progress): string {
   return `progress ${progress}${total === undefined ? "" : `/${total}`}${message ? ` ${message}` : ""}`;
 }
 
-async function openapi(): Promise<number> {
-  const { genericOpenApi } = await import("./server/generic-openapi.js");
-  process.stdout.write(await genericOpenApi());
+async function openapi(configPath: string | undefined, keyId: string | undefined): Promise<number> {
+  const { genericOpenApi, deploymentOpenApi } = await import("./server/generic-openapi.js");
+  // Only an explicit --config: the image sets TOOLNEXUS_CONFIG, and `openapi` alone stays generic.
+  if (configPath === undefined && keyId !== undefined) return fail("--key-id needs --config PATH");
+  process.stdout.write(configPath === undefined ? await genericOpenApi() : await deploymentOpenApi(await config(configPath), keyId));
   return 0;
 }
 

@@ -46,6 +46,9 @@ describe("toolnexus CLI", () => {
     expect(invalid.code).toBe(2);
     expect(invalid.stderr).toContain("/text must be string");
     expect((await toolnexus("call", "echo", "--args", "{oops", "--config", example)).code).toBe(2);
+    // A timeout is a failure, as REST's 504, though the sleep tool answers its abort with an error of its own.
+    const late = await toolnexus("call", "sleep", "--args", '{"ms":10000}', "--timeout", "100", "--config", example);
+    expect(late).toMatchObject({ code: 2, stderr: "error: sleep timed out after 100 ms\n" });
   });
 
   it("call --stream prints one stderr line per progress report, then the result with the same exit codes", async () => {
@@ -72,6 +75,22 @@ describe("toolnexus CLI", () => {
     const { stdout } = await toolnexus("openapi");
     expect(stdout).toBe(await readFile(path.join(root, "openapi/openapi.json"), "utf8"));
   });
+
+  it("openapi --config prints that deployment's per-tool document; --key-id narrows it to that key's tools", async () => {
+    const paths = (out: string) => Object.keys((JSON.parse(out) as { paths: Record<string, unknown> }).paths).filter((p) => !p.includes("{") && p.startsWith("/tools/"));
+    const all = await toolnexus("openapi", "--config", example);
+    expect(all.code).toBe(0);
+    expect(paths(all.stdout)).toEqual(["/tools/echo/execute", "/tools/sleep/execute", "/tools/divide/execute", "/tools/approve/execute"]);
+
+    const dir = await tempDir({ "toolnexus.yaml": `plugins: [${JSON.stringify(path.join(example, "plugins/*.mjs"))}]\nauth: { apiKeys: [ { id: ci, key: "ci-key-0123456789abcdef", tools: ["ech*"] } ] }\n` });
+    const narrowed = await toolnexus("openapi", "--config", dir, "--key-id", "ci");
+    expect(paths(narrowed.stdout)).toEqual(["/tools/echo/execute"]);
+    expect(narrowed.stdout).not.toContain("ci-key-0123456789abcdef");
+    const unknownKey = await toolnexus("openapi", "--config", dir, "--key-id", "nobody");
+    expect(unknownKey.code).toBe(2);
+    expect(unknownKey.stderr).toContain('no API key with id "nobody"');
+    expect((await toolnexus("openapi", "--key-id", "ci")).code).toBe(2);
+  }, 60_000);
 
   it("serve refuses command built-ins without API keys, naming the way out", async () => {
     const dir = await tempDir({ "toolnexus.yaml": "builtins: true\n" });

@@ -31,3 +31,12 @@ export function assembleTools(groups: readonly (readonly Tool[])[], disableTools
   }
   return out;
 }
+
+/**
+ * The `disableTools` entries that name no tool of `groups`: a typo, or a tool of a source that
+ * failed to load. Worth a warning, since the tool the operator meant to hide may be listed.
+ */
+export function unmatchedDisabled(groups: readonly (readonly Tool[])[], disableTools: readonly string[]): string[] {
+  const names = new Set(groups.flat().map((t) => t.name));
+  return [...new Set(disableTools)].filter((n) => !names.has(n));
+}

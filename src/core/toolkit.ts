@@ -1,5 +1,5 @@
 import { toAnthropic, toGemini, toOpenAI } from "./adapters.js";
-import { assembleTools } from "./assemble.js";
+import { assembleTools, unmatchedDisabled } from "./assemble.js";
 import { ToolnexusError } from "./errors.js";
 import { isSkillCatalog, type SkillCatalog, type SkillInfo, type SkippedSkill, type Source, type SourceStatus } from "./source.js";
 import { silentLogger, type Logger, type Tool, type ToolContext, type ToolResult } from "./types.js";
@@ -60,6 +60,8 @@ export class Toolkit {
     for (const s of sources) ownerOf.set(s, tk);
     await Promise.all(sources.filter((s) => !kept.has(s)).map((s) => tk.buildSource(s)));
     tk.reassemble();
+    const unmatched = unmatchedDisabled(tk.groups(), opts.disableTools ?? []);
+    if (unmatched.length) logger.warn({ disableTools: unmatched }, "disableTools names no such tool (a typo, or a tool of a source that failed to load)");
     return tk;
   }
 
@@ -84,10 +86,14 @@ export class Toolkit {
     if (st.state === "failed") log.warn({ error: st.error }, "source failed; the others still load");
   }
 
+  /** Each loaded source's tools, then the host's own. */
+  private groups(): (readonly Tool[])[] {
+    return [...this.sources.filter((s) => !this.crashed.has(s)).map((s) => s.tools()), this.opts.tools ?? []];
+  }
+
   private reassemble(): void {
     if (this.closed) return;
-    const groups = [...this.sources.filter((s) => !this.crashed.has(s)).map((s) => s.tools()), this.opts.tools ?? []];
-    this.catalog = assembleTools(groups, this.opts.disableTools ?? [], this.logger);
+    this.catalog = assembleTools(this.groups(), this.opts.disableTools ?? [], this.logger);
     this.byName = new Map(this.catalog.map((t) => [t.name, t]));
     this.version = nextVersion++;
     for (const fn of this.listeners) fn();

@@ -35,6 +35,17 @@ export class ApiKeyAuth {
     return this.entries.length > 0;
   }
 
+  /** The caller a configured key id stands for (`toolnexus openapi --key-id`), if there is one. */
+  callerById(id: string): Caller | undefined {
+    const e = this.entries.find((k) => k.id === id);
+    return e && { id: e.id, allows: e.allows };
+  }
+
+  /** True when the request presents a key (valid or not). */
+  presentsKey(request: FastifyRequest): boolean {
+    return presentedKey(request) !== undefined;
+  }
+
   /** The caller of a request; throws UNAUTHORIZED when keys are configured and none matches. */
   authenticate(request: FastifyRequest): Caller {
     if (!this.enabled) return ANONYMOUS;

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from "fastify";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { pino, type DestinationStream, type LoggerOptions } from "pino";
 import { createToolkit, toLoadedConfig, type ToolnexusConfigInput } from "../create-toolkit.js";
@@ -18,10 +18,12 @@ import { executeRoute } from "./routes/execute.js";
 import { metricsRoute } from "./routes/metrics.js";
 import { metaRoutes } from "./routes/meta.js";
 import { openapiRoute } from "./routes/openapi.js";
+import { isPortalPath, registerPortal } from "./portal/portal.js";
 import { toolRoutes } from "./routes/tools.js";
 import { SHARED_SCHEMAS } from "./schemas.js";
 import { ServiceState } from "./service-state.js";
 import { registerSwagger } from "./swagger.js";
+import { ToolDocuments } from "./tool-documents.js";
 
 /** Options of {@link buildServer}. */
 export interface BuildServerOptions {
@@ -87,8 +89,11 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
 
   const state = new ServiceState(loaded, new ApiKeyAuth(loaded.config.auth?.apiKeys ?? []));
   const metrics = new Metrics(state);
-  // Probes never need a key; /metrics is open only when the (current) config says so.
-  const isOpen = (path: string) => path === "/healthz" || path === "/readyz" || (path === "/metrics" && state.loaded.config.metrics?.public === true);
+  // Probes never need a key; /metrics is open only when the (current) config says so; the
+  // portal is open to a visitor without a key (it then shows the generic routes only).
+  const isOpen = (path: string, request: FastifyRequest) => path === "/healthz" || path === "/readyz"
+    || (path === "/metrics" && state.loaded.config.metrics?.public === true)
+    || (isPortalPath(path) && state.auth.enabled && !state.auth.presentsKey(request));
 
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
   const scrub = (text: string) => scrubber.scrub(text);
@@ -98,7 +103,7 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   app.addHook("onRequest", (request, reply, done) => {
     reply.header("x-request-id", request.id);
     try {
-      if (!isOpen(request.url.split("?", 1)[0] ?? "")) request.caller = state.auth.authenticate(request);
+      if (!isOpen(request.url.split("?", 1)[0] ?? "", request)) request.caller = state.auth.authenticate(request);
       done();
     } catch (err) {
       done(err as Error);
@@ -119,7 +124,9 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   // A tool's output may echo a secret it was configured with (a URL, a header): never return it.
   const pipeline = new CallPipeline(state, metrics, (r) => scrubber.scrubResult(r));
   await app.register(executeRoute, { pipeline, stream: { heartbeatMs: () => state.loaded.config.server.heartbeatMs, scrub } });
-  await app.register(openapiRoute, { state, scrub });
+  const documents = new ToolDocuments(app, state, scrub);
+  await app.register(openapiRoute, { documents });
+  await registerPortal(app, documents);
 
   const ready = (opts.toolkit ? Promise.resolve(opts.toolkit) : createToolkit(loaded, { tools: opts.tools ?? [], logger }))
     .then(async (tk) => {

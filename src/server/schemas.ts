@@ -1,4 +1,5 @@
 import { Type, type Static } from "@sinclair/typebox";
+import { TOOL_FORMATS, TOOL_SOURCES } from "./tool-query.js";
 
 /**
  * One TypeBox schema per wire shape. Fastify validates and serializes with these and
@@ -7,6 +8,14 @@ import { Type, type Static } from "@sinclair/typebox";
  */
 
 const FreeObject = Type.Object({}, { additionalProperties: true });
+
+/**
+ * A string enum as one `{type: string, enum}` schema rather than a union of literals: client
+ * generators (openapi-python-client, oapi-codegen) then make one enum type of it, not one per value.
+ */
+function StringEnum<const T extends readonly string[]>(values: T, opts: { description?: string } = {}) {
+  return Type.Unsafe<T[number]>({ type: "string", enum: [...values], ...opts });
+}
 
 /** RFC 9457 problem details with a stable `code`. */
 export const Problem = Type.Object({
@@ -24,7 +33,7 @@ export const ToolInfo = Type.Object({
   name: Type.String(),
   description: Type.String(),
   inputSchema: FreeObject,
-  source: Type.Union(["mcp", "skill", "builtin", "native", "http", "a2a", "custom"].map((s) => Type.Literal(s))),
+  source: StringEnum(TOOL_SOURCES),
 }, { $id: "ToolInfo" });
 
 /** `GET /tools`. */
@@ -36,7 +45,7 @@ export const AdapterToolList = Type.Object({ tools: Type.Array(FreeObject) }, { 
 /** Query of `GET /tools`. */
 export const ToolListQuery = Type.Object({
   source: Type.Optional(Type.String({ description: "Comma-separated sources, e.g. mcp,http." })),
-  format: Type.Optional(Type.Union([Type.Literal("openai"), Type.Literal("anthropic"), Type.Literal("gemini")])),
+  format: Type.Optional(StringEnum(TOOL_FORMATS)),
 });
 
 /** Path parameters naming a tool. */
@@ -55,7 +64,7 @@ export const ExecuteBody = Type.Object({
   arguments: Type.Optional(FreeObject),
   timeoutMs: Type.Optional(Type.Integer({ minimum: 1, description: "Per-call timeout; capped by server.maxTimeoutMs." })),
   answer: Type.Optional(Type.Ref(Answer)),
-}, { $id: "ExecuteBody", additionalProperties: false });
+}, { $id: "ExecuteBody", additionalProperties: false, examples: [{ arguments: {} }] });
 
 /** What a tool returns. `isError: true` is an outcome for the model, still HTTP 200. */
 export const ToolResult = Type.Object({
@@ -85,7 +94,7 @@ export const StreamEvent = Type.Union([
 export const SourceStatus = Type.Object({
   source: Type.String(),
   name: Type.String(),
-  state: Type.Union(["connected", "connecting", "reconnecting", "failed", "disabled"].map((s) => Type.Literal(s))),
+  state: StringEnum(["connected", "connecting", "reconnecting", "failed", "disabled"]),
   tools: Type.Integer(),
   error: Type.Optional(Type.String()),
 }, { $id: "SourceStatus" });
@@ -93,7 +102,7 @@ export const SourceStatus = Type.Object({
 /** `GET /status`. */
 export const Status = Type.Object({
   ready: Type.Boolean(),
-  state: Type.Union([Type.Literal("loading"), Type.Literal("ready"), Type.Literal("draining")]),
+  state: StringEnum(["loading", "ready", "draining"]),
   tools: Type.Integer(),
   sources: Type.Array(Type.Ref(SourceStatus)),
   error: Type.Optional(Type.String({ description: "Why the sources could not be loaded, when they could not." })),

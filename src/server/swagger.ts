@@ -1,11 +1,10 @@
 import swagger from "@fastify/swagger";
-import swaggerUi from "@fastify/swagger-ui";
 import type { FastifyInstance } from "fastify";
 import { createRequire } from "node:module";
 
 const { version } = createRequire(import.meta.url)("../../package.json") as { version: string };
 
-/** Registers @fastify/swagger (OpenAPI 3.1 from the route schemas) and Swagger UI at /docs. */
+/** Registers @fastify/swagger (OpenAPI 3.1 from the route schemas); the portal at /docs is src/server/portal/. */
 export async function registerSwagger(app: FastifyInstance): Promise<void> {
   await app.register(swagger, {
     openapi: {
@@ -26,5 +25,4 @@ export async function registerSwagger(app: FastifyInstance): Promise<void> {
     // Shared schemas become components named by their $id instead of def-N.
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => (typeof json.$id === "string" ? json.$id : `def-${i}`) },
   });
-  await app.register(swaggerUi, { routePrefix: "/docs", uiConfig: { url: "/openapi.json" } as Record<string, unknown> });
 }

@@ -1,4 +1,5 @@
 import type { ToolInfo } from "../core/types.js";
+import { exampleArguments } from "./tool-examples.js";
 
 type Json = Record<string, unknown>;
 type OpenApiDoc = Json & { paths?: Record<string, Json>; components?: Json & { schemas?: Record<string, unknown> } };
@@ -24,6 +25,8 @@ export function withToolOperations(base: OpenApiDoc, tools: readonly ToolInfo[])
     const { defs, root } = hoistDefs(tool.name, tool.inputSchema);
     Object.assign(schemas, defs);
     schemas[argsName] = root;
+    // An explicit example: generated from the envelope schema, Swagger UI would send timeoutMs: 1.
+    const example = exampleArguments(root, doc);
     paths[`/tools/${tool.name}/execute`] = {
       post: {
         operationId: tool.name,
@@ -44,6 +47,7 @@ export function withToolOperations(base: OpenApiDoc, tools: readonly ToolInfo[])
                   answer: { $ref: "#/components/schemas/Answer" },
                 },
               },
+              ...(example ? { example: { arguments: example } } : {}),
             },
           },
         },
@@ -74,9 +78,25 @@ function hoistDefs(toolName: string, schema: Json): { defs: Json; root: Json } {
       if (k === "$schema" || k === "$id") continue; // meaningless inside an OpenAPI document
       out[k] = rewrite(v);
     }
-    return out;
+    return splitNullableEnum(out);
   };
   return { root: rewrite(schema) as Json, defs };
+}
+
+/**
+ * `{type: ["string", "null"], enum: ["C", "F", null]}` as the equivalent
+ * `{anyOf: [{type: "string", enum: ["C", "F"]}, {type: "null"}]}`: client generators read the
+ * first as an enum with a "<nil>" member (oapi-codegen) or one class per type (openapi-python-client),
+ * the second as an optional enum.
+ */
+function splitNullableEnum(node: Json): Json {
+  const { type, enum: values, ...rest } = node;
+  if (!Array.isArray(values) || !values.includes(null) || "anyOf" in rest) return node;
+  const types = (Array.isArray(type) ? type : type === undefined ? [] : [type]).filter((t) => t !== "null");
+  const nonNull = values.filter((v) => v !== null);
+  if (nonNull.length === 0) return node;
+  const typed = types.length === 0 ? {} : { type: types.length === 1 ? types[0] : types };
+  return { ...rest, anyOf: [{ ...typed, enum: nonNull }, { type: "null" }] };
 }
 
 function firstLine(s: string): string {

@@ -61,6 +61,17 @@ describe("Toolkit assembly (DESIGN §2)", () => {
     expect(tk.get("x")).toBeUndefined();
   });
 
+  it("warns once about disableTools names that match no tool", async () => {
+    const { logger, warnings } = recordingLogger();
+    const tk = await Toolkit.create({
+      sources: [new StaticSource("mcp", "a", [tool("x", "mcp"), tool("keep", "mcp")])],
+      disableTools: ["x", "kep", "kep"],
+      logger,
+    });
+    expect(tk.tools().map((t) => t.name)).toEqual(["keep"]);
+    expect(warnings).toEqual([{ disableTools: ["kep"] }]);
+  });
+
   it("isolates a failing source: it reports failed, the others load", async () => {
     const tk = await Toolkit.create({
       sources: [

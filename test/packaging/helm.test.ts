@@ -5,9 +5,9 @@ import { parse as parseYaml, parseAllDocuments } from "yaml";
 import { describe, expect, it } from "vitest";
 import { normalizeConfig } from "../../src/config/load.js";
 
-// There is no helm binary on the build machines: these checks catch what `helm lint` would
-// catch most often (values that fail the schema, templates reading values that do not exist,
-// broken YAML around the template actions) plus the chart's operational promises.
+// Static checks of the chart's sources: the values schema, templates reading values that do not
+// exist, YAML around the template actions, and the chart's operational promises. What Helm
+// itself renders, and its validity for Kubernetes, is test/packaging/helm-render.test.ts.
 
 const root = path.resolve(import.meta.dirname, "../..");
 const chart = path.join(root, "helm/toolnexus");

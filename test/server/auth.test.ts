@@ -25,7 +25,7 @@ const call = (path: string, key?: string, init: RequestInit = {}, header = "auth
 
 describe("API keys", () => {
   it("401 UNAUTHORIZED without a key or with a wrong one, on every protected route", async () => {
-    for (const path of ["/tools", "/tools/echo", "/status", "/skills", "/skills/prompt", "/openapi.json", "/docs/"]) {
+    for (const path of ["/tools", "/tools/echo", "/status", "/skills", "/skills/prompt", "/openapi.json"]) {
       const res = await call(path);
       expect(res.status, path).toBe(401);
       expect(res.headers.get("www-authenticate")).toContain("Bearer");

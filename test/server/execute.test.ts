@@ -49,9 +49,16 @@ describe("POST /tools/{name}/execute", () => {
   it("400 INVALID_REQUEST for malformed JSON and for a bad envelope", async () => {
     await problem(await execute("echo", "{not json"), 400, "INVALID_REQUEST");
     const body = await problem(await execute("echo", { arguments: { text: "x" }, extra: 1 }), 400, "INVALID_REQUEST");
-    expect(body.errors).toEqual([{ pointer: "", message: "must NOT have additional properties" }]);
+    expect(body.errors).toEqual([{ pointer: "/extra", message: "is not an envelope key; move it into arguments" }]);
     await problem(await execute("echo", { arguments: "text" }), 400, "INVALID_REQUEST");
     await problem(await execute("echo", { timeoutMs: 0 }), 400, "INVALID_REQUEST");
+  });
+
+  it("arguments sent without the wrapper: a 400 naming the stray keys and saying to wrap them", async () => {
+    const body = await problem(await execute("echo", { text: "hi", "a/b": 1 }), 400, "INVALID_REQUEST");
+    expect(String(body.detail)).toContain('Unknown keys "text", "a/b" in the request body');
+    expect(String(body.detail)).toContain('put the tool\'s arguments inside "arguments", e.g. {"arguments": {"text": …, "a/b": …}}');
+    expect((body.errors as { pointer: string }[]).map((e) => e.pointer)).toEqual(["/text", "/a~1b"]);
   });
 
   it("404 TOOL_NOT_FOUND for an unknown tool, 404 NOT_FOUND for an unknown route", async () => {

@@ -33,6 +33,25 @@ describe("per-tool operations (DESIGN §7)", () => {
     expect(base.paths).not.toHaveProperty("/tools/echo/execute");
   });
 
+  it("gives each operation an example body that passes the tool's schema, without timeoutMs", () => {
+    const inputSchema = {
+      type: "object", required: ["city", "days", "unit"], additionalProperties: false,
+      properties: { city: { type: "string", examples: ["Lisbon"] }, days: { type: "integer", minimum: 1 }, unit: { enum: ["C", "F"] }, note: { type: "string" } },
+    };
+    const doc = withToolOperations(base, [{ name: "weather", description: "", source: "native", inputSchema }]);
+    const media = (doc.paths?.["/tools/weather/execute"] as { post: { requestBody: { content: Record<string, { example: unknown }> } } }).post.requestBody.content["application/json"];
+    expect(media?.example).toEqual({ arguments: { city: "Lisbon", days: 1, unit: "C" } });
+  });
+
+  it("writes a nullable enum as an enum or null, which client generators read as an optional enum", () => {
+    const inputSchema = { type: "object", properties: { unit: { type: ["string", "null"], enum: ["C", "F", null], description: "Unit." } } };
+    const doc = withToolOperations(base, [{ name: "temp", description: "", source: "native", inputSchema }]);
+    expect(doc.components?.schemas?.temp_arguments).toEqual({
+      type: "object",
+      properties: { unit: { description: "Unit.", anyOf: [{ type: "string", enum: ["C", "F"] }, { type: "null" }] } },
+    });
+  });
+
   it("rewrites local $defs, definitions and root refs into components", () => {
     const inputSchema = {
       $schema: "https://json-schema.org/draft/2020-12/schema",

@@ -40,6 +40,17 @@ describe("GET /tools", () => {
     expect((await get("/tools?format=cohere")).status).toBe(400);
   });
 
+  it("one clear 400 naming the allowed values for an unknown ?source= or ?format=", async () => {
+    const bad = async (query: string) => {
+      const res = await get(`/tools${query}`);
+      expect(res.status, query).toBe(400);
+      return ((await res.json()) as { code: string; detail: string });
+    };
+    expect(await bad("?format=cohere")).toMatchObject({ code: "INVALID_REQUEST", detail: "?format=cohere is not a format: use one of openai, anthropic, gemini." });
+    expect((await bad("?source=mcp,bogus")).detail).toBe("?source=bogus is not a tool source; sources are mcp, skill, builtin, native, http, a2a, custom (comma-separated).");
+    expect((await bad("?source=openapi")).detail).toContain('tools imported from OpenAPI documents are listed with source "http" (?source=http)');
+  });
+
   it("sends an ETag and answers 304 to a matching If-None-Match", async () => {
     const first = await get("/tools");
     const etag = first.headers.get("etag");

@@ -1,6 +1,7 @@
 import { Type, type FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { CallPipeline } from "../call-pipeline.js";
 import { abortOnDisconnect } from "../disconnect.js";
+import { strayKeysError } from "../envelope.js";
 import { ExecuteBody, ExecuteOkResponse, ProblemResponse as problem, ToolParams } from "../schemas.js";
 import { streamCall, wantsEventStream, type StreamSettings } from "../stream-call.js";
 
@@ -9,7 +10,7 @@ export const executeRoute: FastifyPluginAsyncTypebox<{ pipeline: CallPipeline; s
   // `curl -X POST` with no body is a call with no arguments, not a malformed request.
   app.addHook("preValidation", (request, _reply, done) => {
     request.body ??= {};
-    done();
+    done(strayKeysError(request.body));
   });
 
   app.post("/tools/:name/execute", {

@@ -6,6 +6,7 @@ import type { Tool, ToolInfo as ToolInfoT } from "../../core/types.js";
 import type { Caller } from "../auth.js";
 import { AdapterToolList, ProblemResponse as problem, ToolInfo, ToolList, ToolListQuery, ToolParams } from "../schemas.js";
 import type { ServiceState } from "../service-state.js";
+import { toolQueryError } from "../tool-query.js";
 
 const FORMATS = { openai: toOpenAI, anthropic: toAnthropic, gemini: toGemini } as const;
 
@@ -39,6 +40,8 @@ export const toolRoutes: FastifyPluginAsyncTypebox<{ state: ServiceState; scrub:
       querystring: ToolListQuery,
       response: { 200: { description: "The catalog (or an adapter's shape with ?format)", content: { "application/json": { schema: Type.Union([Type.Ref(ToolList), Type.Ref(AdapterToolList)]) } } }, 304: { description: "Not modified", type: "null" }, "4xx": problem, "5xx": problem },
     },
+    // Before schema validation: one clear 400 naming the allowed values.
+    preValidation: (request, _reply, done) => done(toolQueryError(request.query as Record<string, unknown>)),
   }, async (request, reply) => {
     const tk = state.toolkit();
     const { source, format } = request.query;

@@ -3,6 +3,7 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontex
 import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { Logger } from "../../core/types.js";
 import type { McpServerSpec } from "./server-spec.js";
+import type { StderrTail } from "./stderr-tail.js";
 import { ProcessGroupStdioTransport } from "./stdio-transport.js";
 
 /** The concrete wire a connection attempt uses. */
@@ -15,6 +16,8 @@ export interface TransportDeps {
   fetch?: FetchLike;
   /** Removes secrets from text bound for the log (stderr lines, transport errors). */
   scrub?: (text: string) => string;
+  /** Keeps a stdio server's last stderr lines (scrubbed), to explain a failed start. */
+  stderr?: StderrTail;
 }
 
 /** The wires to try, in order, for a spec: `remote` tries streamable HTTP, then SSE. */
@@ -36,7 +39,11 @@ export function createTransport(spec: McpServerSpec, wire: WireKind, deps: Trans
       env: spec.env,
       ...(spec.cwd ? { cwd: spec.cwd } : {}),
       // A server's stderr is its own log: kept at debug, tagged by the source's logger bindings.
-      onStderr: (line) => deps.logger.debug({ stderr: deps.scrub ? deps.scrub(line) : line }, "mcp server stderr"),
+      onStderr: (raw) => {
+        const line = deps.scrub ? deps.scrub(raw) : raw;
+        deps.stderr?.push(line);
+        deps.logger.debug({ stderr: line }, "mcp server stderr");
+      },
     });
   }
   const url = new URL(spec.url ?? "");

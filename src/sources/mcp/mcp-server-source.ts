@@ -11,6 +11,7 @@ import { requiresTask, toTool } from "./mcp-tool.js";
 import { redact } from "./redact.js";
 import { remoteFetch, type RemoteFetch } from "./remote-fetch.js";
 import type { McpServerSpec } from "./server-spec.js";
+import { StderrTail } from "./stderr-tail.js";
 import { filterTools } from "./tool-filter.js";
 
 /** Options of one MCP server source beside its spec. */
@@ -45,6 +46,8 @@ export class McpServerSource implements Source {
   private refreshing = false;
   private refreshAgain = false;
   private remote?: RemoteFetch;
+  /** The stderr of the latest start attempt (stdio servers). */
+  private stderr = new StderrTail();
 
   constructor(private readonly spec: McpServerSpec, private readonly opts: McpSourceOptions = {}) {
     this.name = spec.name;
@@ -74,9 +77,10 @@ export class McpServerSource implements Source {
   }
 
   private fail(err: unknown): void {
-    this.error = this.describe(err);
+    const stderr = this.stderr.lines();
+    this.error = this.describeStart(err);
     this.state = "failed";
-    this.log.warn({ error: this.error }, "mcp server failed to start");
+    this.log.warn({ error: this.error, ...(stderr.length ? { stderr } : {}) }, "mcp server failed to start");
   }
 
   tools(): readonly Tool[] {
@@ -102,7 +106,8 @@ export class McpServerSource implements Source {
   private async establish(): Promise<void> {
     const signal = this.closing.signal;
     const holder: { conn?: McpConnection; dropped: boolean } = { dropped: false };
-    const deps = { logger: this.log, scrub: (t: string) => this.scrub(t), ...(this.remote ? { fetch: this.remote.fetch } : {}) };
+    this.stderr = new StderrTail();
+    const deps = { logger: this.log, scrub: (t: string) => this.scrub(t), stderr: this.stderr, ...(this.remote ? { fetch: this.remote.fetch } : {}) };
     const conn = await connect(this.spec, deps, {
       onClose: () => {
         holder.dropped = true;
@@ -144,7 +149,7 @@ export class McpServerSource implements Source {
     if (this.healing || this.closing.signal.aborted) return;
     this.state = waiting;
     this.healing = retryWithBackoff(() => this.establish(), this.closing.signal, this.opts.backoff ?? DEFAULT_BACKOFF, (err, n) => {
-      this.error = this.describe(err);
+      this.error = this.describeStart(err);
       this.log.debug({ attempt: n, error: this.error }, "mcp reconnect attempt failed");
     }).then((ok) => {
       if (ok) this.log.info("mcp server reconnected");
@@ -207,6 +212,12 @@ export class McpServerSource implements Source {
     lose: (conn, why) => this.lost(conn, why),
     scrub: (text) => this.scrub(text),
   };
+
+  /** Why a start attempt failed, with what a stdio server last wrote to stderr, if anything. */
+  private describeStart(err: unknown): string {
+    const stderr = this.stderr.lines();
+    return stderr.length ? `${this.describe(err)}; its stderr ended with: ${stderr.join(" | ")}` : this.describe(err);
+  }
 
   /** An error text fit for status and logs: phase named, secrets scrubbed. */
   private describe(err: unknown): string {

@@ -1,0 +1,38 @@
+import type { FastifyInstance } from "fastify";
+import type { Caller } from "./auth.js";
+import { toInfo, visibleTools } from "./routes/tools.js";
+import type { ServiceState } from "./service-state.js";
+import { withToolOperations } from "./tool-openapi.js";
+
+/**
+ * The OpenAPI documents a deployment serves, as scrubbed JSON text: the generic routes, and
+ * per caller the generic routes plus one typed operation per tool it may use (DESIGN §7).
+ * Cached per toolkit version and caller, so `/openapi.json` and the portal build each once.
+ */
+export class ToolDocuments {
+  private readonly cache = new Map<string, string>();
+
+  constructor(private readonly app: FastifyInstance, private readonly state: ServiceState, private readonly scrub: (s: string) => string) {}
+
+  /** The document of the generic routes only (what an anonymous portal visitor sees). */
+  generic(): string {
+    return this.cached("generic", () => this.app.swagger() as Record<string, unknown>);
+  }
+
+  /** The per-tool document of this caller. */
+  forCaller(caller: Caller): string {
+    const tk = this.state.toolkit();
+    return this.cached(`${tk.version}|${caller.id}`, () =>
+      withToolOperations(this.app.swagger() as Record<string, unknown>, visibleTools(this.state, caller).map(toInfo)));
+  }
+
+  private cached(key: string, build: () => Record<string, unknown>): string {
+    let body = this.cache.get(key);
+    if (body === undefined) {
+      body = this.scrub(JSON.stringify(build()));
+      if (this.cache.size > 64) this.cache.clear();
+      this.cache.set(key, body);
+    }
+    return body;
+  }
+}
