@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyPluginAsync, FastifyReply } from "fastify";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
-import { ToolnexusError } from "../core/errors.js";
+import type { ToolnexusError } from "../core/errors.js";
 import { normalizeError } from "./error-handler.js";
 import type { McpCatalog } from "./mcp/catalog-server.js";
 
