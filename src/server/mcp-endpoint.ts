@@ -43,11 +43,10 @@ export const mcpEndpoint: FastifyPluginAsync<McpEndpointOptions> = async (app, {
     if (Array.isArray(message)) return sendJsonRpcError(reply, 400, ErrorCode.InvalidRequest, "Invalid Request: JSON-RPC batches are not supported");
     if (!isJsonRpcMessage(message)) return sendJsonRpcError(reply, 400, ErrorCode.InvalidRequest, "Invalid Request: not a JSON-RPC 2.0 message");
 
-    const server = catalog.server({ caller: request.caller, log: request.log, requestId: () => request.id });
     // A stream only when it carries something before the result: progress. Else one JSON body.
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !wantsProgress(message) });
+    const server = await catalog.connect({ caller: request.caller, log: request.log, requestId: () => request.id }, transport);
     server.onerror = (err) => request.log.debug({ err: err.message }, "mcp protocol error");
-    await server.connect(transport);
 
     // The response's "close" (not the request's: it fires once the body is read) ends the
     // transport; the SDK then aborts the handler's signal, which aborts the call (CLIENT_CLOSED).

@@ -2,8 +2,9 @@ import { createRequire } from "node:module";
 import type { FastifyBaseLogger } from "fastify";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
-  CallToolRequestSchema, CancelledNotificationSchema, ErrorCode, GetPromptRequestSchema, ListPromptsRequestSchema, ListToolsRequestSchema,
+  CallToolRequestSchema, ErrorCode, isJSONRPCNotification, GetPromptRequestSchema, ListPromptsRequestSchema, ListToolsRequestSchema,
   type CallToolRequest, type CallToolResult, type GetPromptResult, type ListPromptsResult, type ListToolsResult, type RequestId,
   type ServerNotification, type ServerRequest, type Tool as McpTool,
 } from "@modelcontextprotocol/sdk/types.js";
@@ -48,8 +49,29 @@ export class McpCatalog {
     private readonly scrub: (s: string) => string,
   ) {}
 
-  /** A new SDK Server for one connection (or one stateless request) of `session`. */
-  server(session: McpSession): Server {
+  /**
+   * Connects a new SDK Server for `session` to `transport` (one stdio connection, or one
+   * stateless HTTP request) and resolves with it.
+   */
+  async connect(session: McpSession, transport: Transport): Promise<Server> {
+    const server = this.server(session);
+    await server.connect(transport);
+    // notifications/cancelled is seen here before the SDK's own handler runs. Ours aborts the
+    // call wherever it runs on this replica: over stateless HTTP it arrives in a POST of its
+    // own, to a Server that never saw the request. The SDK's handler still runs after it: on a
+    // connection that carried the request (stdio), it drops the response, as MCP asks.
+    const onmessage = transport.onmessage;
+    transport.onmessage = (message, extra) => {
+      if (isJSONRPCNotification(message) && message.method === "notifications/cancelled") {
+        const { requestId, reason } = (message.params ?? {}) as { requestId?: RequestId; reason?: unknown };
+        if (requestId !== undefined) this.inFlight.cancel(session.caller.id, requestId, typeof reason === "string" ? reason : undefined);
+      }
+      onmessage?.(message, extra);
+    };
+    return server;
+  }
+
+  private server(session: McpSession): Server {
     const server = new Server({ name: "toolnexus", version }, {
       // listChanged is not advertised: a stateless server has no stream to announce a reload on.
       capabilities: { tools: {}, prompts: {} },
@@ -68,10 +90,6 @@ export class McpCatalog {
     server.setRequestHandler(CallToolRequestSchema, (req, extra) => this.callTool(session, req.params, extra));
     server.setRequestHandler(ListPromptsRequestSchema, (_req, extra) => guard(extra, () => this.listPrompts(caller)));
     server.setRequestHandler(GetPromptRequestSchema, (req, extra) => guard(extra, () => this.getPrompt(caller, req.params.name)));
-    // Replaces the SDK's own handler, which only knows the requests of this Server instance.
-    server.setNotificationHandler(CancelledNotificationSchema, (n) => {
-      if (n.params.requestId !== undefined) this.inFlight.cancel(session.caller.id, n.params.requestId, n.params.reason);
-    });
     return server;
   }
 

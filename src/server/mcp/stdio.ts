@@ -14,10 +14,8 @@ import type { ToolnexusServer } from "../build-server.js";
 export async function serveStdio(app: ToolnexusServer): Promise<void> {
   // Answer initialize once the sources are loaded, so the first tools/list sees them all.
   await app.toolnexus.ready;
-  const server = app.toolnexus.mcp.server({ caller: ANONYMOUS, log: app.log, requestId: () => randomUUID() });
+  const server = await app.toolnexus.mcp.connect({ caller: ANONYMOUS, log: app.log, requestId: () => randomUUID() }, new StdioServerTransport());
   server.onerror = (err) => app.log.debug({ err: err.message }, "mcp protocol error");
-  const transport = new StdioServerTransport();
-  await server.connect(transport);
 
   await new Promise<void>((resolve) => {
     let stopping = false;
