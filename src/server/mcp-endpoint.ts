@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyPluginAsync, FastifyReply } from "fastify";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolnexusError } from "../core/errors.js";
 import { normalizeError } from "./error-handler.js";
@@ -17,7 +17,8 @@ export interface McpEndpointOptions {
 
 /**
  * `/mcp`: the catalog over MCP streamable HTTP, stateless (DESIGN §11), so any replica answers
- * any request. Each POST gets a fresh SDK Server and transport (the SDK's stateless pattern).
+ * any request. Each POST gets a fresh SDK Server and transport (the SDK's stateless pattern);
+ * the web-standard transport, so the reply goes out through Fastify (one write for JSON).
  * Auth, rate limits and the body limit are the service's own hooks, run before any MCP
  * traffic; failures before the SDK sees a message are JSON-RPC error bodies with the HTTP status.
  */
@@ -44,19 +45,25 @@ export const mcpEndpoint: FastifyPluginAsync<McpEndpointOptions> = async (app, {
     if (!isJsonRpcMessage(message)) return sendJsonRpcError(reply, 400, ErrorCode.InvalidRequest, "Invalid Request: not a JSON-RPC 2.0 message");
 
     // A stream only when it carries something before the result: progress. Else one JSON body.
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !wantsProgress(message) });
+    const stream = wantsProgress(message);
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !stream });
     const server = await catalog.connect({ caller: request.caller, log: request.log, requestId: () => request.id }, transport);
     server.onerror = (err) => request.log.debug({ err: err.message }, "mcp protocol error");
 
-    // The response's "close" (not the request's: it fires once the body is read) ends the
-    // transport; the SDK then aborts the handler's signal, which aborts the call (CLIENT_CLOSED).
+    // A response closed before it ended (not the request's "close": it fires once the body is
+    // read) closes the transport; the SDK then aborts the handler's signal, and so the call
+    // (CLIENT_CLOSED). A response that ended leaves nothing open: both are simply dropped.
     reply.raw.once("close", () => {
-      void transport.close();
-      void server.close();
+      if (!reply.raw.writableEnded) void transport.close();
     });
-    for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
-    reply.hijack();
-    await transport.handleRequest(request.raw, reply.raw, message);
+    // The web-standard transport with the body Fastify already parsed: the SDK sees only the
+    // headers it checks (Accept, Content-Type, MCP-Protocol-Version).
+    const webRequest = new Request(`${request.protocol}://${request.host}${request.url}`, { method: "POST", headers: request.headers as Record<string, string> });
+    const response = await transport.handleRequest(webRequest, { parsedBody: message });
+    reply.code(response.status);
+    response.headers.forEach((value, name) => void reply.header(name, value));
+    // One JSON body is sent in one write; an SSE stream is piped as the SDK produces it.
+    return stream && response.body ? reply.send(response.body) : reply.send(await response.text());
   });
 };
 
