@@ -157,7 +157,10 @@ describe("/mcp on a real `toolnexus serve`", () => {
     await client.close();
   });
 
-  it("closing the tools/call response stream aborts the call upstream", async () => {
+  it.each([
+    ["an SSE stream (progressToken)", { progressToken: "p1" }],
+    ["a JSON response", undefined],
+  ])("closing the tools/call response aborts the call upstream: %s", async (_, meta) => {
     const before = (await readEvents(log)).filter((e) => e.event === "cancelled").length;
     const calls = (await readEvents(log)).filter((e) => e.event === "call" && e.tool === "hang").length;
     const ac = new AbortController();
@@ -165,7 +168,7 @@ describe("/mcp on a real `toolnexus serve`", () => {
       method: "POST",
       signal: ac.signal,
       headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 99, method: "tools/call", params: { name: "fx_hang", arguments: {}, _meta: { progressToken: "p1" } } }),
+      body: JSON.stringify({ jsonrpc: "2.0", id: 99, method: "tools/call", params: { name: "fx_hang", arguments: {}, ...(meta ? { _meta: meta } : {}) } }),
     }).then((r) => r.text());
     await eventually(async () => (await readEvents(log)).filter((e) => e.event === "call" && e.tool === "hang").length > calls);
     ac.abort();
