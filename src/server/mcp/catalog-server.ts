@@ -40,7 +40,8 @@ type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 export class McpCatalog {
   /** `tools/call` requests in flight on this replica, for notifications/cancelled. */
   readonly inFlight = new InFlightMcpCalls();
-  private readonly validator = new AjvJsonSchemaValidator();
+  // Built on the first MCP request: a service that never gets one pays nothing for it.
+  private validator?: AjvJsonSchemaValidator;
   private readonly listings = new Map<string, McpTool[]>();
 
   constructor(
@@ -75,7 +76,7 @@ export class McpCatalog {
     const server = new Server({ name: "toolnexus", version }, {
       // listChanged is not advertised: a stateless server has no stream to announce a reload on.
       capabilities: { tools: {}, prompts: {} },
-      jsonSchemaValidator: this.validator,
+      jsonSchemaValidator: (this.validator ??= new AjvJsonSchemaValidator()),
     });
     const { caller } = session;
     // A failure outside a call (NOT_READY while loading) is a JSON-RPC error with our code in data.
