@@ -17,6 +17,7 @@ Usage: toolnexus <command> [options]
 
 Commands:
   serve     Serve the REST API
+  mcp       Serve the catalog as an MCP server over stdio
   tools     List the tools of a config
   call      Run one tool once and print its output
   openapi   Print the OpenAPI document (generic, or of a config with --config)
@@ -30,6 +31,11 @@ Serves GET /tools, POST /tools/{name}/execute and the rest of the REST API.
 --insecure allows command and file built-ins without auth.apiKeys (same as server.insecure).
 The config file is watched and reloaded on change, and on SIGHUP.
 SIGTERM or SIGINT drains: readiness 503, in-flight calls get server.shutdownGraceMs, exit 0.`,
+  mcp: `Usage: toolnexus mcp [--config PATH]
+
+Serves the same catalog as an MCP server over stdio, for desktop MCP clients: tools/list,
+tools/call (the same pipeline as REST: validation, limits, timeouts), and the skills prompt.
+Stdout carries only MCP messages; logs go to stderr. Exits when stdin closes.`,
   tools: `Usage: toolnexus tools [--config PATH] [--json]
 
 Lists every tool: name, source and description (--json: the GET /tools body).`,
@@ -71,6 +77,7 @@ async function main(argv: string[]): Promise<number> {
 
   switch (command) {
     case "serve": return serve(await config(values.config), values.host, values.port, values.insecure === true);
+    case "mcp": return mcpStdio(await config(values.config));
     case "tools": return listTools(await config(values.config), values.json === true);
     case "call": return call(await config(values.config), rest[0], values.args, values.timeout, values.stream === true);
     default: return openapi(values.config, values["key-id"]);
@@ -102,6 +109,17 @@ async function serve(loaded: LoadedConfig, host?: string, port?: string, insecur
     process.once("SIGTERM", () => stop("SIGTERM"));
     process.once("SIGINT", () => stop("SIGINT"));
   });
+  return 0;
+}
+
+async function mcpStdio(loaded: LoadedConfig): Promise<number> {
+  // Stdout is the protocol channel: a plugin's console.log must not corrupt it.
+  console.log = console.info = console.debug = console.error;
+  const [{ buildServer }, { serveStdio }, { pino }] = await Promise.all([
+    import("./server/build-server.js"), import("./server/mcp/stdio.js"), import("pino"),
+  ]);
+  const app = await buildServer({ config: loaded, logDestination: pino.destination(2) });
+  await serveStdio(app);
   return 0;
 }
 

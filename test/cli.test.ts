@@ -21,7 +21,7 @@ async function toolnexus(...args: string[]): Promise<{ code: number; stdout: str
 describe("toolnexus CLI", () => {
   it("prints help for the program and for each command", async () => {
     expect((await toolnexus("--help")).stdout).toContain("Commands:");
-    for (const cmd of ["serve", "tools", "call", "openapi"]) {
+    for (const cmd of ["serve", "mcp", "tools", "call", "openapi"]) {
       const { code, stdout } = await toolnexus(cmd, "--help");
       expect(code, cmd).toBe(0);
       expect(stdout, cmd).toContain(`Usage: toolnexus ${cmd}`);

@@ -15,6 +15,8 @@ import "./request-caller.js";
 import { registerLimits } from "./limits.js";
 import { Metrics } from "./metrics.js";
 import { executeRoute } from "./routes/execute.js";
+import { McpCatalog } from "./mcp/catalog-server.js";
+import { mcpEndpoint } from "./mcp-endpoint.js";
 import { metricsRoute } from "./routes/metrics.js";
 import { metaRoutes } from "./routes/meta.js";
 import { openapiRoute } from "./routes/openapi.js";
@@ -56,6 +58,8 @@ export type ToolnexusServer = FastifyInstance & {
     reload(): Promise<boolean>;
     /** The execute pipeline every transport (REST, SSE, /mcp, executions) runs calls through. */
     pipeline: CallPipeline;
+    /** The catalog as an MCP server: `/mcp` and `toolnexus mcp` (stdio) serve it. */
+    mcp: McpCatalog;
   };
 };
 
@@ -127,6 +131,8 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   const documents = new ToolDocuments(app, state, scrub);
   await app.register(openapiRoute, { documents });
   await registerPortal(app, documents);
+  const mcp = new McpCatalog(state, pipeline, scrub);
+  if (server.mcp.enabled) await app.register(mcpEndpoint, { catalog: mcp, path: server.mcp.path, scrub });
 
   const ready = (opts.toolkit ? Promise.resolve(opts.toolkit) : createToolkit(loaded, { tools: opts.tools ?? [], logger }))
     .then(async (tk) => {
@@ -177,7 +183,7 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   };
 
   const reload = async () => (reloader ? reloader.reload() : false);
-  return Object.assign(app, { toolnexus: { state, loaded, ready, shutdown, reload, pipeline } }) as unknown as ToolnexusServer;
+  return Object.assign(app, { toolnexus: { state, loaded, ready, shutdown, reload, pipeline, mcp } }) as unknown as ToolnexusServer;
 }
 
 function isLogger(l: unknown): l is FastifyBaseLogger {

@@ -6,6 +6,13 @@ export const RateLimit = Type.Object({
   timeWindowMs: Type.Integer({ minimum: 1 }),
 }, { additionalProperties: false });
 
+/** `server.mcp:` — the catalog as an MCP server over streamable HTTP (DESIGN §11). */
+export const McpSection = Type.Object({
+  enabled: Type.Boolean({ default: true }),
+  path: Type.String({ pattern: "^/[A-Za-z0-9/_.-]*$", default: "/mcp" }),
+  pageSize: Type.Integer({ minimum: 1, default: 500, description: "Tools per tools/list page; a larger catalog is paginated with a cursor." }),
+}, { additionalProperties: false, default: {} });
+
 /** `server:` — how the REST service listens and bounds calls. */
 export const ServerSection = Type.Object({
   host: Type.String({ default: "127.0.0.1", description: "Listen address. Use 0.0.0.0 in containers." }),
@@ -24,6 +31,7 @@ export const ServerSection = Type.Object({
     maxHeapUsedBytes: Type.Optional(Type.Integer({ minimum: 1 })),
     maxRssBytes: Type.Optional(Type.Integer({ minimum: 1 })),
   }, { additionalProperties: false, description: "Shed load with 503 UNDER_PRESSURE past these thresholds." })),
+  mcp: McpSection,
   logLevel: Type.Union([Type.Literal("fatal"), Type.Literal("error"), Type.Literal("warn"), Type.Literal("info"), Type.Literal("debug"), Type.Literal("trace"), Type.Literal("silent")], { default: "info" }),
 }, { additionalProperties: false, default: {} });
 

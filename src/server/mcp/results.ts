@@ -1,0 +1,64 @@
+import { ErrorCode, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { ErrorCode as ToolnexusCode, ToolnexusError } from "../../core/errors.js";
+import { pendingOf } from "../../core/pending.js";
+import type { ToolResult } from "../../core/types.js";
+
+type ContentPart = CallToolResult["content"][number];
+
+/**
+ * A ToolResult as an MCP `tools/call` result (DESIGN §11). `isError` is kept. When the tool's
+ * MCP server sent non-text parts, src/sources/mcp/map-result.ts kept every part in
+ * `metadata.content`: those parts go back as they came, so an image stays an image. An
+ * upstream's `structuredContent` (already the output, as JSON) is given back as an object.
+ */
+export function toCallToolResult(result: ToolResult): CallToolResult {
+  const { metadata } = result;
+  const parts = Array.isArray(metadata?.content) ? (metadata.content as ContentPart[]) : undefined;
+  const out: CallToolResult = { content: parts ?? [{ type: "text", text: result.output }] };
+  if (result.isError) out.isError = true;
+  // Kept by map-result.ts when the tool's MCP server returned one.
+  const structured = metadata?.structuredContent;
+  if (typeof structured === "object" && structured !== null && !Array.isArray(structured)) out.structuredContent = structured as Record<string, unknown>;
+  const pending = pendingOf(result);
+  // A suspension (DESIGN §6) has no MCP form: the request rides along so a client can resolve it out of band.
+  if (pending) out._meta = { "toolnexus/pending": pending };
+  return out;
+}
+
+/** Arguments that fail the schema: an isError result naming the JSON pointers, so a model can correct itself. */
+export function invalidArgumentsResult(err: ToolnexusError, scrub: (s: string) => string): CallToolResult {
+  const lines = (err.errors ?? []).map((e) => `${e.pointer || "/"}: ${e.message}`);
+  return { content: [{ type: "text", text: scrub([err.message, ...lines].join("\n")) }], isError: true };
+}
+
+// JSON-RPC codes for failures before or around the run; the stable toolnexus code rides in `data`.
+const JSONRPC_CODE: Partial<Record<ToolnexusCode, number>> = {
+  TOOL_NOT_FOUND: ErrorCode.InvalidParams,
+  FORBIDDEN: ErrorCode.InvalidParams,
+  INVALID_REQUEST: ErrorCode.InvalidParams,
+  INVALID_ARGUMENTS: ErrorCode.InvalidParams,
+  TOOL_TIMEOUT: ErrorCode.RequestTimeout,
+  TOOL_FAILED: ErrorCode.InternalError,
+  INTERNAL: ErrorCode.InternalError,
+};
+
+/**
+ * A JSON-RPC error the SDK's Protocol answers with as is: it reads `code`, `message` and `data`.
+ * (The SDK's McpError would prefix the message with "MCP error <code>:".)
+ */
+export class JsonRpcError extends Error {
+  constructor(readonly code: number, message: string, readonly data?: Record<string, unknown>) {
+    super(message);
+    this.name = "JsonRpcError";
+  }
+}
+
+/** A ToolnexusError as a JSON-RPC error: the spec's code, the message, and `{ code, status, requestId }` as data. */
+export function toJsonRpcError(err: ToolnexusError, requestId: string, scrub: (s: string) => string): JsonRpcError {
+  // -32000 is the implementation-defined server error (overloaded, rate limited, not ready, upstream down, cancelled).
+  const code = JSONRPC_CODE[err.code] ?? -32000;
+  const retryAfter = err.headers?.["retry-after"];
+  return new JsonRpcError(code, scrub(err.message), {
+    code: err.code, status: err.status, requestId, ...(retryAfter ? { retryAfter: Number(retryAfter) } : {}),
+  });
+}

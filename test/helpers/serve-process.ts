@@ -1,0 +1,44 @@
+import { spawn } from "node:child_process";
+import path from "node:path";
+import { freePort } from "./free-port.js";
+import { eventually } from "./wait.js";
+
+/** The compiled CLI (`npm run build`; the vitest global setup builds it). */
+export const CLI = path.resolve(import.meta.dirname, "../../dist/cli.js");
+
+/** A `toolnexus serve` child process on a random loopback port. */
+export interface ServeProcess {
+  url: string;
+  /** Its stdout log lines, parsed. */
+  logs(): Record<string, unknown>[];
+  /** Everything it wrote, for asserting a secret never appears. */
+  output(): string;
+  stop(): Promise<void>;
+}
+
+/** Starts `node dist/cli.js serve --config <config>` and waits until /readyz is 200. */
+export async function startServeProcess(config: string): Promise<ServeProcess> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [CLI, "serve", "--config", config, "--port", String(port), "--host", "127.0.0.1"], { stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  child.stdout.on("data", (c: Buffer) => (out += c.toString()));
+  child.stderr.on("data", (c: Buffer) => (out += c.toString()));
+  const exited = new Promise<void>((r) => child.once("exit", () => r()));
+  const url = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+    await exited;
+  };
+  try {
+    await eventually(async () => child.exitCode === null && (await fetch(`${url}/readyz`).then((r) => r.status === 200, () => false)), { timeoutMs: 30_000, everyMs: 50 });
+  } catch (err) {
+    await stop();
+    throw new Error(`serve did not become ready: ${out}`, { cause: err });
+  }
+  return {
+    url,
+    logs: () => out.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as Record<string, unknown>),
+    output: () => out,
+    stop,
+  };
+}
