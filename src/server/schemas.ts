@@ -1,4 +1,5 @@
 import { Type, type Static } from "@sinclair/typebox";
+import { TOOL_NAME } from "../core/tool-name.js";
 
 /**
  * One TypeBox schema per wire shape. Fastify validates and serializes with these and
@@ -40,7 +41,7 @@ export const ToolListQuery = Type.Object({
 });
 
 /** Path parameters naming a tool. */
-export const ToolParams = Type.Object({ name: Type.String({ pattern: "^[a-zA-Z0-9_-]+$" }) });
+export const ToolParams = Type.Object({ name: Type.String({ pattern: TOOL_NAME.source }) });
 
 /** The resolution of a suspension, sent on the resumed call (DESIGN §6). */
 export const Answer = Type.Object({
