@@ -42,7 +42,7 @@ export function withToolOperations(base: OpenApiDoc, tools: readonly ToolInfo[])
                 ...(needsArguments ? { required: ["arguments"] } : {}),
                 properties: {
                   arguments: { $ref: `#/components/schemas/${argsName}` },
-                  timeoutMs: { type: "integer", minimum: 1 },
+                  timeoutMs: { type: "integer", minimum: 1, maximum: 2_147_483_647 },
                   answer: { $ref: "#/components/schemas/Answer" },
                 },
               },
