@@ -25,6 +25,7 @@ export const ERRORS = {
   CANCELLED: { status: 499, title: "Cancelled" },
   TOOL_FAILED: { status: 500, title: "Tool failed" },
   INTERNAL: { status: 500, title: "Internal error" },
+  NOT_IMPLEMENTED: { status: 501, title: "Not implemented" },
   UPSTREAM_UNAVAILABLE: { status: 502, title: "Upstream unavailable" },
   EXECUTION_LOST: { status: 502, title: "Execution lost" },
   NOT_READY: { status: 503, title: "Not ready" },

@@ -30,6 +30,8 @@ export function frameworkErrors(scrub: (s: string) => string) {
 function parserError(err: NodeJS.ErrnoException): ToolnexusError {
   if (err.code === "ERR_HTTP_REQUEST_TIMEOUT") return new ToolnexusError("REQUEST_TIMEOUT", "The request was not received in time");
   if (err.code === "HPE_HEADER_OVERFLOW") return new ToolnexusError("HEADERS_TOO_LARGE", "The request line and headers are too large");
+  // RFC 9110 §15.6.2: a method the server does not recognise at all is 501, not 405.
+  if (err.code === "HPE_INVALID_METHOD") return new ToolnexusError("NOT_IMPLEMENTED", "The request method is not one this server recognises");
   // llhttp's codes (HPE_INVALID_METHOD, HPE_LF_EXPECTED, …) name the fault precisely and hold no request data.
   return new ToolnexusError("INVALID_REQUEST", `Malformed HTTP request${err.code ? ` (${err.code})` : ""}`);
 }

@@ -5,9 +5,10 @@ import { ExecuteBody, ProblemResponse as problem, ToolParams, ToolResult } from 
 
 /** `POST /tools/{name}/execute`: the synchronous transport of the call pipeline. */
 export const executeRoute: FastifyPluginAsyncTypebox<{ pipeline: CallPipeline }> = async (app, { pipeline }) => {
-  // `curl -X POST` with no body is a call with no arguments, not a malformed request.
+  // `curl -X POST` with no body is a call with no arguments, not a malformed request; a JSON
+  // `null` body is sent, and fails the envelope.
   app.addHook("preValidation", (request, _reply, done) => {
-    request.body ??= {};
+    if (request.body === undefined) request.body = {};
     done();
   });
 

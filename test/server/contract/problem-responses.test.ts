@@ -83,6 +83,12 @@ describe("the envelope is validated strictly, without coercion", () => {
     expect(problem.errors).toEqual(expect.arrayContaining([expect.objectContaining({ pointer: expect.stringMatching(/^\/(timeoutMs|answer|arguments)/) })]));
   });
 
+  it("400 for a JSON null body, while no body at all is a call without arguments", async () => {
+    await fetchProblem(await executeTool(s.url, "divide", "null"), 400, "INVALID_REQUEST");
+    const bare = await fetch(`${s.url}/tools/divide/execute`, { method: "POST" });
+    expect(bare.status).toBe(200);
+  });
+
   it("still accepts the well-typed envelope and coerces query strings", async () => {
     const res = await executeTool(s.url, "confirm", { arguments: { what: "x" }, timeoutMs: 1000, answer: { id: "confirm-x", ok: true } });
     expect(res.status).toBe(200);
@@ -96,7 +102,7 @@ describe("Node's HTTP parser errors, over a real socket", () => {
     ["a bare LF line ending", "GET /healthz HTTP/1.1\nHost: x\n\n", 400, "INVALID_REQUEST"],
     ["an invalid Transfer-Encoding", "POST /tools/echo/execute HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked, gzip\r\n\r\n", 400, "INVALID_REQUEST"],
     ["two different Content-Lengths", "POST /tools/echo/execute HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n{}", 400, "INVALID_REQUEST"],
-    ["an unknown method", "BREW /healthz HTTP/1.1\r\nHost: x\r\n\r\n", 400, "INVALID_REQUEST"],
+    ["an unknown method", "BREW /healthz HTTP/1.1\r\nHost: x\r\n\r\n", 501, "NOT_IMPLEMENTED"],
     ["headers beyond Node's limit", `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`, 431, "HEADERS_TOO_LARGE"],
     ["a URL beyond Node's header limit", `GET /${"a".repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`, 431, "HEADERS_TOO_LARGE"],
     ["no Host header", "GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n", 400, "INVALID_REQUEST"],

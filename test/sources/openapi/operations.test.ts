@@ -5,6 +5,10 @@ import { EgressGuard } from "../../../src/net/egress-guard.js";
 import { loadSpec, resolveBaseUrl } from "../../../src/sources/openapi/load-spec.js";
 import { extractOperations, fallbackId, type OperationSpec } from "../../../src/sources/openapi/operations.js";
 
+// int64 request fields are bounded to what a JSON number carries exactly.
+const SAFE_MIN = Number.MIN_SAFE_INTEGER;
+const SAFE_MAX = Number.MAX_SAFE_INTEGER;
+
 const FIXTURES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../fixtures/openapi");
 
 async function load(file: string) {
@@ -42,11 +46,11 @@ describe("Swagger Petstore (OpenAPI 3.0)", async () => {
     expect(op.inputSchema).toEqual({
       type: "object",
       properties: {
-        id: { type: "integer", format: "int64", examples: [10] },
+        id: { type: "integer", format: "int64", minimum: SAFE_MIN, maximum: SAFE_MAX, examples: [10] },
         name: { type: "string", examples: ["doggie"] },
-        category: { type: "object", properties: { id: { type: "integer", format: "int64", examples: [1] }, name: { type: "string", examples: ["Dogs"] } } },
+        category: { type: "object", properties: { id: { type: "integer", format: "int64", minimum: SAFE_MIN, maximum: SAFE_MAX, examples: [1] }, name: { type: "string", examples: ["Dogs"] } } },
         photoUrls: { type: "array", items: { type: "string" } },
-        tags: { type: "array", items: { type: "object", properties: { id: { type: "integer", format: "int64" }, name: { type: "string" } } } },
+        tags: { type: "array", items: { type: "object", properties: { id: { type: "integer", format: "int64", minimum: SAFE_MIN, maximum: SAFE_MAX }, name: { type: "string" } } } },
         status: { type: "string", description: "pet status in the store", enum: ["available", "pending", "sold"] },
       },
       required: ["name", "photoUrls"],
