@@ -15,6 +15,8 @@ export interface GroupRunOptions {
   outputLimitBytes: number;
   /** Between SIGTERM and SIGKILL. */
   killGraceMs?: number;
+  /** Run as this user and group (supplementary groups dropped); needs a root service. */
+  runAs?: { uid: number; gid: number };
 }
 
 /** How a command ended. `output` is combined stdout+stderr, capped. */
@@ -68,6 +70,7 @@ export async function runInGroup(opts: GroupRunOptions, groups: ProcessGroups): 
     env: { ...opts.env },
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
+    ...(opts.runAs ? { uid: opts.runAs.uid, gid: opts.runAs.gid } : {}),
   });
   const spawned = new Promise<Error | undefined>((resolve) => {
     child.once("spawn", () => resolve(undefined));
