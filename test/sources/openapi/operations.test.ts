@@ -60,7 +60,7 @@ describe("Swagger Petstore (OpenAPI 3.0)", async () => {
   it("path, query and header parameters, with descriptions and required", () => {
     expect(byId(operations, "getPetById").inputSchema).toEqual({
       type: "object",
-      properties: { petId: { type: "integer", format: "int64", description: "ID of pet to return" } },
+      properties: { petId: { type: "integer", format: "int64", minimum: SAFE_MIN, maximum: SAFE_MAX, description: "ID of pet to return" } },
       required: ["petId"],
     });
     expect(byId(operations, "findPetsByStatus").inputSchema).toEqual({
@@ -82,7 +82,7 @@ describe("Swagger Petstore (OpenAPI 3.0)", async () => {
     expect(upload.inputSchema).toEqual({
       type: "object",
       properties: {
-        petId: { type: "integer", format: "int64", description: "ID of pet to update" },
+        petId: { type: "integer", format: "int64", minimum: SAFE_MIN, maximum: SAFE_MAX, description: "ID of pet to update" },
         additionalMetadata: { type: "string", description: "Additional Metadata" },
         body: { type: "string" },
       },
