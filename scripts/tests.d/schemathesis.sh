@@ -33,7 +33,7 @@ run() { # run <name> [st options...]
   for _ in $(seq 1 100); do node -e 'fetch(process.argv[1]).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))' "http://127.0.0.1:$port/readyz" && break; sleep 0.2; done
   echo "-- schemathesis: $name (server on $port)"
   "$ST" --config-file test/fixtures/fuzz/schemathesis.toml run "http://127.0.0.1:$port/openapi.json" "${auth[@]}" \
-    --checks all --max-examples "${FUZZ_MAX_EXAMPLES:-25}" --seed "${FUZZ_SEED:-1}" --workers 2 \
+    --checks all --max-examples "${FUZZ_MAX_EXAMPLES:-15}" --seed "${FUZZ_SEED:-1}" --workers 2 \
     --request-timeout 20 --phases examples,coverage,fuzzing --no-color \
     --report json --report-json-path ".tmp/schemathesis/$name.json" "$@"
   local rc=$?
