@@ -56,6 +56,11 @@ describe("loadConfig", () => {
     expect(await issuesOf(normalizeConfig({ auth: { apiKeys: [{ id: "k", key: "${file:rel/token}" }] } }, { env: {} }))).toContain("needs an absolute path");
   });
 
+  it("refuses a headers timeout longer than the request timeout (Node would throw at listen)", async () => {
+    const msg = await issuesOf(normalizeConfig({ server: { headersTimeoutMs: 40_000, requestTimeoutMs: 30_000 } }, { env: {} }));
+    expect(msg).toBe("config error: /server/headersTimeoutMs must not exceed server.requestTimeoutMs");
+  });
+
   it("a missing variable is an error naming the key, never an empty string", async () => {
     const msg = await issuesOf(normalizeConfig({ auth: { apiKeys: [{ id: "ci", key: "${CI_KEY}" }] } }, { env: {} }));
     expect(msg).toBe("config error: /auth/apiKeys/0/key environment variable CI_KEY is not set");

@@ -3,6 +3,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { EgressGuard } from "../../../src/net/egress-guard.js";
 import { loadSpec, resolveBaseUrl } from "../../../src/sources/openapi/load-spec.js";
+import { buildOperationRequest } from "../../../src/sources/openapi/operation-request.js";
 import { extractOperations, fallbackId, type OperationSpec } from "../../../src/sources/openapi/operations.js";
 
 // int64 request fields are bounded to what a JSON number carries exactly.
@@ -71,6 +72,14 @@ describe("Swagger Petstore (OpenAPI 3.0)", async () => {
     const del = byId(operations, "deletePet");
     expect(del.params.map((p) => `${p.in}:${p.name}`)).toEqual(["header:api_key", "path:petId"]);
     expect(del.inputSchema.required).toEqual(["petId"]);
+  });
+
+  it("a header argument HTTP cannot carry is a model-facing error, not a request", () => {
+    const del = byId(operations, "deletePet");
+    const ok = buildOperationRequest(del, "http://127.0.0.1:9/api/v3", {}, { petId: 1, api_key: "k-1" });
+    expect(typeof ok === "object" && ok.headers.api_key).toBe("k-1");
+    expect(buildOperationRequest(del, "http://127.0.0.1:9/api/v3", {}, { petId: 1, api_key: "a\nb" })).toMatch(/cannot be sent as the api_key header/);
+    expect(buildOperationRequest(del, "http://127.0.0.1:9/api/v3", {}, { petId: 1, api_key: "\u{1F600}" })).toMatch(/non-Latin-1/);
   });
 
   it("a non-object body becomes one `body` argument", () => {
