@@ -6,17 +6,6 @@ type OpenApiDoc = Json & { paths?: Record<string, Json>; components?: Json & { s
 const LOCAL_DEFS = /^#\/(\$defs|definitions)\/(.+)$/;
 
 /**
- * What the JSON body parser refuses at any depth (prototype poisoning, see json-body.ts), said
- * in the document so a client generated from it never sends such a body.
- */
-const NO_PROTOTYPE_KEYS: Json = {
-  description: "No object at any depth has a `__proto__` key: such bodies are refused (400).",
-  propertyNames: { not: { const: "__proto__" } },
-  additionalProperties: { $ref: "#/components/schemas/NoPrototypeKeys" },
-  items: { $ref: "#/components/schemas/NoPrototypeKeys" },
-};
-
-/**
  * Adds one concrete `POST /tools/<name>/execute` operation per tool to the generic document
  * (DESIGN §7), so a generated client has one typed method per tool. Each tool's arguments
  * become `components.schemas.<name>_arguments`; its local `$defs`/`definitions` become
@@ -28,7 +17,6 @@ export function withToolOperations(base: OpenApiDoc, tools: readonly ToolInfo[])
   const components = (doc.components ??= {});
   const schemas = (components.schemas ??= {});
   const generic = paths["/tools/{name}/execute"]?.post as Json | undefined;
-  if (tools.length > 0) schemas.NoPrototypeKeys = NO_PROTOTYPE_KEYS;
   const genericResponses = generic?.responses ?? {};
 
   for (const tool of tools) {
@@ -53,7 +41,7 @@ export function withToolOperations(base: OpenApiDoc, tools: readonly ToolInfo[])
                 additionalProperties: false,
                 ...(needsArguments ? { required: ["arguments"] } : {}),
                 properties: {
-                  arguments: { allOf: [{ $ref: `#/components/schemas/${argsName}` }, { $ref: "#/components/schemas/NoPrototypeKeys" }] },
+                  arguments: { $ref: `#/components/schemas/${argsName}` },
                   timeoutMs: { type: "integer", minimum: 1, maximum: 2_147_483_647 },
                   answer: { $ref: "#/components/schemas/Answer" },
                 },

@@ -28,7 +28,7 @@ describe("per-tool operations (DESIGN §7)", () => {
     const doc = withToolOperations(base, [{ name: "echo", description: "Echo it.\nMore.", source: "native", inputSchema: { type: "object", properties: { text: { type: "string" } } } }]);
     const op = (doc.paths?.["/tools/echo/execute"] as { post: Record<string, unknown> }).post;
     expect(op).toMatchObject({ operationId: "echo", summary: "Echo it.", responses: { 200: { description: "ok" } } });
-    expect(JSON.stringify(op.requestBody)).toContain('"arguments":{"allOf":[{"$ref":"#/components/schemas/echo_arguments"},{"$ref":"#/components/schemas/NoPrototypeKeys"}]}');
+    expect(JSON.stringify(op.requestBody)).toContain('"arguments":{"$ref":"#/components/schemas/echo_arguments"}');
     expect(doc.components?.schemas?.echo_arguments).toEqual({ type: "object", properties: { text: { type: "string" } } });
     expect(base.paths).not.toHaveProperty("/tools/echo/execute");
   });
@@ -43,7 +43,6 @@ describe("per-tool operations (DESIGN §7)", () => {
     };
     const doc = withToolOperations(base, [{ name: "geo", description: "", source: "mcp", inputSchema }]);
     expect(doc.components?.schemas).toEqual({
-      NoPrototypeKeys: expect.any(Object),
       geo__Addr: { type: "object", properties: { next: { $ref: "#/components/schemas/geo__Addr" } } },
       geo__Legacy: { type: "string" },
       geo_arguments: {
