@@ -4,7 +4,7 @@ import type { ToolnexusConfig } from "./schema/index.js";
 /**
  * Rules a JSON Schema cannot say well: API key ids are unique (caches, rate limits and logs
  * are keyed by id, so two keys sharing one would share a catalog), and each key has exactly
- * one of `key` and `sha256`.
+ * one of `key` and `sha256`. Node refuses a headers timeout longer than the request timeout.
  */
 export function semanticIssues(config: ToolnexusConfig): ConfigIssue[] {
   const issues: ConfigIssue[] = [];
@@ -15,5 +15,7 @@ export function semanticIssues(config: ToolnexusConfig): ConfigIssue[] {
     else seen.set(k.id, i);
     if ((k.key === undefined) === (k.sha256 === undefined)) issues.push({ pointer: `/auth/apiKeys/${i}`, message: "needs exactly one of key and sha256" });
   }
+  const { server } = config;
+  if (server.headersTimeoutMs > server.requestTimeoutMs) issues.push({ pointer: "/server/headersTimeoutMs", message: "must not exceed server.requestTimeoutMs" });
   return issues;
 }

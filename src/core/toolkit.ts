@@ -3,6 +3,7 @@ import { assembleTools, unmatchedDisabled } from "./assemble.js";
 import { ToolnexusError } from "./errors.js";
 import { isSkillCatalog, type SkillCatalog, type SkillInfo, type SkippedSkill, type Source, type SourceStatus } from "./source.js";
 import { silentLogger, type Logger, type Tool, type ToolContext, type ToolResult } from "./types.js";
+import { TOOL_NAME } from "./tool-name.js";
 import { ArgsValidator } from "./validate-args.js";
 
 /** The prompt text when no described skill exists (contract §3). */
@@ -34,7 +35,9 @@ const ownerOf = new WeakMap<Source, Toolkit>();
 export class Toolkit {
   private catalog: Tool[] = [];
   private byName = new Map<string, Tool>();
-  private readonly validator: ArgsValidator;
+  private readonly validator = new ArgsValidator();
+  /** Tools already refused (and warned about), by source and name, so a re-list warns once. */
+  private readonly refused = new Set<string>();
   private readonly listeners = new Set<() => void>();
   /** Sources whose build threw: shown failed, their tools left out. */
   private readonly crashed = new Map<Source, string>();
@@ -43,9 +46,7 @@ export class Toolkit {
   /** Changes whenever the catalog changes, unique across toolkits; used for ETags and caches. */
   version = 0;
 
-  private constructor(private readonly sources: Source[], private readonly opts: ToolkitOptions, private readonly logger: Logger) {
-    this.validator = new ArgsValidator(logger);
-  }
+  private constructor(private readonly sources: Source[], private readonly opts: ToolkitOptions, private readonly logger: Logger) {}
 
   /** Builds every source (failures are recorded in status, never thrown) and assembles the catalog. */
   static async create(opts: ToolkitOptions = {}): Promise<Toolkit> {
@@ -86,9 +87,12 @@ export class Toolkit {
     if (st.state === "failed") log.warn({ error: st.error }, "source failed; the others still load");
   }
 
-  /** Each loaded source's tools, then the host's own. */
+  /** Each loaded source's servable tools, then the host's own. */
   private groups(): (readonly Tool[])[] {
-    return [...this.sources.filter((s) => !this.crashed.has(s)).map((s) => s.tools()), this.opts.tools ?? []];
+    return [
+      ...this.sources.filter((s) => !this.crashed.has(s)).map((s) => this.servable(s.tools(), s)),
+      this.servable(this.opts.tools ?? []),
+    ];
   }
 
   private reassemble(): void {
@@ -97,6 +101,24 @@ export class Toolkit {
     this.byName = new Map(this.catalog.map((t) => [t.name, t]));
     this.version = nextVersion++;
     for (const fn of this.listeners) fn();
+  }
+
+  /**
+   * The tools that can be served (DESIGN §13): a name the router and every provider accept and
+   * an inputSchema that compiles. The rest are left out with one warning naming them and their source.
+   */
+  private servable(tools: readonly Tool[], source?: Source): readonly Tool[] {
+    const ok = (t: Tool) => {
+      const reason = !TOOL_NAME.test(t.name) ? `its name does not match ${TOOL_NAME.source}` : this.validator.compileError(t.inputSchema);
+      if (reason === undefined) return true;
+      const key = `${source?.kind ?? t.source}/${source?.name ?? ""}/${t.name}`;
+      if (!this.refused.has(key)) {
+        this.refused.add(key);
+        this.logger.warn({ tool: t.name, source: source?.kind ?? t.source, name: source?.name ?? "tools", reason }, "tool refused: it cannot be served, so it is not listed");
+      }
+      return false;
+    };
+    return tools.filter(ok);
   }
 
   /** Calls `fn` after every catalog change. Returns an unsubscribe function. */
@@ -128,7 +150,7 @@ export class Toolkit {
 
   /** Throws INVALID_ARGUMENTS with JSON-pointer errors when `args` fail the tool's inputSchema. */
   validate(tool: Tool, args: unknown): void {
-    const errors = this.validator.validate(tool.name, tool.inputSchema, args);
+    const errors = this.validator.validate(tool.inputSchema, args);
     if (errors.length > 0) {
       throw new ToolnexusError("INVALID_ARGUMENTS", `Arguments do not match the inputSchema of "${tool.name}"`, { errors });
     }

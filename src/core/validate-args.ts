@@ -1,8 +1,9 @@
 import { Ajv, type ValidateFunction, type ErrorObject } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
+import { shapeError } from "./argument-shape.js";
 import type { FieldError } from "./errors.js";
-import type { JSONSchema, Logger } from "./types.js";
+import type { JSONSchema } from "./types.js";
 
 // ajv-formats is CommonJS; its default export arrives wrapped under NodeNext.
 type AddFormats = (ajv: Ajv | Ajv2020) => unknown;
@@ -12,36 +13,49 @@ const OLD_DRAFT = /draft-0[4-7]/;
 
 /**
  * Validates tool arguments against the tool's inputSchema. Each schema is compiled once and
- * cached by identity; a schema Ajv cannot compile is logged once and the tool runs unvalidated
- * (a tool from a third-party server must not become uncallable because of its schema).
+ * cached by identity. A tool whose schema Ajv cannot compile is refused when the catalog is
+ * assembled (DESIGN §13, see {@link compileError}), so a call never meets one.
  */
 export class ArgsValidator {
-  private readonly cache = new WeakMap<JSONSchema, ValidateFunction | null>();
+  private readonly cache = new WeakMap<JSONSchema, ValidateFunction | string>();
   private draft7?: Ajv;
   private draft2020?: Ajv2020;
 
-  constructor(private readonly logger: Logger) {}
-
-  /** Field errors for `args`, or an empty array when they are valid (or the schema is unusable). */
-  validate(toolName: string, schema: JSONSchema, args: unknown): FieldError[] {
-    let fn = this.cache.get(schema);
-    if (fn === undefined) {
-      fn = this.compile(toolName, schema);
-      this.cache.set(schema, fn);
-    }
-    if (fn === null || fn(args)) return [];
-    return (fn.errors ?? []).map(toFieldError);
+  /**
+   * Field errors for `args`, or an empty array when they are valid. Arguments nested too deep
+   * or too large are refused before the schema sees them (their pointer says where).
+   */
+  validate(schema: JSONSchema, args: unknown): FieldError[] {
+    const shape = shapeError(args);
+    if (shape) return [shape];
+    const fn = this.compiled(schema);
+    if (typeof fn === "string") return [{ pointer: "", message: `cannot be validated: the inputSchema does not compile (${fn})` }];
+    return fn(args) ? [] : (fn.errors ?? []).map(toFieldError);
   }
 
-  private compile(toolName: string, schema: JSONSchema): ValidateFunction | null {
+  /** Why `schema` does not compile, or undefined when it does. */
+  compileError(schema: JSONSchema): string | undefined {
+    const fn = this.compiled(schema);
+    return typeof fn === "string" ? fn : undefined;
+  }
+
+  private compiled(schema: JSONSchema): ValidateFunction | string {
+    let fn = this.cache.get(schema);
+    if (fn === undefined) {
+      fn = this.compile(schema);
+      this.cache.set(schema, fn);
+    }
+    return fn;
+  }
+
+  private compile(schema: JSONSchema): ValidateFunction | string {
     // $id and $schema are dropped: two tools may share an $id, and the dialect is chosen here.
     const { $id: _id, $schema, ...body } = schema;
     const ajv = typeof $schema === "string" && OLD_DRAFT.test($schema) ? this.ajv7() : this.ajv2020();
     try {
       return ajv.compile(body);
     } catch (err) {
-      this.logger.warn({ tool: toolName, err: (err as Error).message }, "inputSchema does not compile; arguments will not be validated");
-      return null;
+      return (err as Error).message;
     }
   }
 

@@ -9,6 +9,10 @@ import type { Tool } from "../core/types.js";
 import { ApiKeyAuth } from "./auth.js";
 import { CallPipeline } from "./call-pipeline.js";
 import { installErrorHandler } from "./error-handler.js";
+import { installJsonBodyParser } from "./json-body.js";
+import { clientErrorHandler, frameworkErrors, installProtocolGuards } from "./protocol-errors.js";
+import { RouteMethods } from "./route-methods.js";
+import { strictBodyValidator } from "./validator-compiler.js";
 import { ConfigReloader } from "./config-reloader.js";
 import { redactingLogger, SecretScrubber } from "./logger.js";
 import "./request-caller.js";
@@ -73,6 +77,7 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   const loaded = await toLoadedConfig(opts.config ?? {});
   const { server } = loaded.config;
   const scrubber = new SecretScrubber(loaded.secrets);
+  const scrub = (text: string) => scrubber.scrub(text);
   const logger = opts.logger === false ? pino({ level: "silent" })
     : isLogger(opts.logger) ? opts.logger
     : redactingLogger(scrubber, { level: server.logLevel, ...opts.logger }, opts.logDestination);
@@ -89,6 +94,16 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
       return typeof incoming === "string" && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : randomUUID();
     },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: "array", useDefaults: true } },
+    // Query strings and params are coerced from strings; bodies are validated as sent (DESIGN §13).
+    schemaController: { compilersFactory: { buildValidator: strictBodyValidator() } },
+    // Above a 128-character tool name (its longest) so every listed tool routes; longer is 414.
+    routerOptions: { maxParamLength: 512 },
+    frameworkErrors: frameworkErrors(scrub),
+    clientErrorHandler,
+    // Slow clients are shed within headersTimeoutMs + 1 s: Node sweeps every connectionsCheckingInterval.
+    requestTimeout: server.requestTimeoutMs,
+    keepAliveTimeout: server.keepAliveTimeoutMs,
+    http: { headersTimeout: server.headersTimeoutMs, requestTimeout: server.requestTimeoutMs, connectionsCheckingInterval: 1000, requireHostHeader: false },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const state = new ServiceState(loaded, new ApiKeyAuth(loaded.config.auth?.apiKeys ?? []));
@@ -100,8 +115,9 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
     || (isPortalPath(path) && state.auth.enabled && !state.auth.presentsKey(request));
 
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
-  const scrub = (text: string) => scrubber.scrub(text);
-  installErrorHandler(app, scrub);
+  installErrorHandler(app, scrub, new RouteMethods(app));
+  installJsonBodyParser(app);
+  installProtocolGuards(app, scrub);
   app.decorateRequest("caller", null as never);
   // Callback-style hooks: these run on every request, and an async hook costs a promise each.
   app.addHook("onRequest", (request, reply, done) => {

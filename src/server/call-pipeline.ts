@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from "fastify";
+import { DEFAULT_SHAPE_LIMITS, shapeError } from "../core/argument-shape.js";
 import { ToolnexusError, isToolnexusError } from "../core/errors.js";
 import { pendingOf } from "../core/pending.js";
 import type { Toolkit } from "../core/toolkit.js";
@@ -96,6 +97,9 @@ export class CallPipeline {
       }
       const args = body.arguments ?? {};
       tk.validate(tool, args);
+      // The answer's data reaches the tool as it is: bounded like arguments (DESIGN §13).
+      const deep = body.answer?.data === undefined ? undefined : shapeError(body.answer.data, DEFAULT_SHAPE_LIMITS, "/answer/data");
+      if (deep) throw new ToolnexusError("INVALID_REQUEST", `The answer's data ${deep.message}`, { errors: [deep] });
       const timeoutMs = Math.min(body.timeoutMs ?? server.timeoutMs, maxTimeoutMs ?? server.maxTimeoutMs);
       return { tool, args, timeoutMs, answer: body.answer, toolkit: tk };
     } catch (err) {

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { ERRORS, ToolnexusError, type ErrorCode, type FieldError } from "../core/errors.js";
+import type { RouteMethods } from "./route-methods.js";
 import type { ProblemT } from "./schemas.js";
 
 // Fastify's own error codes that mean "the request was bad", mapped onto ours.
@@ -53,8 +54,8 @@ export function sendProblem(reply: FastifyReply, request: FastifyRequest, err: T
   return reply.code(err.status).type("application/problem+json").send(problemBody(err, request.id, scrub));
 }
 
-/** Installs the one error handler and the 404 handler. */
-export function installErrorHandler(app: FastifyInstance, scrub: (s: string) => string): void {
+/** Installs the one error handler and the 404 handler (405 with `Allow` for a known path). */
+export function installErrorHandler(app: FastifyInstance, scrub: (s: string) => string, routes: RouteMethods): void {
   app.setErrorHandler((error, request, reply) => {
     const err = normalizeError(error);
     // Tool failures are logged by the execute route; here only what nothing else explains.
@@ -63,6 +64,11 @@ export function installErrorHandler(app: FastifyInstance, scrub: (s: string) => 
     return sendProblem(reply, request, err, scrub);
   });
   app.setNotFoundHandler((request, reply) => {
-    sendProblem(reply, request, new ToolnexusError("NOT_FOUND", `No route ${request.method} ${request.url.split("?")[0]}`), scrub);
+    const path = request.url.split("?", 1)[0] ?? "";
+    const allow = routes.allowed(path);
+    const err = allow.length > 0
+      ? new ToolnexusError("METHOD_NOT_ALLOWED", `${path} does not answer ${request.method}; it answers ${allow.join(", ")}`, { headers: { allow: allow.join(", ") } })
+      : new ToolnexusError("NOT_FOUND", `No route ${request.method} ${path}`);
+    sendProblem(reply, request, err, scrub);
   });
 }

@@ -1,5 +1,6 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { TOOL_FORMATS, TOOL_SOURCES } from "./tool-query.js";
+import { TOOL_NAME } from "../core/tool-name.js";
 
 /**
  * One TypeBox schema per wire shape. Fastify validates and serializes with these and
@@ -44,25 +45,25 @@ export const AdapterToolList = Type.Object({ tools: Type.Array(FreeObject) }, { 
 
 /** Query of `GET /tools`. */
 export const ToolListQuery = Type.Object({
-  source: Type.Optional(Type.String({ description: "Comma-separated sources, e.g. mcp,http." })),
+  source: Type.Optional(Type.String({ maxLength: 256, description: "Comma-separated sources, e.g. mcp,http." })),
   format: Type.Optional(StringEnum(TOOL_FORMATS)),
 });
 
 /** Path parameters naming a tool. */
-export const ToolParams = Type.Object({ name: Type.String({ pattern: "^[a-zA-Z0-9_-]+$" }) });
+export const ToolParams = Type.Object({ name: Type.String({ pattern: TOOL_NAME.source, maxLength: 128 }) });
 
 /** The resolution of a suspension, sent on the resumed call (DESIGN §6). */
 export const Answer = Type.Object({
-  id: Type.String(),
+  id: Type.String({ maxLength: 1024 }),
   ok: Type.Boolean(),
   data: Type.Optional(FreeObject),
-  reason: Type.Optional(Type.String()),
+  reason: Type.Optional(Type.String({ maxLength: 65_536 })),
 }, { $id: "Answer" });
 
 /** Body of `POST /tools/{name}/execute`. */
 export const ExecuteBody = Type.Object({
   arguments: Type.Optional(FreeObject),
-  timeoutMs: Type.Optional(Type.Integer({ minimum: 1, description: "Per-call timeout; capped by server.maxTimeoutMs." })),
+  timeoutMs: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647, format: "int32", description: "Per-call timeout; capped by server.maxTimeoutMs." })),
   answer: Type.Optional(Type.Ref(Answer)),
 }, { $id: "ExecuteBody", additionalProperties: false, examples: [{ arguments: {} }] });
 

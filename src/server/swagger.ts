@@ -21,6 +21,11 @@ export async function registerSwagger(app: FastifyInstance): Promise<void> {
         },
       },
       security: [{ bearer: [] }, { apiKey: [] }],
+      tags: [
+        { name: "tools", description: "The tool catalog and its execution." },
+        { name: "skills", description: "Skills and the system-prompt catalog." },
+        { name: "service", description: "Health, readiness, status and metrics." },
+      ],
     },
     // Shared schemas become components named by their $id instead of def-N.
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => (typeof json.$id === "string" ? json.$id : `def-${i}`) },

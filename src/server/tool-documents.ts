@@ -2,7 +2,7 @@ import type { FastifyInstance } from "fastify";
 import type { Caller } from "./auth.js";
 import { toInfo, visibleTools } from "./routes/tools.js";
 import type { ServiceState } from "./service-state.js";
-import { withToolOperations } from "./tool-openapi.js";
+import { withSecurity, withToolOperations } from "./tool-openapi.js";
 
 /**
  * The OpenAPI documents a deployment serves, as scrubbed JSON text: the generic routes, and
@@ -16,17 +16,25 @@ export class ToolDocuments {
 
   /** The document of the generic routes only (what an anonymous portal visitor sees). */
   generic(): string {
-    return this.cached("generic", () => this.app.swagger() as Record<string, unknown>);
+    return this.cached("generic", () => this.base());
   }
 
   /** The per-tool document of this caller. */
   forCaller(caller: Caller): string {
     const tk = this.state.toolkit();
-    return this.cached(`${tk.version}|${caller.id}`, () =>
-      withToolOperations(this.app.swagger() as Record<string, unknown>, visibleTools(this.state, caller).map(toInfo)));
+    return this.cached(`${tk.version}|${caller.id}`, () => withToolOperations(this.base(), visibleTools(this.state, caller).map(toInfo)));
+  }
+
+  /** The generic routes with the security this deployment really applies (DESIGN §13). */
+  private base(): Record<string, unknown> {
+    const authEnabled = this.state.auth.enabled;
+    const publicMetrics = this.state.loaded.config.metrics?.public === true;
+    return withSecurity(this.app.swagger() as Record<string, unknown>, { authEnabled, publicMetrics });
   }
 
   private cached(key: string, build: () => Record<string, unknown>): string {
+    // A reload may turn auth or public metrics on or off: both are part of the document.
+    key = `${key}|${this.state.auth.enabled}|${this.state.loaded.config.metrics?.public === true}`;
     let body = this.cache.get(key);
     if (body === undefined) {
       body = this.scrub(JSON.stringify(build()));

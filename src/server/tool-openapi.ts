@@ -23,6 +23,8 @@ export function withToolOperations(base: OpenApiDoc, tools: readonly ToolInfo[])
   for (const tool of tools) {
     const argsName = `${tool.name}_arguments`;
     const { defs, root } = hoistDefs(tool.name, tool.inputSchema);
+    // Without a body the call runs with `{}`: arguments are required only when that fails the schema.
+    const needsArguments = Array.isArray(tool.inputSchema.required) && tool.inputSchema.required.length > 0;
     Object.assign(schemas, defs);
     schemas[argsName] = root;
     // An explicit example: generated from the envelope schema, Swagger UI would send timeoutMs: 1.
@@ -34,16 +36,16 @@ export function withToolOperations(base: OpenApiDoc, tools: readonly ToolInfo[])
         description: tool.description,
         tags: [`source:${tool.source}`],
         requestBody: {
-          required: true,
+          required: needsArguments,
           content: {
             "application/json": {
               schema: {
                 type: "object",
                 additionalProperties: false,
-                required: ["arguments"],
+                ...(needsArguments ? { required: ["arguments"] } : {}),
                 properties: {
                   arguments: { $ref: `#/components/schemas/${argsName}` },
-                  timeoutMs: { type: "integer", minimum: 1 },
+                  timeoutMs: { type: "integer", minimum: 1, maximum: 2_147_483_647 },
                   answer: { $ref: "#/components/schemas/Answer" },
                 },
               },
@@ -56,6 +58,33 @@ export function withToolOperations(base: OpenApiDoc, tools: readonly ToolInfo[])
     };
   }
   return doc;
+}
+
+/**
+ * Makes the document's security true of the deployment (DESIGN §13): without API keys no
+ * operation requires one; with keys, the probes (and `/metrics` when public) require none.
+ */
+export function withSecurity(doc: OpenApiDoc, opts: { authEnabled: boolean; publicMetrics: boolean }): OpenApiDoc {
+  const out: OpenApiDoc = { ...doc, paths: { ...doc.paths } };
+  if (!opts.authEnabled) {
+    delete out.security;
+    if (out.components) {
+      const { securitySchemes: _unused, ...rest } = out.components;
+      out.components = rest;
+    }
+    for (const [path, item] of Object.entries(out.paths ?? {})) {
+      out.paths![path] = Object.fromEntries(Object.entries(item).map(([verb, op]) => [verb, withoutKey(op as Json, "security")]));
+    }
+    return out;
+  }
+  const metrics = out.paths?.["/metrics"] as Json | undefined;
+  if (opts.publicMetrics && metrics?.get) out.paths!["/metrics"] = { ...metrics, get: { ...(metrics.get as Json), security: [] } };
+  return out;
+}
+
+function withoutKey(o: Json, key: string): Json {
+  const { [key]: _unused, ...rest } = o;
+  return rest;
 }
 
 function hoistDefs(toolName: string, schema: Json): { defs: Json; root: Json } {

@@ -46,6 +46,21 @@ describe("loadConfig", () => {
     expect(loaded.secrets).toEqual(["s3cret-value"]);
   });
 
+  it("reads ${file:/abs/path} secrets (one trailing newline dropped) and scrubs them like env values", async () => {
+    const dir = await tempDir({ "token": "from-a-file-secret\n" });
+    const loaded = await normalizeConfig({ auth: { apiKeys: [{ id: "k", key: `\${file:${path.join(dir, "token")}}` }] } }, { env: {} });
+    expect(loaded.config.auth?.apiKeys[0]?.key).toBe("from-a-file-secret");
+    expect(loaded.secrets).toEqual(["from-a-file-secret"]);
+    const missing = await issuesOf(normalizeConfig({ auth: { apiKeys: [{ id: "k", key: `\${file:${path.join(dir, "none")}}` }] } }, { env: {} }));
+    expect(missing).toBe(`config error: /auth/apiKeys/0/key cannot read ${path.join(dir, "none")} (ENOENT)`);
+    expect(await issuesOf(normalizeConfig({ auth: { apiKeys: [{ id: "k", key: "${file:rel/token}" }] } }, { env: {} }))).toContain("needs an absolute path");
+  });
+
+  it("refuses a headers timeout longer than the request timeout (Node would throw at listen)", async () => {
+    const msg = await issuesOf(normalizeConfig({ server: { headersTimeoutMs: 40_000, requestTimeoutMs: 30_000 } }, { env: {} }));
+    expect(msg).toBe("config error: /server/headersTimeoutMs must not exceed server.requestTimeoutMs");
+  });
+
   it("a missing variable is an error naming the key, never an empty string", async () => {
     const msg = await issuesOf(normalizeConfig({ auth: { apiKeys: [{ id: "ci", key: "${CI_KEY}" }] } }, { env: {} }));
     expect(msg).toBe("config error: /auth/apiKeys/0/key environment variable CI_KEY is not set");

@@ -174,13 +174,41 @@ describe("Toolkit.execute", () => {
     ]));
   });
 
-  it("runs a tool whose schema does not compile, unvalidated, and warns once", async () => {
+  it("refuses a tool whose schema does not compile, with one warning naming it and its source", async () => {
     const { logger, warnings } = recordingLogger();
     const bad = tool("odd", "mcp", { type: "object", properties: { a: { $ref: "#/nowhere" } } });
-    const tk = await Toolkit.create({ tools: [{ ...bad, source: "custom" }], logger });
-    await expect(tk.execute("odd", { a: 1 })).resolves.toMatchObject({ isError: false });
-    await expect(tk.execute("odd", { a: 2 })).resolves.toMatchObject({ isError: false });
+    const source = new StaticSource("mcp", "srv", [bad, tool("fine", "mcp", schema)]);
+    const tk = await Toolkit.create({ sources: [source], logger });
+    expect(tk.tools().map((t) => t.name)).toEqual(["fine"]);
+    await expect(tk.execute("odd", { a: 1 })).rejects.toMatchObject({ code: "TOOL_NOT_FOUND" });
+    source.notify?.();
     expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatchObject({ tool: "odd", source: "mcp", name: "srv" });
+  });
+
+  it("refuses a tool whose name is longer than 128 characters or has other characters", async () => {
+    const { logger, warnings } = recordingLogger();
+    const longest = `n${"x".repeat(127)}`;
+    const tk = await Toolkit.create({ tools: [tool(longest, "native", schema), tool(`${longest}y`, "native", schema), tool("a.b", "native", schema)], logger });
+    expect(tk.tools().map((t) => t.name)).toEqual([longest]);
+    expect(warnings).toEqual([expect.objectContaining({ tool: `${longest}y` }), expect.objectContaining({ tool: "a.b", reason: expect.stringContaining("name") })]);
+  });
+
+  it("refuses arguments nested too deep or too large before the tool runs, with a pointer", async () => {
+    let ran = false;
+    const open = { ...tool("open", "native", { type: "object" }), execute: async () => { ran = true; return { output: "", isError: false }; } };
+    const tk = await Toolkit.create({ tools: [open] });
+    let deep: Record<string, unknown> = {};
+    const root = { a: deep };
+    for (let i = 0; i < 5000; i++) deep = (deep.a = {}) as Record<string, unknown>;
+    const err = (await tk.execute("open", root).catch((e: unknown) => e)) as ToolnexusError;
+    expect(err).toMatchObject({ code: "INVALID_ARGUMENTS", status: 422 });
+    expect(err.errors?.[0]?.pointer).toBe(`/${Array(64).fill("a").join("/")}`);
+    expect(err.errors?.[0]?.message).toMatch(/deeper than 64/);
+    const wide = await tk.execute("open", { list: Array.from({ length: 100_001 }, () => 0) }).catch((e: unknown) => e);
+    expect(wide).toMatchObject({ code: "INVALID_ARGUMENTS", errors: [{ message: expect.stringMatching(/more than 100000 values/) }] });
+    expect(ran).toBe(false);
+    await expect(tk.execute("open", { a: { b: [[1, { c: "ok" }]] } })).resolves.toMatchObject({ isError: false });
   });
 
   it("validates draft-07 schemas (as MCP servers emit) and 2020-12 schemas alike", async () => {

@@ -24,6 +24,10 @@ export const ServerSection = Type.Object({
   bodyLimitBytes: Type.Integer({ minimum: 1, default: 1_048_576 }),
   shutdownGraceMs: Type.Integer({ minimum: 0, default: 10_000 }),
   heartbeatMs: Type.Integer({ minimum: 100, maximum: 2_147_483_647, default: 15_000, description: "Interval of the `: ping` comment on an idle event stream." }),
+  // Slow clients (DESIGN §13): Node sweeps expired connections every second here, not every 30 s.
+  headersTimeoutMs: Type.Integer({ minimum: 1, maximum: 2_147_483_647, default: 10_000, description: "A client must send its request headers within this time, or it is disconnected (408)." }),
+  requestTimeoutMs: Type.Integer({ minimum: 1, maximum: 2_147_483_647, default: 30_000, description: "A client must send its whole request (headers and body) within this time; at least headersTimeoutMs." }),
+  keepAliveTimeoutMs: Type.Integer({ minimum: 1, maximum: 2_147_483_647, default: 72_000, description: "An idle keep-alive connection is closed after this time (longer than common load-balancer idle timeouts)." }),
   insecure: Type.Boolean({ default: false, description: "Allow command/file builtins without auth." }),
   rateLimit: Type.Optional(RateLimit),
   pressure: Type.Optional(Type.Object({

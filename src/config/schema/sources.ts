@@ -13,6 +13,10 @@ export const BuiltinsSection = Type.Union([
     tools: Type.Optional(Type.Record(Type.String(), Type.Boolean(), { description: "Per-tool switch: any true ⇒ only the true ones; only false ⇒ all but those." })),
     env: Type.Optional(Type.Array(Type.String({ pattern: "^[A-Za-z_][A-Za-z0-9_]*$" }), { description: "Names of service environment variables bash may see (besides PATH, HOME, LANG)." })),
     shell: Type.Optional(Type.String({ description: "Shell bash runs commands with (`<shell> -c <command>`). Default /bin/bash, else /bin/sh." })),
+    runAs: Type.Optional(Type.Object({
+      uid: Type.Integer({ minimum: 0, description: "User id bash commands run as (the service must run as root to switch)." }),
+      gid: Type.Integer({ minimum: 0, description: "Group id bash commands run as; supplementary groups are dropped." }),
+    }, { additionalProperties: false, description: "Run bash commands as this unprivileged user, so they cannot read the service's /proc/<pid>/environ or its files." })),
     outputLimitBytes: Type.Optional(Type.Integer({ minimum: 1024, description: "Cap on bash output and grep/glob listings. Default 65536." })),
     maxFileBytes: Type.Optional(Type.Integer({ minimum: 1024, description: "read refuses larger files unless windowed; grep skips them; edit/apply_patch refuse them. Default 1048576." })),
     maxScanFiles: Type.Optional(Type.Integer({ minimum: 1, description: "grep/glob stop walking after this many directory entries. Default 20000." })),

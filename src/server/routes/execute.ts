@@ -7,9 +7,10 @@ import { streamCall, wantsEventStream, type StreamSettings } from "../stream-cal
 
 /** `POST /tools/{name}/execute`: the synchronous and the streaming (SSE) transports of the call pipeline. */
 export const executeRoute: FastifyPluginAsyncTypebox<{ pipeline: CallPipeline; stream: StreamSettings }> = async (app, { pipeline, stream }) => {
-  // `curl -X POST` with no body is a call with no arguments, not a malformed request.
+  // `curl -X POST` with no body is a call with no arguments, not a malformed request; a JSON
+  // `null` body is sent, and fails the envelope.
   app.addHook("preValidation", (request, _reply, done) => {
-    request.body ??= {};
+    if (request.body === undefined) request.body = {};
     done(strayKeysError(request.body));
   });
 

@@ -43,6 +43,7 @@ export function bashTool(env: BuiltinEnv) {
         env: env.shellEnv,
         timeoutMs,
         outputLimitBytes: env.limits.outputLimitBytes,
+        ...(env.runAs ? { runAs: env.runAs } : {}),
         ...(ctx.signal ? { signal: ctx.signal } : {}),
       }, env.processes);
 

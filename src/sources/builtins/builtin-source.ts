@@ -27,6 +27,7 @@ export class BuiltinSource extends ToolListSource {
         limits: this.opts.limits,
         shellEnv: shellEnv(workspace.root, this.opts.env, ctx),
         shell: this.opts.shell ?? (await defaultShell()),
+        ...(this.opts.runAs ? { runAs: this.opts.runAs } : {}),
         egress: this.opts.egress,
         processes: this.processes,
         logger: ctx.logger,

@@ -22,6 +22,8 @@ export interface BuiltinEnv {
   shellEnv: Readonly<Record<string, string>>;
   /** Absolute path of the shell bash runs as `<shell> -c <command>`. */
   shell: string;
+  /** The uid/gid bash commands run as (`builtins.runAs`); the service's own when absent. */
+  runAs?: { uid: number; gid: number };
   /** The config's `egress:` section, for webfetch's egress guard. */
   egress: EgressConfig;
   /** Live bash process groups, killed when the source closes. */

@@ -14,6 +14,8 @@ export interface BuiltinsOptions {
   env: string[];
   /** Explicit shell; default /bin/bash when present, else /bin/sh. */
   shell?: string;
+  /** `builtins.runAs`: the uid/gid bash commands run as, when set. */
+  runAs?: { uid: number; gid: number };
   limits: BuiltinLimits;
   egress: EgressConfig;
 }
@@ -43,6 +45,7 @@ export function builtinsOptions({ config, baseDir }: LoadedConfig): BuiltinsOpti
     ...(cfg.tools ? { tools: cfg.tools } : {}),
     env: cfg.env ?? [],
     ...(cfg.shell ? { shell: path.resolve(baseDir, cfg.shell) } : {}),
+    ...(cfg.runAs ? { runAs: cfg.runAs } : {}),
     limits: {
       outputLimitBytes: cfg.outputLimitBytes ?? DEFAULT_LIMITS.outputLimitBytes,
       maxFileBytes: cfg.maxFileBytes ?? DEFAULT_LIMITS.maxFileBytes,

@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
-import { readdir, readFile } from "node:fs/promises";
 import { setTimeout as delay } from "node:timers/promises";
+import { signalGroup, terminateGroup, waitGroupGone } from "../process-tree.js";
 import { CappedOutput } from "./output-cap.js";
 
 /** How to run one shell command. */
@@ -15,6 +15,8 @@ export interface GroupRunOptions {
   outputLimitBytes: number;
   /** Between SIGTERM and SIGKILL. */
   killGraceMs?: number;
+  /** Run as this user and group (supplementary groups dropped); needs a root service. */
+  runAs?: { uid: number; gid: number };
 }
 
 /** How a command ended. `output` is combined stdout+stderr, capped. */
@@ -29,7 +31,6 @@ export interface GroupRunResult {
 
 const DEFAULT_KILL_GRACE_MS = 2_000;
 const SETTLE_MS = 2_000;
-const POLL_MS = 25;
 
 /** The process groups of one builtin source still running, so close() can take them down. */
 export class ProcessGroups {
@@ -69,6 +70,7 @@ export async function runInGroup(opts: GroupRunOptions, groups: ProcessGroups): 
     env: { ...opts.env },
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
+    ...(opts.runAs ? { uid: opts.runAs.uid, gid: opts.runAs.gid } : {}),
   });
   const spawned = new Promise<Error | undefined>((resolve) => {
     child.once("spawn", () => resolve(undefined));
@@ -116,53 +118,4 @@ export async function runInGroup(opts: GroupRunOptions, groups: ProcessGroups): 
     opts.signal?.removeEventListener("abort", onAbort);
     groups.delete(pgid);
   }
-}
-
-/** SIGTERM to the group, SIGKILL after `graceMs` if anything in it still runs. */
-async function terminateGroup(pgid: number, graceMs: number): Promise<void> {
-  signalGroup(pgid, "SIGTERM");
-  if (await waitGroupGone(pgid, graceMs)) return;
-  signalGroup(pgid, "SIGKILL");
-  await waitGroupGone(pgid, SETTLE_MS);
-}
-
-function signalGroup(pgid: number, sig: NodeJS.Signals): void {
-  try {
-    process.kill(-pgid, sig);
-  } catch {
-    // ESRCH: nothing left in the group.
-  }
-}
-
-async function waitGroupGone(pgid: number, ms: number): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    if (!(await groupAlive(pgid))) return true;
-    if (Date.now() >= deadline) return false;
-    await delay(POLL_MS);
-  }
-}
-
-/**
- * True while any process of the group can still run. `kill(-pgid, 0)` also succeeds for
- * zombies; under an init that does not reap orphans (some containers and VMs) killed
- * grandchildren stay zombies forever, so on Linux a group of zombies only counts as gone.
- */
-export async function groupAlive(pgid: number): Promise<boolean> {
-  try {
-    process.kill(-pgid, 0);
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-  if (process.platform !== "linux") return true;
-  const pids = await readdir("/proc").catch(() => undefined);
-  if (!pids) return true;
-  for (const pid of pids) {
-    if (!/^\d+$/.test(pid)) continue;
-    const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "");
-    // Fields after the parenthesised command name: state ppid pgrp ...
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    if (Number(fields[2]) === pgid && fields[0] !== "Z" && fields[0] !== "X") return true;
-  }
-  return false;
 }

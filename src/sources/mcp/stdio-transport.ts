@@ -3,6 +3,7 @@ import { createInterface } from "node:readline";
 import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { groupAlive, terminateGroup } from "../process-tree.js";
 
 /** How to start one stdio MCP server. */
 export interface StdioOptions {
@@ -99,9 +100,9 @@ export class ProcessGroupStdioTransport implements Transport {
   }
 
   /**
-   * Ends stdin, then SIGTERM and finally SIGKILL to the whole process group. Once the leader
-   * has exited, the exit handler ends the rest of the group; the group id is not signalled
-   * later than that, when the number could belong to someone else.
+   * Ends stdin, then SIGTERM and finally SIGKILL to the whole process group, and resolves only
+   * once every process of the group is gone (grandchildren the server left behind included).
+   * The group id is signalled only while the group has members, so it cannot be someone else's.
    */
   async close(): Promise<void> {
     const child = this.child;
@@ -114,6 +115,8 @@ export class ProcessGroupStdioTransport implements Transport {
           await within(this.exited, TERM_GRACE_MS);
         }
       }
+      // The leader is gone; what it started in its group may not be yet.
+      if (POSIX && child.pid !== undefined && (await groupAlive(child.pid))) await terminateGroup(child.pid, TERM_GRACE_MS);
     }
     this.buffer.clear();
     this.fireClose();

@@ -58,6 +58,12 @@ function convert(node: unknown, opts: ToJsonSchemaOptions, stack: Set<object>, d
         }
       }
     }
+    // A JSON number past 2^53 reaches us already rounded (9223372036854775807 parses as 2^63):
+    // forwarding it would send the upstream another id. Such a request is refused, not altered.
+    if (src.type === "integer" && src.format === "int64") {
+      if (typeof out.maximum !== "number" || out.maximum > Number.MAX_SAFE_INTEGER) out.maximum = Number.MAX_SAFE_INTEGER;
+      if (typeof out.minimum !== "number" || out.minimum < Number.MIN_SAFE_INTEGER) out.minimum = Number.MIN_SAFE_INTEGER;
+    }
     if (opts.request && Array.isArray(out.required) && isRecord(out.properties)) {
       const props = out.properties;
       const required = (out.required as unknown[]).filter((r) => typeof r === "string" && (r in props || !isRecord(src.properties) || !(r in src.properties)));

@@ -37,11 +37,14 @@ function formBody(v: unknown): string {
   return form.toString();
 }
 
+/** A header value undici (and RFC 9110 §5.5) accepts: tab, visible ASCII, space and obs-text. */
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
 /**
  * The request for one call of an operation: path parameters URL-encoded into the path,
  * query/header/cookie parameters in their places, and the body from the merged properties
  * (every argument that is not a parameter) or from the one body argument. A missing path
- * argument is a model-facing error string.
+ * argument, or one that cannot be a header value, is a model-facing error string.
  */
 export function buildOperationRequest(op: OperationSpec, baseUrl: string, headers: Record<string, string>, args: Record<string, unknown>): OutboundRequest | string {
   const missing = op.params.filter((p) => p.in === "path" && (args[p.arg] === undefined || args[p.arg] === null)).map((p) => p.arg);
@@ -61,8 +64,12 @@ export function buildOperationRequest(op: OperationSpec, baseUrl: string, header
     const v = args[p.arg];
     if (v === undefined || v === null || p.in === "path") continue;
     if (p.in === "query") addQuery(url.searchParams, p, v);
-    else if (p.in === "header") out.headers[p.name] = simple(v);
-    else cookies.push(`${p.name}=${encodeURIComponent(simple(v))}`);
+    else if (p.in === "header") {
+      const value = simple(v);
+      // HTTP carries header values of visible Latin-1 text only; the model hears why, the upstream sees nothing.
+      if (!HEADER_VALUE.test(value)) return `argument "${p.arg}" cannot be sent as the ${p.name} header: control or non-Latin-1 characters`;
+      out.headers[p.name] = value;
+    } else cookies.push(`${p.name}=${encodeURIComponent(simple(v))}`);
   }
   if (cookies.length) out.headers.cookie = cookies.join("; ");
 

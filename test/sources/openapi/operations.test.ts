@@ -3,7 +3,12 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { EgressGuard } from "../../../src/net/egress-guard.js";
 import { loadSpec, resolveBaseUrl } from "../../../src/sources/openapi/load-spec.js";
+import { buildOperationRequest } from "../../../src/sources/openapi/operation-request.js";
 import { extractOperations, fallbackId, type OperationSpec } from "../../../src/sources/openapi/operations.js";
+
+// int64 request fields are bounded to what a JSON number carries exactly.
+const SAFE_MIN = Number.MIN_SAFE_INTEGER;
+const SAFE_MAX = Number.MAX_SAFE_INTEGER;
 
 const FIXTURES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../fixtures/openapi");
 
@@ -42,11 +47,11 @@ describe("Swagger Petstore (OpenAPI 3.0)", async () => {
     expect(op.inputSchema).toEqual({
       type: "object",
       properties: {
-        id: { type: "integer", format: "int64", examples: [10] },
+        id: { type: "integer", format: "int64", minimum: SAFE_MIN, maximum: SAFE_MAX, examples: [10] },
         name: { type: "string", examples: ["doggie"] },
-        category: { type: "object", properties: { id: { type: "integer", format: "int64", examples: [1] }, name: { type: "string", examples: ["Dogs"] } } },
+        category: { type: "object", properties: { id: { type: "integer", format: "int64", minimum: SAFE_MIN, maximum: SAFE_MAX, examples: [1] }, name: { type: "string", examples: ["Dogs"] } } },
         photoUrls: { type: "array", items: { type: "string" } },
-        tags: { type: "array", items: { type: "object", properties: { id: { type: "integer", format: "int64" }, name: { type: "string" } } } },
+        tags: { type: "array", items: { type: "object", properties: { id: { type: "integer", format: "int64", minimum: SAFE_MIN, maximum: SAFE_MAX }, name: { type: "string" } } } },
         status: { type: "string", description: "pet status in the store", enum: ["available", "pending", "sold"] },
       },
       required: ["name", "photoUrls"],
@@ -56,7 +61,7 @@ describe("Swagger Petstore (OpenAPI 3.0)", async () => {
   it("path, query and header parameters, with descriptions and required", () => {
     expect(byId(operations, "getPetById").inputSchema).toEqual({
       type: "object",
-      properties: { petId: { type: "integer", format: "int64", description: "ID of pet to return" } },
+      properties: { petId: { type: "integer", format: "int64", minimum: SAFE_MIN, maximum: SAFE_MAX, description: "ID of pet to return" } },
       required: ["petId"],
     });
     expect(byId(operations, "findPetsByStatus").inputSchema).toEqual({
@@ -69,6 +74,14 @@ describe("Swagger Petstore (OpenAPI 3.0)", async () => {
     expect(del.inputSchema.required).toEqual(["petId"]);
   });
 
+  it("a header argument HTTP cannot carry is a model-facing error, not a request", () => {
+    const del = byId(operations, "deletePet");
+    const ok = buildOperationRequest(del, "http://127.0.0.1:9/api/v3", {}, { petId: 1, api_key: "k-1" });
+    expect(typeof ok === "object" && ok.headers.api_key).toBe("k-1");
+    expect(buildOperationRequest(del, "http://127.0.0.1:9/api/v3", {}, { petId: 1, api_key: "a\nb" })).toMatch(/cannot be sent as the api_key header/);
+    expect(buildOperationRequest(del, "http://127.0.0.1:9/api/v3", {}, { petId: 1, api_key: "\u{1F600}" })).toMatch(/non-Latin-1/);
+  });
+
   it("a non-object body becomes one `body` argument", () => {
     const list = byId(operations, "createUsersWithListInput");
     expect(list.body).toMatchObject({ merged: false, arg: "body", required: false });
@@ -78,7 +91,7 @@ describe("Swagger Petstore (OpenAPI 3.0)", async () => {
     expect(upload.inputSchema).toEqual({
       type: "object",
       properties: {
-        petId: { type: "integer", format: "int64", description: "ID of pet to update" },
+        petId: { type: "integer", format: "int64", minimum: SAFE_MIN, maximum: SAFE_MAX, description: "ID of pet to update" },
         additionalMetadata: { type: "string", description: "Additional Metadata" },
         body: { type: "string" },
       },
