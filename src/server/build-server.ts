@@ -9,6 +9,7 @@ import type { Tool } from "../core/types.js";
 import { ApiKeyAuth } from "./auth.js";
 import { CallPipeline } from "./call-pipeline.js";
 import { installErrorHandler } from "./error-handler.js";
+import { registerExecutions } from "./executions/register.js";
 import { ConfigReloader } from "./config-reloader.js";
 import { redactingLogger, SecretScrubber } from "./logger.js";
 import "./request-caller.js";
@@ -119,6 +120,7 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   // A tool's output may echo a secret it was configured with (a URL, a header): never return it.
   const pipeline = new CallPipeline(state, metrics, (r) => scrubber.scrubResult(r));
   await app.register(executeRoute, { pipeline });
+  await registerExecutions(app, state, pipeline, scrub);
   await app.register(openapiRoute, { state, scrub });
 
   const ready = (opts.toolkit ? Promise.resolve(opts.toolkit) : createToolkit(loaded, { tools: opts.tools ?? [], logger }))

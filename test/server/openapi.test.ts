@@ -16,8 +16,10 @@ describe("openapi/openapi.json", () => {
     expect(ops.sort()).toEqual([
       "GET /healthz health", "GET /metrics metrics", "GET /readyz ready", "GET /skills listSkills", "GET /skills/prompt skillsPrompt",
       "GET /status status", "GET /tools listTools", "GET /tools/{name} getTool", "POST /tools/{name}/execute executeTool",
-    ]);
-    expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(["Problem", "ToolResult", "ExecuteBody", "ToolInfo", "Answer"]));
+      "GET /executions listExecutions", "GET /executions/{id} getExecution", "GET /executions/{id}/events streamExecutionEvents",
+      "POST /executions/{id}/cancel cancelExecution", "POST /tools/{name}/executions submitExecution",
+    ].sort());
+    expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(["Problem", "ToolResult", "ExecuteBody", "ToolInfo", "Answer", "Execution", "ExecutionList", "ExecutionStatus", "Progress"]));
   });
 });
 
