@@ -14,6 +14,7 @@ import { ConfigReloader } from "./config-reloader.js";
 import { redactingLogger, SecretScrubber } from "./logger.js";
 import "./request-caller.js";
 import { registerLimits } from "./limits.js";
+import { connectRedis } from "./redis.js";
 import { Metrics } from "./metrics.js";
 import { executeRoute } from "./routes/execute.js";
 import { metricsRoute } from "./routes/metrics.js";
@@ -113,14 +114,16 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   });
 
   await registerSwagger(app);
-  await registerLimits(app, state);
+  // Shared state of several replicas (DESIGN §10): rate-limit counters and executions.
+  const redis = loaded.config.redis ? connectRedis(loaded.config.redis.url, logger) : undefined;
+  await registerLimits(app, state, redis);
   await app.register(metaRoutes, { state, scrub });
   await app.register(metricsRoute, { metrics, scrub });
   await app.register(toolRoutes, { state, scrub });
   // A tool's output may echo a secret it was configured with (a URL, a header): never return it.
   const pipeline = new CallPipeline(state, metrics, (r) => scrubber.scrubResult(r));
   await app.register(executeRoute, { pipeline });
-  await registerExecutions(app, state, pipeline, scrub);
+  await registerExecutions(app, state, pipeline, scrub, redis);
   await app.register(openapiRoute, { state, scrub });
 
   const ready = (opts.toolkit ? Promise.resolve(opts.toolkit) : createToolkit(loaded, { tools: opts.tools ?? [], logger }))
@@ -148,6 +151,7 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
     // load closes its own toolkit when it finishes after this.
     await Promise.race([ready, new Promise((r) => setTimeout(r, server.shutdownGraceMs).unref())]);
     await Promise.all(state.openToolkits().map((tk) => tk.close()));
+    redis?.disconnect();
   });
 
   // While draining, each response closes its connection: a keep-alive client would otherwise

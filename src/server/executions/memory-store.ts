@@ -111,10 +111,11 @@ export class MemoryExecutionStore implements ExecutionStore {
     return { execution, stop: () => e.listeners.delete(listener) };
   }
 
-  // Records die with the process: a run still going finishes (or is aborted at the end of
-  // the shutdown grace period) on its own, with nobody left to read its outcome.
+  // Runs still going hold their toolkit: wait for them (shutdown aborts them after its grace
+  // period) so their sources are not closed under them.
   async close(): Promise<void> {
     clearInterval(this.sweep);
+    await Promise.allSettled([...this.entries.values()].map((e) => e.done));
   }
 
   private async run(e: Entry, s: Submission): Promise<void> {

@@ -1,0 +1,283 @@
+import { createHash } from "node:crypto";
+import { Queue, Worker, type Job as BullJob } from "bullmq";
+import type { Redis } from "ioredis";
+import type { FastifyBaseLogger } from "fastify";
+import { ToolnexusError } from "../../core/errors.js";
+import type { Progress } from "../../core/types.js";
+import type { ExecutionsConfig } from "../../config/schema/index.js";
+import { toProblem } from "../error-handler.js";
+import { newExecutionId } from "./memory-store.js";
+import { RedisChannels } from "./redis-channels.js";
+import { withExecutionCommands, type ExecutionCommands } from "./redis-scripts.js";
+import { isTerminal, type ExecutionStatusT, type ExecutionT } from "./schemas.js";
+import type { ExecutionEvent, ExecutionPage, ExecutionStore, Job, Outcome, Runner, Submission, Watch } from "./store.js";
+
+const QUEUE = "toolnexus-executions";
+const P = "toolnexus:x:";
+const CANCEL_CHANNEL = "toolnexus:cancel";
+// BullMQ's reason for a job whose worker stopped renewing its lock (its replica died).
+const STALLED = /stalled/i;
+
+const key = {
+  record: (id: string) => `${P}${id}`,
+  events: (id: string) => `${P}${id}:events`,
+  channel: (id: string) => `${P}${id}:live`,
+  owner: (owner: string) => `toolnexus:owner:${owner}`,
+  active: (owner: string) => `toolnexus:active:${owner}`,
+  idempotency: (owner: string, k: string) => `toolnexus:idem:${createHash("sha256").update(owner).update("\n").update(k).digest("hex")}`,
+  seq: "toolnexus:seq",
+};
+
+/** Connections the Redis store uses: commands (fail fast), and two that wait out an outage. */
+export interface RedisConnections {
+  commands: Redis;
+  /** For the BullMQ worker (it blocks waiting for jobs). */
+  worker: Redis;
+  subscriber: Redis;
+}
+
+/**
+ * Executions on Redis (DESIGN §10): records and events in Redis, runs through a BullMQ
+ * queue so any replica's worker may take one. Cancel is broadcast and the replica running
+ * the job aborts it (BullMQ's per-job AbortSignal); a replica that dies stops renewing its
+ * job locks and BullMQ's stalled-job check on a live replica fails the job, which marks the
+ * execution EXECUTION_LOST within `executions.lostAfterMs`.
+ */
+export class RedisExecutionStore implements ExecutionStore {
+  private readonly redis: Redis & ExecutionCommands;
+  private readonly queue: Queue<Job>;
+  private readonly worker: Worker<Job>;
+  private readonly channels: RedisChannels;
+
+  constructor(
+    conns: RedisConnections,
+    private readonly config: () => ExecutionsConfig,
+    private readonly runner: Runner,
+    private readonly log: FastifyBaseLogger,
+    concurrency: number,
+  ) {
+    this.redis = withExecutionCommands(conns.commands);
+    this.channels = new RedisChannels(conns.subscriber);
+    this.queue = new Queue<Job>(QUEUE, { connection: conns.commands });
+    const { lostAfterMs } = config();
+    // Worst case from a death to the check that fails its job: lock expiry plus two checks.
+    const lockDuration = Math.max(Math.floor(lostAfterMs / 3), 100);
+    this.worker = new Worker<Job>(QUEUE, (job, _token, signal) => this.process(job, signal), {
+      connection: conns.worker, concurrency, lockDuration, stalledInterval: Math.max(Math.floor(lostAfterMs / 4), 50), maxStalledCount: 0,
+    });
+    this.worker.on("failed", (job, err) => {
+      if (job && STALLED.test(err.message)) void this.lost(job.data);
+    });
+    this.worker.on("error", (err) => log.debug({ err: err.message }, "execution worker error"));
+    this.queue.on("error", (err) => log.debug({ err: err.message }, "execution queue error"));
+    this.channels.always(CANCEL_CHANNEL, (id) => this.worker.cancelJob(id, "cancelled"));
+  }
+
+  async submit(s: Submission, fingerprint: string): Promise<{ execution: ExecutionT; replayed: boolean }> {
+    const { maxActivePerCaller, retentionMs } = this.config();
+    const now = Date.now();
+    const id = newExecutionId();
+    const expireAt = now + s.timeoutMs + retentionMs;
+    const [verdict, earlier] = await store(this.redis.tnxSubmit(
+      s.idempotencyKey === undefined ? "" : key.idempotency(s.owner, s.idempotencyKey), key.active(s.owner), key.owner(s.owner), key.seq, key.record(id),
+      id, fingerprint, String(maxActivePerCaller), String(expireAt), iso(now), P, s.tool, s.owner, iso(expireAt),
+    ));
+    if (verdict === "reused") throw new ToolnexusError("IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key was already used for another call");
+    if (verdict === "overloaded") {
+      throw new ToolnexusError("OVERLOADED", `More than ${maxActivePerCaller} executions queued or running for this caller`, { headers: { "retry-after": "1" } });
+    }
+    if (verdict === "replay" && earlier) {
+      const execution = await this.get(s.owner, earlier);
+      if (execution) return { execution, replayed: true };
+    }
+    const job: Job = { id, owner: s.owner, tool: s.tool, body: s.body, requestId: s.requestId };
+    try {
+      await store(this.queue.add("execute", job, { jobId: id, removeOnComplete: true, removeOnFail: true }));
+    } catch (err) {
+      await this.finish(job, { status: "failed", error: toProblem(unavailable(), s.requestId) }).catch(() => undefined);
+      throw err;
+    }
+    const execution = await this.get(s.owner, id);
+    if (!execution) throw unavailable();
+    return { execution, replayed: false };
+  }
+
+  async get(owner: string, id: string): Promise<ExecutionT | undefined> {
+    return toExecution(await store(this.redis.hgetall(key.record(id))), owner);
+  }
+
+  async list(owner: string, q: { status?: ExecutionStatusT; limit: number; cursor?: string }): Promise<ExecutionPage> {
+    const page: { seq: string; execution: ExecutionT }[] = [];
+    let max = q.cursor === undefined ? "+inf" : `(${q.cursor}`;
+    // Batches until the page is full (a status filter or expired entries may skip some).
+    for (;;) {
+      const batch = await store(this.redis.zrevrangebyscore(key.owner(owner), max, "-inf", "WITHSCORES", "LIMIT", 0, q.limit + 1));
+      if (batch.length === 0) break;
+      const pipeline = this.redis.pipeline();
+      const ids: string[] = [];
+      for (let i = 0; i < batch.length; i += 2) {
+        ids.push(batch[i] ?? "");
+        pipeline.hgetall(key.record(batch[i] ?? ""));
+      }
+      const records = (await store(pipeline.exec())) ?? [];
+      const gone: string[] = [];
+      records.forEach(([, rec], i) => {
+        const execution = toExecution(rec as Record<string, string>, owner);
+        if (!execution) gone.push(ids[i] ?? "");
+        else if (!q.status || execution.status === q.status) page.push({ seq: batch[i * 2 + 1] ?? "", execution });
+      });
+      if (gone.length) await store(this.redis.zrem(key.owner(owner), ...gone));
+      max = `(${batch.at(-1)}`;
+      if (page.length > q.limit || batch.length < 2 * (q.limit + 1)) break;
+    }
+    const shown = page.slice(0, q.limit);
+    return { executions: shown.map((p) => p.execution), ...(page.length > q.limit ? { next: shown.at(-1)?.seq } : {}) };
+  }
+
+  async cancel(owner: string, id: string): Promise<ExecutionT | undefined> {
+    const execution = await this.get(owner, id);
+    if (!execution || isTerminal(execution.status)) return execution;
+    const job: Job = { id, owner, tool: execution.tool, body: {}, requestId: "" };
+    // Still queued: no worker has it, so it ends here (the worker skips it when it comes).
+    if (execution.status === "queued" && (await this.finish(job, { status: "cancelled", error: toProblem(cancelled(), "") }))) {
+      await this.queue.remove(id).catch(() => undefined);
+    } else {
+      await store(this.redis.publish(CANCEL_CHANNEL, id));
+    }
+    // The running replica records `cancelled` once its call settles, which is at once on abort.
+    const end = Date.now() + 5_000;
+    for (;;) {
+      const now = await this.get(owner, id);
+      if (!now || isTerminal(now.status) || Date.now() > end) return now;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  }
+
+  async watch(owner: string, id: string, after: number, onEvent: (e: ExecutionEvent) => void): Promise<Watch | undefined> {
+    let last = after;
+    let early: ExecutionEvent[] | undefined = [];
+    const deliver = (e: ExecutionEvent) => {
+      if (e.id <= last) return;
+      last = e.id;
+      onEvent(e);
+    };
+    // Subscribe first, then read: an event published in between is in the list or the buffer.
+    const stop = await store(this.channels.listen(key.channel(id), (line) => {
+      const e = JSON.parse(line) as ExecutionEvent;
+      if (early) early.push(e);
+      else deliver(e);
+    }));
+    try {
+      const execution = await this.get(owner, id);
+      if (!execution) {
+        stop();
+        return undefined;
+      }
+      const lines = await store(this.redis.lrange(key.events(id), after, -1));
+      for (const line of lines) deliver(JSON.parse(line) as ExecutionEvent);
+      const buffered = early;
+      early = undefined;
+      for (const e of buffered) deliver(e);
+      if (isTerminal(execution.status)) stop();
+      return { execution, stop };
+    } catch (err) {
+      stop();
+      throw err;
+    }
+  }
+
+  async close(): Promise<void> {
+    // Waits for the runs of this replica (shutdown aborts them after its grace period) so
+    // their outcome is recorded before the connections close.
+    await this.worker.close();
+    await this.queue.close();
+  }
+
+  private async process(bull: BullJob<Job>, signal?: AbortSignal): Promise<void> {
+    const job = bull.data;
+    if ((await this.redis.tnxStart(key.record(job.id), iso(Date.now()))) !== 1) return; // cancelled while queued, or expired
+    const outcome = await this.runner(job, {
+      signal: signal ?? new AbortController().signal,
+      onStart: () => undefined,
+      onProgress: (p) => void this.progress(job.id, p),
+    });
+    // The outcome must reach Redis; a short outage is waited out rather than losing it.
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.finish(job, outcome);
+        return;
+      } catch (err) {
+        if (attempt >= 20) throw err;
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
+  }
+
+  private async progress(id: string, p: Progress): Promise<void> {
+    await this.redis.tnxProgress(key.record(id), key.events(id), iso(Date.now()), JSON.stringify(p), key.channel(id)).catch((err: Error) => {
+      this.log.debug({ err: err.message, execution: id }, "progress not recorded");
+    });
+  }
+
+  private async lost(job: Job): Promise<void> {
+    const error = toProblem(new ToolnexusError("EXECUTION_LOST", "The replica running this execution stopped"), job.requestId);
+    await this.finish(job, { status: "failed", error }).catch((err: Error) => this.log.warn({ err: err.message, execution: job.id }, "lost execution not recorded"));
+  }
+
+  /** Records the outcome unless the execution already ended; true when it ended here. */
+  private async finish(job: Job, outcome: Outcome): Promise<boolean> {
+    const expireAt = Date.now() + this.config().retentionMs;
+    const [field, value] = outcome.status === "succeeded" ? ["result", outcome.result] : ["error", outcome.error];
+    const done = await this.redis.tnxFinish(
+      key.record(job.id), key.events(job.id), key.active(job.owner),
+      iso(Date.now()), outcome.status, field, JSON.stringify(value), String(expireAt), iso(expireAt), key.channel(job.id), job.id,
+    );
+    return done === 1;
+  }
+}
+
+function toExecution(rec: Record<string, string> | undefined, owner: string): ExecutionT | undefined {
+  if (!rec?.id || rec.owner !== owner) return undefined;
+  return {
+    id: rec.id,
+    tool: rec.tool ?? "",
+    status: rec.status as ExecutionStatusT,
+    createdAt: rec.createdAt ?? "",
+    updatedAt: rec.updatedAt ?? "",
+    expiresAt: rec.expiresAt ?? "",
+    ...(rec.progress ? { progress: JSON.parse(rec.progress) as Progress } : {}),
+    ...(rec.result ? { result: JSON.parse(rec.result) as ExecutionT["result"] } : {}),
+    ...(rec.error ? { error: JSON.parse(rec.error) as ExecutionT["error"] } : {}),
+  };
+}
+
+// A request never waits longer than this for Redis (DESIGN §10: 503 within 10 s of an outage).
+const STORE_TIMEOUT_MS = 5_000;
+
+/** Any failure to reach Redis in time becomes 503 STORE_UNAVAILABLE; our own errors pass through. */
+async function store<T>(p: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(unavailable()), STORE_TIMEOUT_MS);
+  });
+  try {
+    return await Promise.race([p, timeout]);
+  } catch (err) {
+    if (err instanceof ToolnexusError) throw err;
+    throw unavailable(err);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function unavailable(cause?: unknown): ToolnexusError {
+  return new ToolnexusError("STORE_UNAVAILABLE", "The execution store (Redis) cannot be reached; retry shortly", { cause, headers: { "retry-after": "5" } });
+}
+
+function cancelled(): ToolnexusError {
+  return new ToolnexusError("CANCELLED", "The execution was cancelled");
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
