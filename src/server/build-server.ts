@@ -123,7 +123,7 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   // A tool's output may echo a secret it was configured with (a URL, a header): never return it.
   const pipeline = new CallPipeline(state, metrics, (r) => scrubber.scrubResult(r));
   await app.register(executeRoute, { pipeline });
-  await registerExecutions(app, state, pipeline, scrub, redis);
+  const closeExecutions = await registerExecutions(app, state, pipeline, scrub, redis);
   await app.register(openapiRoute, { state, scrub });
 
   const ready = (opts.toolkit ? Promise.resolve(opts.toolkit) : createToolkit(loaded, { tools: opts.tools ?? [], logger }))
@@ -153,6 +153,9 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
     await Promise.all(state.openToolkits().map((tk) => tk.close()));
     redis?.disconnect();
   });
+  // Root onClose hooks run last-added first: executions still running keep their sources and
+  // Redis until their outcome is recorded (shutdown aborts them after the grace period).
+  app.addHook("onClose", closeExecutions);
 
   // While draining, each response closes its connection: a keep-alive client would otherwise
   // hold the server open long after its last call finished.

@@ -31,6 +31,8 @@ const key = {
 /** Connections the Redis store uses: commands (fail fast), and two that wait out an outage. */
 export interface RedisConnections {
   commands: Redis;
+  /** For the BullMQ queue (BullMQ closes it with the queue); fails fast like `commands`. */
+  queue: Redis;
   /** For the BullMQ worker (it blocks waiting for jobs). */
   worker: Redis;
   subscriber: Redis;
@@ -48,6 +50,8 @@ export class RedisExecutionStore implements ExecutionStore {
   private readonly queue: Queue<Job>;
   private readonly worker: Worker<Job>;
   private readonly channels: RedisChannels;
+  /** Runs of this replica until their outcome is recorded. */
+  private readonly running = new Set<Promise<void>>();
 
   constructor(
     conns: RedisConnections,
@@ -58,11 +62,11 @@ export class RedisExecutionStore implements ExecutionStore {
   ) {
     this.redis = withExecutionCommands(conns.commands);
     this.channels = new RedisChannels(conns.subscriber);
-    this.queue = new Queue<Job>(QUEUE, { connection: conns.commands });
+    this.queue = new Queue<Job>(QUEUE, { connection: conns.queue });
     const { lostAfterMs } = config();
     // Worst case from a death to the check that fails its job: lock expiry plus two checks.
     const lockDuration = Math.max(Math.floor(lostAfterMs / 3), 100);
-    this.worker = new Worker<Job>(QUEUE, (job, _token, signal) => this.process(job, signal), {
+    this.worker = new Worker<Job>(QUEUE, (job, _token, signal) => this.track(this.process(job, signal)), {
       connection: conns.worker, concurrency, lockDuration, stalledInterval: Math.max(Math.floor(lostAfterMs / 4), 50), maxStalledCount: 0,
     });
     this.worker.on("failed", (job, err) => {
@@ -189,8 +193,16 @@ export class RedisExecutionStore implements ExecutionStore {
   async close(): Promise<void> {
     // Waits for the runs of this replica (shutdown aborts them after its grace period) so
     // their outcome is recorded before the connections close.
+    await this.worker.pause(true).catch(() => undefined);
+    await Promise.allSettled([...this.running]);
     await this.worker.close();
     await this.queue.close();
+  }
+
+  private track(run: Promise<void>): Promise<void> {
+    this.running.add(run);
+    void run.finally(() => this.running.delete(run)).catch(() => undefined);
+    return run;
   }
 
   private async process(bull: BullJob<Job>, signal?: AbortSignal): Promise<void> {
@@ -207,6 +219,7 @@ export class RedisExecutionStore implements ExecutionStore {
         await this.finish(job, outcome);
         return;
       } catch (err) {
+        this.log.warn({ err: (err as Error).message, execution: job.id, attempt }, "outcome not recorded yet; retrying");
         if (attempt >= 20) throw err;
         await new Promise((r) => setTimeout(r, 500));
       }

@@ -12,30 +12,33 @@ import type { ExecutionStore } from "./store.js";
 
 /**
  * Adds executions to the service: the store the config asks for (in the process, or Redis
- * when `redis:` is set), its routes, and closing it after the server stopped listening.
+ * when `redis:` is set) and its routes. Resolves with the store's close, which waits for the
+ * runs of this process to be recorded: call it before the sources and `redis` close.
  */
 export async function registerExecutions(
   app: FastifyInstance, state: ServiceState, pipeline: CallPipeline, scrub: (s: string) => string, redis?: Redis,
-): Promise<ExecutionStore> {
+): Promise<() => Promise<void>> {
   for (const schema of EXECUTION_SCHEMAS) app.addSchema(schema);
   const config = () => state.loaded.config.executions;
   const runner = pipelineRunner(pipeline, app.log, () => config().maxTimeoutMs, scrub);
   const url = state.loaded.config.redis?.url;
   let store: ExecutionStore;
+  const closers: (() => void)[] = [];
   if (redis && url) {
     // The worker and the subscriber wait out an outage; commands (shared with rate limits) fail fast.
     const worker = connectRedis(url, app.log, { blocking: true, name: "worker" });
     const subscriber = connectRedis(url, app.log, { blocking: true, name: "subscriber" });
-    store = new RedisExecutionStore({ commands: redis, worker, subscriber }, config, runner, app.log, state.loaded.config.server.maxConcurrent);
-    app.addHook("onClose", async () => {
-      await store.close();
-      worker.disconnect();
-      subscriber.disconnect();
+    const queue = connectRedis(url, app.log, { name: "queue" });
+    store = new RedisExecutionStore({ commands: redis, queue, worker, subscriber }, config, runner, app.log, state.loaded.config.server.maxConcurrent);
+    closers.push(() => {
+      for (const c of [queue, worker, subscriber]) c.disconnect();
     });
   } else {
     store = new MemoryExecutionStore(config, runner);
-    app.addHook("onClose", () => store.close());
   }
   await app.register(executionRoutes, { store, pipeline, state });
-  return store;
+  return async () => {
+    await store.close();
+    for (const fn of closers) fn();
+  };
 }
