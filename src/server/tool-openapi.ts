@@ -7,7 +7,8 @@ const LOCAL_DEFS = /^#\/(\$defs|definitions)\/(.+)$/;
 
 /**
  * Adds one concrete `POST /tools/<name>/execute` operation per tool to the generic document
- * (DESIGN §7), so a generated client has one typed method per tool. Each tool's arguments
+ * (DESIGN §7), and its asynchronous `POST /tools/<name>/executions` (operationId
+ * `<name>.submit`), so a generated client has typed methods per tool. Each tool's arguments
  * become `components.schemas.<name>_arguments`; its local `$defs`/`definitions` become
  * components of their own and every local `$ref` is rewritten to point at them.
  */
@@ -18,38 +19,55 @@ export function withToolOperations(base: OpenApiDoc, tools: readonly ToolInfo[])
   const schemas = (components.schemas ??= {});
   const generic = paths["/tools/{name}/execute"]?.post as Json | undefined;
   const genericResponses = generic?.responses ?? {};
+  const submit = paths["/tools/{name}/executions"]?.post as Json | undefined;
 
   for (const tool of tools) {
     const argsName = `${tool.name}_arguments`;
     const { defs, root } = hoistDefs(tool.name, tool.inputSchema);
     Object.assign(schemas, defs);
     schemas[argsName] = root;
-    paths[`/tools/${tool.name}/execute`] = {
-      post: {
-        operationId: tool.name,
-        summary: firstLine(tool.description) || `Run ${tool.name}`,
-        description: tool.description,
-        tags: [`source:${tool.source}`],
-        requestBody: {
-          required: true,
-          content: {
-            "application/json": {
-              schema: {
-                type: "object",
-                additionalProperties: false,
-                required: ["arguments"],
-                properties: {
-                  arguments: { $ref: `#/components/schemas/${argsName}` },
-                  timeoutMs: { type: "integer", minimum: 1 },
-                  answer: { $ref: "#/components/schemas/Answer" },
-                },
-              },
+    const body = {
+      required: true,
+      content: {
+        "application/json": {
+          schema: {
+            type: "object",
+            additionalProperties: false,
+            required: ["arguments"],
+            properties: {
+              arguments: { $ref: `#/components/schemas/${argsName}` },
+              timeoutMs: { type: "integer", minimum: 1 },
+              answer: { $ref: "#/components/schemas/Answer" },
             },
           },
         },
+      },
+    };
+    const summary = firstLine(tool.description) || `Run ${tool.name}`;
+    paths[`/tools/${tool.name}/execute`] = {
+      post: {
+        operationId: tool.name,
+        summary,
+        description: tool.description,
+        tags: [`source:${tool.source}`],
+        requestBody: body,
         responses: genericResponses,
       },
     };
+    // The asynchronous twin (DESIGN §9): same typed body, answered 202 with an Execution.
+    // A dot cannot occur in a tool name, so this operationId never collides with a tool's.
+    if (submit) {
+      paths[`/tools/${tool.name}/executions`] = {
+        post: {
+          operationId: `${tool.name}.submit`,
+          summary: `${summary} (asynchronously)`,
+          tags: [`source:${tool.source}`],
+          ...(submit.parameters ? { parameters: (submit.parameters as Json[]).filter((p) => p.in !== "path") } : {}),
+          requestBody: body,
+          responses: submit.responses ?? {},
+        },
+      };
+    }
   }
   return doc;
 }

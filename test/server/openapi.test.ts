@@ -35,6 +35,16 @@ describe("per-tool operations (DESIGN §7)", () => {
     expect(base.paths).not.toHaveProperty("/tools/echo/execute");
   });
 
+  it("adds the asynchronous POST /tools/<name>/executions with the same typed body (operationId <name>.submit)", () => {
+    const withSubmit = { ...base, paths: { ...base.paths, "/tools/{name}/executions": { post: {
+      parameters: [{ in: "path", name: "name" }, { in: "header", name: "idempotency-key" }], responses: { 202: { description: "accepted" } },
+    } } } };
+    const doc = withToolOperations(withSubmit, [{ name: "echo", description: "Echo it.", source: "native", inputSchema: { type: "object" } }]);
+    const op = (doc.paths?.["/tools/echo/executions"] as { post: Record<string, unknown> }).post;
+    expect(op).toMatchObject({ operationId: "echo.submit", parameters: [{ in: "header", name: "idempotency-key" }], responses: { 202: { description: "accepted" } } });
+    expect(JSON.stringify(op.requestBody)).toContain('"arguments":{"$ref":"#/components/schemas/echo_arguments"}');
+  });
+
   it("rewrites local $defs, definitions and root refs into components", () => {
     const inputSchema = {
       $schema: "https://json-schema.org/draft/2020-12/schema",
