@@ -33,9 +33,12 @@ SIGTERM or SIGINT drains: readiness 503, in-flight calls get server.shutdownGrac
 
 Lists every tool: name, source and description (--json: the GET /tools body).`,
   call: `Usage: toolnexus call <tool> [--args JSON] [--config PATH] [--timeout MS]
+       toolnexus call <tool> --async [--url URL] [--args JSON] [--timeout MS]
 
 Runs one tool and prints its output.
-Exit code: 0 ok, 1 the tool returned isError, 2 the call failed (unknown tool, bad arguments, error).`,
+Exit code: 0 ok, 1 the tool returned isError, 2 the call failed (unknown tool, bad arguments, error).
+--async submits the call to the server at --url (or TOOLNEXUS_URL) as an execution and prints
+its id; follow it with GET /executions/{id}. The API key is read from TOOLNEXUS_API_KEY.`,
   openapi: `Usage: toolnexus openapi
 
 Prints the OpenAPI 3.1 document of the generic routes (what openapi/openapi.json holds).`,
@@ -49,6 +52,8 @@ const OPTIONS = {
   insecure: { type: "boolean" },
   args: { type: "string", short: "a" },
   timeout: { type: "string" },
+  async: { type: "boolean" },
+  url: { type: "string" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "v" },
 } as const;
@@ -63,7 +68,9 @@ async function main(argv: string[]): Promise<number> {
   switch (command) {
     case "serve": return serve(await config(values.config), values.host, values.port, values.insecure === true);
     case "tools": return listTools(await config(values.config), values.json === true);
-    case "call": return call(await config(values.config), rest[0], values.args, values.timeout);
+    case "call":
+      if (values.async) return callAsync(rest[0], values.args, values.timeout, values.url ?? process.env.TOOLNEXUS_URL);
+      return call(await config(values.config), rest[0], values.args, values.timeout);
     default: return openapi();
   }
 }
@@ -132,6 +139,20 @@ async function call(loaded: LoadedConfig, name: string | undefined, argsJson: st
   } finally {
     await tk.close();
   }
+}
+
+async function callAsync(name: string | undefined, argsJson: string | undefined, timeout: string | undefined, url: string | undefined): Promise<number> {
+  if (!name) return print(HELP.call ?? "", 2);
+  if (!url) return fail("--async submits to a running server: pass --url URL or set TOOLNEXUS_URL");
+  let args: unknown;
+  try {
+    args = JSON.parse(argsJson ?? "{}");
+  } catch (err) {
+    return fail(`--args is not valid JSON: ${(err as Error).message}`);
+  }
+  if (typeof args !== "object" || args === null || Array.isArray(args)) return fail("--args must be a JSON object");
+  const { submitExecution } = await import("./cli-async.js");
+  return submitExecution(url, name, args as Record<string, unknown>, timeout === undefined ? undefined : Number(timeout));
 }
 
 async function openapi(): Promise<number> {
