@@ -21,6 +21,6 @@ export async function submitExecution(baseUrl: string, name: string, args: Recor
     console.error(`error: ${res.status} ${body.code ?? ""} ${body.detail ?? ""}`.trimEnd());
     return 2;
   }
-  console.log(body.id);
+  process.stdout.write(`${body.id}\n`);
   return 0;
 }
