@@ -5,6 +5,7 @@ import { fork, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
+import { performance } from "node:perf_hooks";
 
 const here = import.meta.dirname;
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);

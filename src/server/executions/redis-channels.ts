@@ -14,6 +14,24 @@ export class RedisChannels {
     });
   }
 
+  /** Runs `fn` each time the connection is back after an outage (messages sent meanwhile are lost). Returns the way to stop. */
+  onReconnect(fn: () => void): () => void {
+    let wasDown = false;
+    const down = () => {
+      wasDown = true;
+    };
+    const up = () => {
+      if (wasDown) fn();
+      wasDown = false;
+    };
+    this.sub.on("close", down);
+    this.sub.on("ready", up);
+    return () => {
+      this.sub.off("close", down);
+      this.sub.off("ready", up);
+    };
+  }
+
   /** Listens on `channel` for the life of the connection, across outages (a broadcast every replica needs). */
   always(channel: string, fn: (message: string) => void): void {
     let set = this.handlers.get(channel);

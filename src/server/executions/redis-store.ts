@@ -69,8 +69,12 @@ export class RedisExecutionStore implements ExecutionStore {
     this.worker = new Worker<Job>(QUEUE, (job, _token, signal) => this.track(this.process(job, signal)), {
       connection: conns.worker, concurrency, lockDuration, stalledInterval: Math.max(Math.floor(lostAfterMs / 4), 50), maxStalledCount: 0,
     });
+    // A stalled job (its replica died) fails here; so does a run whose outcome could not be
+    // written. Either way the execution must not stay running: it is lost (a no-op when it ended).
     this.worker.on("failed", (job, err) => {
-      if (job && STALLED.test(err.message)) void this.lost(job.data);
+      if (!job) return;
+      if (!STALLED.test(err.message)) log.warn({ err: err.message, execution: job.data.id }, "execution job failed");
+      void this.lost(job.data);
     });
     this.worker.on("error", (err) => log.debug({ err: err.message }, "execution worker error"));
     this.queue.on("error", (err) => log.debug({ err: err.message }, "execution queue error"));
@@ -165,20 +169,29 @@ export class RedisExecutionStore implements ExecutionStore {
       last = e.id;
       onEvent(e);
     };
+    // Reads the stored events after the last delivered one: the backlog, and what pub/sub
+    // missed while the subscriber was reconnecting.
+    const catchUp = async () => {
+      for (const line of await store(this.redis.lrange(key.events(id), last, -1))) deliver(JSON.parse(line) as ExecutionEvent);
+    };
     // Subscribe first, then read: an event published in between is in the list or the buffer.
-    const stop = await store(this.channels.listen(key.channel(id), (line) => {
+    const unlisten = await store(this.channels.listen(key.channel(id), (line) => {
       const e = JSON.parse(line) as ExecutionEvent;
       if (early) early.push(e);
       else deliver(e);
     }));
+    const noResync = this.channels.onReconnect(() => void catchUp().catch(() => undefined));
+    const stop = () => {
+      unlisten();
+      noResync();
+    };
     try {
       const execution = await this.get(owner, id);
       if (!execution) {
         stop();
         return undefined;
       }
-      const lines = await store(this.redis.lrange(key.events(id), after, -1));
-      for (const line of lines) deliver(JSON.parse(line) as ExecutionEvent);
+      await catchUp();
       const buffered = early;
       early = undefined;
       for (const e of buffered) deliver(e);
