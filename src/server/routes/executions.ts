@@ -38,7 +38,19 @@ export const executionRoutes: FastifyPluginAsyncTypebox<ExecutionRoutesOptions> 
       params: ToolParams,
       headers: SubmitHeaders,
       body: Type.Ref(ExecuteBody),
-      response: { 202: Type.Ref(Execution), "4xx": problem, "5xx": problem },
+      response: {
+        202: {
+          description: "Accepted: the Execution, queued or already running",
+          headers: {
+            location: { type: "string", description: "/executions/{id}" },
+            "operation-location": { type: "string", description: "The absolute URL of the execution." },
+            "retry-after": { type: "integer", description: "Seconds to wait before polling." },
+          },
+          content: { "application/json": { schema: Type.Ref(Execution) } },
+        },
+        "4xx": problem,
+        "5xx": problem,
+      },
     },
   }, async (request, reply) => {
     const body = request.body ?? {};
@@ -74,10 +86,18 @@ export const executionRoutes: FastifyPluginAsyncTypebox<ExecutionRoutesOptions> 
     schema: {
       operationId: "getExecution",
       summary: "One execution",
-      description: "`Retry-After` is set while the execution is not terminal. 404 when unknown, expired or another caller's.",
+      description: "404 when unknown, expired or another caller's.",
       tags: ["executions"],
       params: ExecutionParams,
-      response: { 200: Type.Ref(Execution), "4xx": problem, "5xx": problem },
+      response: {
+        200: {
+          description: "The Execution",
+          headers: { "retry-after": { type: "integer", description: "Set while queued or running: seconds to wait before polling again." } },
+          content: { "application/json": { schema: Type.Ref(Execution) } },
+        },
+        "4xx": problem,
+        "5xx": problem,
+      },
     },
   }, async (request, reply) => {
     const execution = found(await store.get(request.caller.id, request.params.id));
