@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { Queue, Worker, type Job as BullJob } from "bullmq";
 import type { Redis } from "ioredis";
 import type { FastifyBaseLogger } from "fastify";
@@ -8,25 +7,16 @@ import type { ExecutionsConfig } from "../../config/schema/index.js";
 import { toProblem } from "../error-handler.js";
 import { newExecutionId } from "./memory-store.js";
 import { RedisChannels } from "./redis-channels.js";
+import { RECORD_PREFIX, key, store, toExecution, unavailable } from "./redis-records.js";
 import { withExecutionCommands, type ExecutionCommands } from "./redis-scripts.js";
 import { isTerminal, type ExecutionStatusT, type ExecutionT } from "./schemas.js";
 import type { ExecutionEvent, ExecutionPage, ExecutionStore, Job, Outcome, Runner, Submission, Watch } from "./store.js";
 
 const QUEUE = "toolnexus-executions";
-const P = "toolnexus:x:";
 const CANCEL_CHANNEL = "toolnexus:cancel";
 // BullMQ's reason for a job whose worker stopped renewing its lock (its replica died).
 const STALLED = /stalled/i;
 
-const key = {
-  record: (id: string) => `${P}${id}`,
-  events: (id: string) => `${P}${id}:events`,
-  channel: (id: string) => `${P}${id}:live`,
-  owner: (owner: string) => `toolnexus:owner:${owner}`,
-  active: (owner: string) => `toolnexus:active:${owner}`,
-  idempotency: (owner: string, k: string) => `toolnexus:idem:${createHash("sha256").update(owner).update("\n").update(k).digest("hex")}`,
-  seq: "toolnexus:seq",
-};
 
 /** Connections the Redis store uses: commands (fail fast), and two that wait out an outage. */
 export interface RedisConnections {
@@ -88,7 +78,7 @@ export class RedisExecutionStore implements ExecutionStore {
     const expireAt = now + s.timeoutMs + retentionMs;
     const [verdict, earlier] = await store(this.redis.tnxSubmit(
       s.idempotencyKey === undefined ? "" : key.idempotency(s.owner, s.idempotencyKey), key.active(s.owner), key.owner(s.owner), key.seq, key.record(id),
-      id, fingerprint, String(maxActivePerCaller), String(expireAt), iso(now), P, s.tool, s.owner, iso(expireAt),
+      id, fingerprint, String(maxActivePerCaller), String(expireAt), iso(now), RECORD_PREFIX, s.tool, s.owner, iso(expireAt),
     ));
     if (verdict === "reused") throw new ToolnexusError("IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key was already used for another call");
     if (verdict === "overloaded") {
@@ -260,44 +250,6 @@ export class RedisExecutionStore implements ExecutionStore {
     );
     return done === 1;
   }
-}
-
-function toExecution(rec: Record<string, string> | undefined, owner: string): ExecutionT | undefined {
-  if (!rec?.id || rec.owner !== owner) return undefined;
-  return {
-    id: rec.id,
-    tool: rec.tool ?? "",
-    status: rec.status as ExecutionStatusT,
-    createdAt: rec.createdAt ?? "",
-    updatedAt: rec.updatedAt ?? "",
-    expiresAt: rec.expiresAt ?? "",
-    ...(rec.progress ? { progress: JSON.parse(rec.progress) as Progress } : {}),
-    ...(rec.result ? { result: JSON.parse(rec.result) as ExecutionT["result"] } : {}),
-    ...(rec.error ? { error: JSON.parse(rec.error) as ExecutionT["error"] } : {}),
-  };
-}
-
-// A request never waits longer than this for Redis (DESIGN §10: 503 within 10 s of an outage).
-const STORE_TIMEOUT_MS = 5_000;
-
-/** Any failure to reach Redis in time becomes 503 STORE_UNAVAILABLE; our own errors pass through. */
-async function store<T>(p: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(unavailable()), STORE_TIMEOUT_MS);
-  });
-  try {
-    return await Promise.race([p, timeout]);
-  } catch (err) {
-    if (err instanceof ToolnexusError) throw err;
-    throw unavailable(err);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-function unavailable(cause?: unknown): ToolnexusError {
-  return new ToolnexusError("STORE_UNAVAILABLE", "The execution store (Redis) cannot be reached; retry shortly", { cause, headers: { "retry-after": "5" } });
 }
 
 function cancelled(): ToolnexusError {
