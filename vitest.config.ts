@@ -7,6 +7,6 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Two cores: forks keep child-process and signal tests isolated from each other.
     pool: "forks",
-    globalSetup: ["test/global-setup.ts"],
+    globalSetup: ["test/global-setup.ts", "test/redis-setup.ts"],
   },
 });

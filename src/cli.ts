@@ -40,9 +40,12 @@ Stdout carries only MCP messages; logs go to stderr. Exits when stdin closes.`,
 
 Lists every tool: name, source and description (--json: the GET /tools body).`,
   call: `Usage: toolnexus call <tool> [--args JSON] [--config PATH] [--timeout MS] [--stream]
+       toolnexus call <tool> --async [--url URL] [--args JSON] [--timeout MS]
 
 Runs one tool and prints its output.
 --stream prints each progress report the tool makes as one line on stderr while it runs.
+--async submits the call to the server at --url (or TOOLNEXUS_URL) as an execution and prints
+its id; follow it with GET /executions/{id}. The API key is read from TOOLNEXUS_API_KEY.
 Exit code: 0 ok, 1 the tool returned isError, 2 the call failed (unknown tool, bad arguments,
 timeout, error): the same split as REST's 200 isError versus 4xx/5xx.`,
   openapi: `Usage: toolnexus openapi [--config PATH [--key-id ID]]
@@ -64,6 +67,8 @@ const OPTIONS = {
   timeout: { type: "string" },
   stream: { type: "boolean" },
   "key-id": { type: "string" },
+  async: { type: "boolean" },
+  url: { type: "string" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "v" },
 } as const;
@@ -79,7 +84,9 @@ async function main(argv: string[]): Promise<number> {
     case "serve": return serve(await config(values.config), values.host, values.port, values.insecure === true);
     case "mcp": return mcpStdio(await config(values.config));
     case "tools": return listTools(await config(values.config), values.json === true);
-    case "call": return call(await config(values.config), rest[0], values.args, values.timeout, values.stream === true);
+    case "call":
+      if (values.async) return callAsync(rest[0], values.args, values.timeout, values.url ?? process.env.TOOLNEXUS_URL);
+      return call(await config(values.config), rest[0], values.args, values.timeout, values.stream === true);
     default: return openapi(values.config, values["key-id"]);
   }
 }
@@ -171,6 +178,20 @@ async function call(loaded: LoadedConfig, name: string | undefined, argsJson: st
 /** One progress report as a line: `progress 3/5 message`. */
 function progressLine({ progress, total, message }: Progress): string {
   return `progress ${progress}${total === undefined ? "" : `/${total}`}${message ? ` ${message}` : ""}`;
+}
+
+async function callAsync(name: string | undefined, argsJson: string | undefined, timeout: string | undefined, url: string | undefined): Promise<number> {
+  if (!name) return print(HELP.call ?? "", 2);
+  if (!url) return fail("--async submits to a running server: pass --url URL or set TOOLNEXUS_URL");
+  let args: unknown;
+  try {
+    args = JSON.parse(argsJson ?? "{}");
+  } catch (err) {
+    return fail(`--args is not valid JSON: ${(err as Error).message}`);
+  }
+  if (typeof args !== "object" || args === null || Array.isArray(args)) return fail("--args must be a JSON object");
+  const { submitExecution } = await import("./cli-async.js");
+  return submitExecution(url, name, args as Record<string, unknown>, timeout === undefined ? undefined : Number(timeout));
 }
 
 async function openapi(configPath: string | undefined, keyId: string | undefined): Promise<number> {

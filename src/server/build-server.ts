@@ -13,10 +13,12 @@ import { installJsonBodyParser } from "./json-body.js";
 import { clientErrorHandler, frameworkErrors, installProtocolGuards } from "./protocol-errors.js";
 import { RouteMethods } from "./route-methods.js";
 import { strictBodyValidator } from "./validator-compiler.js";
+import { registerExecutions } from "./executions/register.js";
 import { ConfigReloader } from "./config-reloader.js";
 import { redactingLogger, SecretScrubber } from "./logger.js";
 import "./request-caller.js";
 import { registerLimits } from "./limits.js";
+import { connectRedis } from "./redis.js";
 import { Metrics } from "./metrics.js";
 import { executeRoute } from "./routes/execute.js";
 import { McpCatalog } from "./mcp/catalog-server.js";
@@ -137,13 +139,16 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   });
 
   await registerSwagger(app);
-  await registerLimits(app, state);
+  // Shared state of several replicas (DESIGN §10): rate-limit counters and executions.
+  const redis = loaded.config.redis ? connectRedis(loaded.config.redis.url, logger) : undefined;
+  await registerLimits(app, state, redis);
   await app.register(metaRoutes, { state, scrub });
   await app.register(metricsRoute, { metrics, scrub });
   await app.register(toolRoutes, { state, scrub });
   // A tool's output may echo a secret it was configured with (a URL, a header): never return it.
   const pipeline = new CallPipeline(state, metrics, (r) => scrubber.scrubResult(r));
   await app.register(executeRoute, { pipeline, stream: { heartbeatMs: () => state.loaded.config.server.heartbeatMs, scrub } });
+  const closeExecutions = await registerExecutions(app, state, pipeline, scrub, redis);
   const documents = new ToolDocuments(app, state, scrub);
   await app.register(openapiRoute, { documents });
   await registerPortal(app, documents);
@@ -175,7 +180,11 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
     // load closes its own toolkit when it finishes after this.
     await Promise.race([ready, new Promise((r) => setTimeout(r, server.shutdownGraceMs).unref())]);
     await Promise.all(state.openToolkits().map((tk) => tk.close()));
+    redis?.disconnect();
   });
+  // Root onClose hooks run last-added first: executions still running keep their sources and
+  // Redis until their outcome is recorded (shutdown aborts them after the grace period).
+  app.addHook("onClose", closeExecutions);
 
   // While draining, each response closes its connection: a keep-alive client would otherwise
   // hold the server open long after its last call finished.

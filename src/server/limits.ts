@@ -1,6 +1,7 @@
 import rateLimit from "@fastify/rate-limit";
 import underPressure from "@fastify/under-pressure";
 import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { Redis } from "ioredis";
 import { ToolnexusError } from "../core/errors.js";
 import type { ServiceState } from "./service-state.js";
 
@@ -11,8 +12,9 @@ const PROBES = new Set(["/healthz", "/readyz"]);
  * Per-key request budgets (@fastify/rate-limit) and load shedding (@fastify/under-pressure),
  * each registered only when configured so an unconfigured server pays nothing for them.
  * Budgets are read per request, so a reload that changes a key's `rateLimit` applies at once.
+ * With `redis`, counters are shared by every replica; while Redis is unreachable requests pass.
  */
-export async function registerLimits(app: FastifyInstance, state: ServiceState): Promise<void> {
+export async function registerLimits(app: FastifyInstance, state: ServiceState, redis?: Redis): Promise<void> {
   const { server, auth } = state.loaded.config;
   if (server.rateLimit || auth?.apiKeys.some((k) => k.rateLimit)) {
     const budget = (req: FastifyRequest) => {
@@ -21,6 +23,7 @@ export async function registerLimits(app: FastifyInstance, state: ServiceState):
     };
     await app.register(rateLimit, {
       global: true,
+      ...(redis ? { redis, nameSpace: "toolnexus:ratelimit:", skipOnError: true } : {}),
       hook: "preHandler", // after the auth hook, so the budget is the caller's
       keyGenerator: (req) => (req.caller && req.caller.id !== "anonymous" ? `key:${req.caller.id}` : `ip:${req.ip}`),
       allowList: (req) => PROBES.has(req.url.split("?", 1)[0] ?? "") || budget(req) === undefined,

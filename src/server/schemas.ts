@@ -14,7 +14,7 @@ const FreeObject = Type.Object({}, { additionalProperties: true });
  * A string enum as one `{type: string, enum}` schema rather than a union of literals: client
  * generators (openapi-python-client, oapi-codegen) then make one enum type of it, not one per value.
  */
-function StringEnum<const T extends readonly string[]>(values: T, opts: { description?: string } = {}) {
+export function StringEnum<const T extends readonly string[]>(values: T, opts: { description?: string; $id?: string } = {}) {
   return Type.Unsafe<T[number]>({ type: "string", enum: [...values], ...opts });
 }
 

@@ -23,6 +23,7 @@ export async function registerSwagger(app: FastifyInstance): Promise<void> {
       security: [{ bearer: [] }, { apiKey: [] }],
       tags: [
         { name: "tools", description: "The tool catalog and its execution." },
+        { name: "executions", description: "Asynchronous calls: submit, poll, stream, cancel." },
         { name: "skills", description: "Skills and the system-prompt catalog." },
         { name: "service", description: "Health, readiness, status and metrics." },
       ],

@@ -8,7 +8,8 @@ const LOCAL_DEFS = /^#\/(\$defs|definitions)\/(.+)$/;
 
 /**
  * Adds one concrete `POST /tools/<name>/execute` operation per tool to the generic document
- * (DESIGN §7), so a generated client has one typed method per tool. Each tool's arguments
+ * (DESIGN §7), and its asynchronous `POST /tools/<name>/executions` (operationId
+ * `<name>.submit`), so a generated client has typed methods per tool. Each tool's arguments
  * become `components.schemas.<name>_arguments`; its local `$defs`/`definitions` become
  * components of their own and every local `$ref` is rewritten to point at them.
  */
@@ -19,6 +20,7 @@ export function withToolOperations(base: OpenApiDoc, tools: readonly ToolInfo[])
   const schemas = (components.schemas ??= {});
   const generic = paths["/tools/{name}/execute"]?.post as Json | undefined;
   const genericResponses = generic?.responses ?? {};
+  const submit = paths["/tools/{name}/executions"]?.post as Json | undefined;
 
   for (const tool of tools) {
     const argsName = `${tool.name}_arguments`;
@@ -29,33 +31,49 @@ export function withToolOperations(base: OpenApiDoc, tools: readonly ToolInfo[])
     schemas[argsName] = root;
     // An explicit example: generated from the envelope schema, Swagger UI would send timeoutMs: 1.
     const example = exampleArguments(root, doc);
+    const body = {
+      required: needsArguments,
+      content: {
+        "application/json": {
+          schema: {
+            type: "object",
+            additionalProperties: false,
+            ...(needsArguments ? { required: ["arguments"] } : {}),
+            properties: {
+              arguments: { $ref: `#/components/schemas/${argsName}` },
+              timeoutMs: { type: "integer", minimum: 1, maximum: 2_147_483_647 },
+              answer: { $ref: "#/components/schemas/Answer" },
+            },
+          },
+          ...(example ? { example: { arguments: example } } : {}),
+        },
+      },
+    };
+    const summary = firstLine(tool.description) || `Run ${tool.name}`;
     paths[`/tools/${tool.name}/execute`] = {
       post: {
         operationId: tool.name,
-        summary: firstLine(tool.description) || `Run ${tool.name}`,
+        summary,
         description: tool.description,
         tags: [`source:${tool.source}`],
-        requestBody: {
-          required: needsArguments,
-          content: {
-            "application/json": {
-              schema: {
-                type: "object",
-                additionalProperties: false,
-                ...(needsArguments ? { required: ["arguments"] } : {}),
-                properties: {
-                  arguments: { $ref: `#/components/schemas/${argsName}` },
-                  timeoutMs: { type: "integer", minimum: 1, maximum: 2_147_483_647 },
-                  answer: { $ref: "#/components/schemas/Answer" },
-                },
-              },
-              ...(example ? { example: { arguments: example } } : {}),
-            },
-          },
-        },
+        requestBody: body,
         responses: genericResponses,
       },
     };
+    // The asynchronous twin (DESIGN §9): same typed body, answered 202 with an Execution.
+    // A dot cannot occur in a tool name, so this operationId never collides with a tool's.
+    if (submit) {
+      paths[`/tools/${tool.name}/executions`] = {
+        post: {
+          operationId: `${tool.name}.submit`,
+          summary: `${summary} (asynchronously)`,
+          tags: [`source:${tool.source}`],
+          ...(submit.parameters ? { parameters: (submit.parameters as Json[]).filter((p) => p.in !== "path") } : {}),
+          requestBody: body,
+          responses: submit.responses ?? {},
+        },
+      };
+    }
   }
   return doc;
 }

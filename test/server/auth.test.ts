@@ -52,7 +52,7 @@ describe("API keys", () => {
     expect((await call("/tools/slow", LIMITED)).status).toBe(404);
     expect((await call("/tools/echo", LIMITED)).status).toBe(200);
     const doc = (await (await call("/openapi.json", LIMITED)).json()) as { paths: Record<string, unknown> };
-    expect(Object.keys(doc.paths).filter((p) => p.startsWith("/tools/") && !p.includes("{"))).toEqual(["/tools/echo/execute", "/tools/divide/execute"]);
+    expect(Object.keys(doc.paths).filter((p) => p.startsWith("/tools/") && !p.includes("{"))).toEqual(["/tools/echo/execute", "/tools/echo/executions", "/tools/divide/execute", "/tools/divide/executions"]);
     const all = (await (await call("/tools", ADMIN)).json()) as { tools: unknown[] };
     expect(all.tools.length).toBe(8);
   });

@@ -16,8 +16,10 @@ describe("openapi/openapi.json", () => {
     expect(ops.sort()).toEqual([
       "GET /healthz health", "GET /metrics metrics", "GET /readyz ready", "GET /skills listSkills", "GET /skills/prompt skillsPrompt",
       "GET /status status", "GET /tools listTools", "GET /tools/{name} getTool", "POST /tools/{name}/execute executeTool",
-    ]);
-    expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(["Problem", "ToolResult", "ExecuteBody", "ToolInfo", "Answer"]));
+      "GET /executions listExecutions", "GET /executions/{id} getExecution", "GET /executions/{id}/events streamExecutionEvents",
+      "POST /executions/{id}/cancel cancelExecution", "POST /tools/{name}/executions submitExecution",
+    ].sort());
+    expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(["Problem", "ToolResult", "ExecuteBody", "ToolInfo", "Answer", "Execution", "ExecutionList", "ExecutionStatus", "Progress"]));
   });
 });
 
@@ -50,6 +52,16 @@ describe("per-tool operations (DESIGN §7)", () => {
       type: "object",
       properties: { unit: { description: "Unit.", anyOf: [{ type: "string", enum: ["C", "F"] }, { type: "null" }] } },
     });
+  });
+
+  it("adds the asynchronous POST /tools/<name>/executions with the same typed body (operationId <name>.submit)", () => {
+    const withSubmit = { ...base, paths: { ...base.paths, "/tools/{name}/executions": { post: {
+      parameters: [{ in: "path", name: "name" }, { in: "header", name: "idempotency-key" }], responses: { 202: { description: "accepted" } },
+    } } } };
+    const doc = withToolOperations(withSubmit, [{ name: "echo", description: "Echo it.", source: "native", inputSchema: { type: "object" } }]);
+    const op = (doc.paths?.["/tools/echo/executions"] as { post: Record<string, unknown> }).post;
+    expect(op).toMatchObject({ operationId: "echo.submit", parameters: [{ in: "header", name: "idempotency-key" }], responses: { 202: { description: "accepted" } } });
+    expect(JSON.stringify(op.requestBody)).toContain('"arguments":{"$ref":"#/components/schemas/echo_arguments"}');
   });
 
   it("rewrites local $defs, definitions and root refs into components", () => {

@@ -1,4 +1,5 @@
 import { Type, type Static } from "@sinclair/typebox";
+import { ExecutionsSection, RedisSection } from "./executions.js";
 import { McpServers } from "./mcp.js";
 import { AuthSection, EgressSection, MetricsSection, ServerSection } from "./server.js";
 import { A2aAgent, BuiltinsSection, HttpTool, OpenApiSource } from "./sources.js";
@@ -21,11 +22,14 @@ export const ConfigSchema = Type.Object({
   plugins: Type.Optional(Type.Array(Type.String(), { description: "Globs of .mjs/.js modules exporting tools." })),
   egress: Type.Optional(EgressSection),
   disableTools: Type.Optional(Type.Array(Type.String())),
+  redis: Type.Optional(RedisSection),
+  executions: ExecutionsSection,
 }, { additionalProperties: false });
 
 /** A validated config with defaults applied and relative paths made absolute. */
 export type ToolnexusConfig = Static<typeof ConfigSchema>;
 
+export * from "./executions.js";
 export * from "./mcp.js";
 export * from "./server.js";
 export * from "./sources.js";

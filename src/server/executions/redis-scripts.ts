@@ -1,0 +1,91 @@
+import type { Redis } from "ioredis";
+
+/**
+ * The Lua scripts that change an execution's record in Redis. Each runs atomically, so two
+ * replicas racing (a cancel and a completion, two submits with one Idempotency-Key) leave
+ * one consistent record. A record is a hash; its events are a list of ready-made JSON
+ * lines (`{"id":n,"event":…,"data":…}`) that are also published for live readers.
+ */
+
+// Shared by the scripts that append an event: bump the counter, push, expire, publish.
+const APPEND = `
+local function append(rec, events, event, data, expireAt, channel)
+  local n = redis.call("HINCRBY", rec, "evn", 1)
+  local line = '{"id":' .. n .. ',"event":"' .. event .. '","data":' .. data .. '}'
+  redis.call("RPUSH", events, line)
+  redis.call("PEXPIREAT", events, expireAt)
+  redis.call("PUBLISH", channel, line)
+end
+local function active(status) return status == "queued" or status == "running" end
+`;
+
+/** KEYS: idem ("" for none), active set, owner index, sequence, record. ARGV: id, fingerprint, max, expireAtMs, nowIso, recordPrefix, tool, owner, expiresAtIso. */
+const SUBMIT = `
+if KEYS[1] ~= "" then
+  local prev = redis.call("GET", KEYS[1])
+  if prev then
+    local fp = redis.call("HGET", ARGV[6] .. prev, "fp")
+    if fp then
+      if fp ~= ARGV[2] then return {"reused"} end
+      return {"replay", prev}
+    end
+  end
+end
+-- Ids whose record vanished (expired while nobody finished them) no longer count.
+for _, id in ipairs(redis.call("SMEMBERS", KEYS[2])) do
+  if redis.call("EXISTS", ARGV[6] .. id) == 0 then redis.call("SREM", KEYS[2], id) end
+end
+if redis.call("SCARD", KEYS[2]) >= tonumber(ARGV[3]) then return {"overloaded"} end
+local seq = redis.call("INCR", KEYS[4])
+redis.call("HSET", KEYS[5], "id", ARGV[1], "tool", ARGV[7], "owner", ARGV[8], "status", "queued",
+  "createdAt", ARGV[5], "updatedAt", ARGV[5], "expiresAt", ARGV[9], "fp", ARGV[2], "seq", seq, "evn", 0, "exp", ARGV[4], "ik", KEYS[1])
+redis.call("PEXPIREAT", KEYS[5], ARGV[4])
+redis.call("ZADD", KEYS[3], seq, ARGV[1])
+redis.call("SADD", KEYS[2], ARGV[1])
+if KEYS[1] ~= "" then redis.call("SET", KEYS[1], ARGV[1], "PXAT", ARGV[4]) end
+return {"created"}
+`;
+
+/** KEYS: record. ARGV: nowIso. 1 when a queued execution turned running, else 0 (cancelled or gone). */
+const START = `
+if redis.call("HGET", KEYS[1], "status") ~= "queued" then return 0 end
+redis.call("HSET", KEYS[1], "status", "running", "updatedAt", ARGV[1])
+return 1
+`;
+
+/** KEYS: record, events. ARGV: nowIso, progress JSON, channel. */
+const PROGRESS = `${APPEND}
+if not active(redis.call("HGET", KEYS[1], "status")) then return 0 end
+redis.call("HSET", KEYS[1], "progress", ARGV[2], "updatedAt", ARGV[1])
+append(KEYS[1], KEYS[2], "progress", ARGV[2], redis.call("HGET", KEYS[1], "exp"), ARGV[3])
+return 1
+`;
+
+/** KEYS: record, events, active set. ARGV: nowIso, status, "result"|"error", JSON, expireAtMs, expiresAtIso, channel, id. 1 when it ended here, 0 when it was already terminal. */
+const FINISH = `${APPEND}
+if not active(redis.call("HGET", KEYS[1], "status")) then return 0 end
+redis.call("HSET", KEYS[1], "status", ARGV[2], ARGV[3], ARGV[4], "updatedAt", ARGV[1], "expiresAt", ARGV[6], "exp", ARGV[5])
+redis.call("PEXPIREAT", KEYS[1], ARGV[5])
+redis.call("SREM", KEYS[3], ARGV[8])
+local ik = redis.call("HGET", KEYS[1], "ik")
+if ik and ik ~= "" then redis.call("PEXPIREAT", ik, ARGV[5]) end
+append(KEYS[1], KEYS[2], ARGV[3] == "result" and "result" or "error", ARGV[4], ARGV[5], ARGV[7])
+return 1
+`;
+
+/** The scripts as commands on a connection. */
+export interface ExecutionCommands {
+  tnxSubmit(...args: string[]): Promise<string[]>;
+  tnxStart(...args: string[]): Promise<number>;
+  tnxProgress(...args: string[]): Promise<number>;
+  tnxFinish(...args: string[]): Promise<number>;
+}
+
+/** Defines the scripts on `redis` (sent once, then run by their SHA). */
+export function withExecutionCommands(redis: Redis): Redis & ExecutionCommands {
+  redis.defineCommand("tnxSubmit", { numberOfKeys: 5, lua: SUBMIT });
+  redis.defineCommand("tnxStart", { numberOfKeys: 1, lua: START });
+  redis.defineCommand("tnxProgress", { numberOfKeys: 2, lua: PROGRESS });
+  redis.defineCommand("tnxFinish", { numberOfKeys: 3, lua: FINISH });
+  return redis as Redis & ExecutionCommands;
+}

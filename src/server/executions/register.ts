@@ -1,0 +1,44 @@
+import type { FastifyInstance } from "fastify";
+import type { Redis } from "ioredis";
+import type { CallPipeline } from "../call-pipeline.js";
+import { connectRedis } from "../redis.js";
+import { executionRoutes } from "../routes/executions.js";
+import type { ServiceState } from "../service-state.js";
+import { MemoryExecutionStore } from "./memory-store.js";
+import { RedisExecutionStore } from "./redis-store.js";
+import { pipelineRunner } from "./runner.js";
+import { EXECUTION_SCHEMAS } from "./schemas.js";
+import type { ExecutionStore } from "./store.js";
+
+/**
+ * Adds executions to the service: the store the config asks for (in the process, or Redis
+ * when `redis:` is set) and its routes. Resolves with the store's close, which waits for the
+ * runs of this process to be recorded: call it before the sources and `redis` close.
+ */
+export async function registerExecutions(
+  app: FastifyInstance, state: ServiceState, pipeline: CallPipeline, scrub: (s: string) => string, redis?: Redis,
+): Promise<() => Promise<void>> {
+  for (const schema of EXECUTION_SCHEMAS) app.addSchema(schema);
+  const config = () => state.loaded.config.executions;
+  const runner = pipelineRunner(pipeline, app.log, () => config().maxTimeoutMs, scrub);
+  const url = state.loaded.config.redis?.url;
+  let store: ExecutionStore;
+  const closers: (() => void)[] = [];
+  if (redis && url) {
+    // The worker and the subscriber wait out an outage; commands (shared with rate limits) fail fast.
+    const worker = connectRedis(url, app.log, { blocking: true, name: "worker" });
+    const subscriber = connectRedis(url, app.log, { blocking: true, name: "subscriber" });
+    const queue = connectRedis(url, app.log, { name: "queue" });
+    store = new RedisExecutionStore({ commands: redis, queue, worker, subscriber }, config, runner, app.log, state.loaded.config.server.maxConcurrent);
+    closers.push(() => {
+      for (const c of [queue, worker, subscriber]) c.disconnect();
+    });
+  } else {
+    store = new MemoryExecutionStore(config, runner);
+  }
+  await app.register(executionRoutes, { store, pipeline, state });
+  return async () => {
+    await store.close();
+    for (const fn of closers) fn();
+  };
+}

@@ -1,0 +1,40 @@
+import { ToolnexusError } from "../../core/errors.js";
+import type { FastifyBaseLogger } from "fastify";
+import type { CallPipeline } from "../call-pipeline.js";
+import { normalizeError, toProblem } from "../error-handler.js";
+import type { Outcome, Runner } from "./store.js";
+
+/**
+ * The runner every store uses: one execution is one call through the pipeline (limits,
+ * validation, timeout capped at `executions.maxTimeoutMs`, metrics, log line, scrubbing),
+ * its cancel bound to the call signal. The caller's allowlist was checked at submit; the
+ * owner id is all a replica that runs the job knows of it.
+ */
+export function pipelineRunner(pipeline: CallPipeline, log: FastifyBaseLogger, maxTimeoutMs: () => number, scrub: (s: string) => string): Runner {
+  return async (job, hooks): Promise<Outcome> => {
+    try {
+      const result = await pipeline.call(job.tool, job.body, {
+        caller: { id: job.owner, allows: () => true },
+        requestId: job.requestId,
+        transport: "execution",
+        log: log.child({ reqId: job.requestId, execution: job.id }),
+        maxTimeoutMs: maxTimeoutMs(),
+        onStart: (call) => {
+          const cancel = () => call.abort(new ToolnexusError("CANCELLED", "The execution was cancelled"));
+          if (hooks.signal.aborted) cancel();
+          else {
+            hooks.signal.addEventListener("abort", cancel, { once: true });
+            call.onDispose(() => hooks.signal.removeEventListener("abort", cancel));
+          }
+          hooks.onStart();
+        },
+        onProgress: (p) => hooks.onProgress(p),
+      });
+      return { status: "succeeded", result };
+    } catch (err) {
+      const e = normalizeError(err);
+      const problem = toProblem(e, job.requestId);
+      return { status: e.code === "CANCELLED" ? "cancelled" : "failed", error: { ...problem, detail: scrub(problem.detail) } };
+    }
+  };
+}

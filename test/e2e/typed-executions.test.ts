@@ -1,0 +1,80 @@
+import { execFile } from "node:child_process";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { promisify } from "node:util";
+import openapiTS, { astToString } from "openapi-typescript";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startServer, type TestServer } from "../helpers/server.js";
+
+const run = promisify(execFile);
+const root = path.resolve(import.meta.dirname, "../..");
+let s: TestServer;
+let dir: string;
+
+beforeAll(async () => {
+  s = await startServer({ config: path.join(root, "examples/config") });
+  // Inside the repo so the program resolves openapi-fetch and eventsource-parser from our node_modules.
+  await mkdir(path.join(root, ".tmp"), { recursive: true });
+  dir = await mkdtemp(path.join(root, ".tmp", "typed-executions-"));
+});
+afterAll(async () => {
+  await s.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+// Submit through the per-tool typed operation, stream the events, read the final Execution.
+const PROGRAM = `
+import createClient from "openapi-fetch";
+import { EventSourceParserStream } from "eventsource-parser/stream";
+import type { components, paths } from "./api.js";
+
+type Execution = components["schemas"]["Execution"];
+const client = createClient<paths>({ baseUrl: process.argv[2] });
+const submitted = await client.POST("/tools/echo/executions", { body: { arguments: { text: "typed async" } } });
+if (submitted.error || !submitted.data) throw new Error("submit failed");
+const accepted: Execution = submitted.data;
+
+const stream = await client.GET("/executions/{id}/events", { params: { path: { id: accepted.id } }, parseAs: "stream" });
+if (!stream.response.body) throw new Error("no stream");
+const events: string[] = [];
+let result: unknown;
+const reader = stream.response.body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream()).getReader();
+for (;;) {
+  const { value, done } = await reader.read();
+  if (done) break;
+  events.push(value.event ?? "message");
+  if (value.event === "result") result = JSON.parse(value.data);
+}
+
+const final = await client.GET("/executions/{id}", { params: { path: { id: accepted.id } } });
+if (!final.data) throw new Error("get failed");
+const status: "queued" | "running" | "succeeded" | "failed" | "cancelled" = final.data.status;
+console.log(JSON.stringify({ events, result, status, output: final.data.result?.output }));
+
+// The per-tool body is typed on the asynchronous operation too.
+// @ts-expect-error number is not assignable to string
+void client.POST("/tools/echo/executions", { body: { arguments: { text: 5 } } });
+`;
+
+describe("a typed client generated from GET /openapi.json drives an execution", () => {
+  it("submit → events → result, type-checked and run", async () => {
+    const ast = await openapiTS(new URL(`${s.url}/openapi.json`));
+    await writeFile(path.join(dir, "api.d.ts"), astToString(ast));
+    await writeFile(path.join(dir, "main.ts"), PROGRAM);
+    await writeFile(path.join(dir, "package.json"), JSON.stringify({ type: "module" }));
+    await writeFile(path.join(dir, "tsconfig.json"), JSON.stringify({
+      compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, skipLibCheck: true, outDir: "out", types: ["node"], typeRoots: [path.join(root, "node_modules/@types")], lib: ["ES2022", "DOM", "DOM.Iterable"] },
+      files: ["main.ts", "api.d.ts"],
+    }));
+    await run(process.execPath, [path.join(root, "node_modules/typescript/bin/tsc"), "-p", dir]).catch((err: { stdout: string }) => {
+      throw new Error(`tsc failed:\n${err.stdout}`);
+    });
+    const { stdout } = await run(process.execPath, [path.join(dir, "out", "main.js"), s.url]);
+    expect(JSON.parse(stdout)).toEqual({
+      events: ["execution", "result"],
+      result: { output: "typed async", isError: false },
+      status: "succeeded",
+      output: "typed async",
+    });
+  });
+});
