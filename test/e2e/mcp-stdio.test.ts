@@ -59,9 +59,10 @@ describe("toolnexus mcp (stdio)", () => {
       expect(cancelled.reason).toMatch(/cancelled the call/);
 
       expect(protocolErrors).toEqual([]);
-      // Logs went to stderr: the per-call line and the plugin's console.log.
-      expect(stderr).toContain('"transport":"mcp"');
-      expect(stderr).toContain("noise from a plugin");
+      // Logs went to stderr (a pipe apart from the protocol's, so maybe later): the per-call
+      // line and the plugin's console.log.
+      await expect.poll(() => stderr, { timeout: 5_000 }).toContain('"transport":"mcp"');
+      await expect.poll(() => stderr, { timeout: 5_000 }).toContain("noise from a plugin");
     } finally {
       await client.close();
     }

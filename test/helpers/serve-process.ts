@@ -9,7 +9,7 @@ export const CLI = path.resolve(import.meta.dirname, "../../dist/cli.js");
 /** A `toolnexus serve` child process on a random loopback port. */
 export interface ServeProcess {
   url: string;
-  /** Its stdout log lines, parsed. */
+  /** Its complete stdout log lines so far, parsed (they may arrive after the HTTP response they concern). */
   logs(): Record<string, unknown>[];
   /** Everything it wrote, for asserting a secret never appears. */
   output(): string;
@@ -20,9 +20,14 @@ export interface ServeProcess {
 export async function startServeProcess(config: string): Promise<ServeProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, [CLI, "serve", "--config", config, "--port", String(port), "--host", "127.0.0.1"], { stdio: ["ignore", "pipe", "pipe"] });
+  // stdout apart from the whole: a chunk ends anywhere, and a stderr chunk must not split a log line.
   let out = "";
-  child.stdout.on("data", (c: Buffer) => (out += c.toString()));
-  child.stderr.on("data", (c: Buffer) => (out += c.toString()));
+  let stdout = "";
+  child.stdout.setEncoding("utf8").on("data", (c: string) => {
+    out += c;
+    stdout += c;
+  });
+  child.stderr.setEncoding("utf8").on("data", (c: string) => (out += c));
   const exited = new Promise<void>((r) => child.once("exit", () => r()));
   const url = `http://127.0.0.1:${port}`;
   const stop = async () => {
@@ -37,7 +42,8 @@ export async function startServeProcess(config: string): Promise<ServeProcess> {
   }
   return {
     url,
-    logs: () => out.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as Record<string, unknown>),
+    // Only lines already ended by their newline: the last one may still be arriving.
+    logs: () => stdout.slice(0, stdout.lastIndexOf("\n") + 1).split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as Record<string, unknown>),
     output: () => out,
     stop,
   };
