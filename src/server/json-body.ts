@@ -4,6 +4,11 @@ import { ToolnexusError } from "../core/errors.js";
 
 const POISON = /forbidden prototype property/;
 
+/** True for the error this parser gives a body that is not JSON (`/mcp` answers it with JSON-RPC's Parse error). */
+export function isBodyParseError(err: unknown): boolean {
+  return err instanceof ToolnexusError && err.cause instanceof SyntaxError;
+}
+
 /**
  * The JSON body parser, replacing Fastify's so a refusal says what was refused: a syntax
  * error names the fault, and a `__proto__` or `constructor.prototype` key (refused, as by
@@ -14,7 +19,7 @@ export function installJsonBodyParser(app: FastifyInstance): void {
   app.addContentTypeParser("application/json", { parseAs: "string" }, (_request, body, done) => {
     const text = body as string;
     if (text.length === 0) {
-      done(new ToolnexusError("INVALID_REQUEST", "The body is empty but Content-Type is application/json"), undefined);
+      done(new ToolnexusError("INVALID_REQUEST", "The body is empty but Content-Type is application/json", { cause: new SyntaxError("empty body") }), undefined);
       return;
     }
     try {
@@ -23,7 +28,8 @@ export function installJsonBodyParser(app: FastifyInstance): void {
       const detail = POISON.test((err as Error).message)
         ? "The body has a \"__proto__\" or \"constructor\" key holding a prototype; such keys are refused to prevent prototype poisoning"
         : `The body is not valid JSON: ${(err as Error).message}`;
-      done(new ToolnexusError("INVALID_REQUEST", detail), undefined);
+      // A prototype key is valid JSON that we refuse; only a syntax error is a parse error.
+      done(new ToolnexusError("INVALID_REQUEST", detail, POISON.test((err as Error).message) ? {} : { cause: err }), undefined);
     }
   });
 }

@@ -1,9 +1,10 @@
-import type { FastifyError, FastifyPluginAsync, FastifyReply } from "fastify";
+import type { FastifyPluginAsync, FastifyReply } from "fastify";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolnexusError } from "../core/errors.js";
 import { normalizeError } from "./error-handler.js";
 import type { McpCatalog } from "./mcp/catalog-server.js";
+import { isBodyParseError } from "./json-body.js";
 
 // JSON-RPC's implementation-defined server error, as the SDK's transport uses for HTTP-level failures.
 const SERVER_ERROR = -32000;
@@ -27,7 +28,7 @@ export const mcpEndpoint: FastifyPluginAsync<McpEndpointOptions> = async (app, {
     const err = normalizeError(error);
     if (err.code === "INTERNAL") request.log.error({ err: error }, "internal error");
     if (reply.raw.destroyed) return;
-    return sendJsonRpcError(reply, err.status, jsonRpcCodeOf(error as FastifyError, err), scrub(err.message), err, request.id);
+    return sendJsonRpcError(reply, err.status, jsonRpcCodeOf(error, err), scrub(err.message), err, request.id);
   });
 
   // Stateless: no standalone SSE stream to GET and no session to DELETE.
@@ -79,8 +80,8 @@ function isJsonRpcMessage(body: unknown): body is Record<string, unknown> {
   return m.jsonrpc === "2.0" && (typeof m.method === "string" || "result" in m || "error" in m);
 }
 
-function jsonRpcCodeOf(raw: FastifyError, err: ToolnexusError): number {
-  if (raw?.code === "FST_ERR_CTP_INVALID_JSON_BODY" || raw?.code === "FST_ERR_CTP_EMPTY_JSON_BODY") return ErrorCode.ParseError;
+function jsonRpcCodeOf(raw: unknown, err: ToolnexusError): number {
+  if (isBodyParseError(raw)) return ErrorCode.ParseError;
   return err.code === "INVALID_REQUEST" ? ErrorCode.InvalidRequest : SERVER_ERROR;
 }
 
