@@ -50,8 +50,14 @@ export interface ToolContext {
   /** Present only on a resumed call after a suspension. */
   answer?: Answer;
   requestId?: string;
-  /** Authenticated key id, when auth is on. */
+  /** The authenticated principal (API key id or JWT `sub`), when auth is on. */
   caller?: string;
+  /**
+   * The caller's own credentials, for forwarding upstream. Set only for JWT callers (an API key
+   * is a gateway credential and is never here); a source uses it only when its config says
+   * `forwardAuth: true`. Never log it.
+   */
+  auth?: { bearer: string };
   onProgress?: (p: Progress) => void;
 }
 

@@ -6,7 +6,7 @@ import { createToolkit, toLoadedConfig, type ToolnexusConfigInput } from "../cre
 import type { LoadedConfig } from "../config/load.js";
 import type { Toolkit } from "../core/toolkit.js";
 import type { Tool } from "../core/types.js";
-import { ApiKeyAuth } from "./auth.js";
+import { authenticateRequest, Authenticator } from "./auth/index.js";
 import { CallPipeline } from "./call-pipeline.js";
 import { installErrorHandler } from "./error-handler.js";
 import { ConfigReloader } from "./config-reloader.js";
@@ -22,6 +22,7 @@ import { toolRoutes } from "./routes/tools.js";
 import { SHARED_SCHEMAS } from "./schemas.js";
 import { ServiceState } from "./service-state.js";
 import { registerSwagger } from "./swagger.js";
+import { startTelemetry } from "./telemetry.js";
 
 /** Options of {@link buildServer}. */
 export interface BuildServerOptions {
@@ -70,6 +71,8 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   const logger = opts.logger === false ? pino({ level: "silent" })
     : isLogger(opts.logger) ? opts.logger
     : redactingLogger(scrubber, { level: server.logLevel, ...opts.logger }, opts.logDestination);
+  // Off (and the OpenTelemetry SDK not even loaded) unless an OTLP endpoint is configured.
+  const telemetry = await startTelemetry(loaded.config, logger);
 
   const app = Fastify({
     loggerInstance: logger,
@@ -85,10 +88,8 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
     ajv: { customOptions: { removeAdditional: false, coerceTypes: "array", useDefaults: true } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  const state = new ServiceState(loaded, new ApiKeyAuth(loaded.config.auth?.apiKeys ?? []));
+  const state = new ServiceState(loaded, new Authenticator(loaded.config.auth, logger));
   const metrics = new Metrics(state);
-  // Probes never need a key; /metrics is open only when the (current) config says so.
-  const isOpen = (path: string) => path === "/healthz" || path === "/readyz" || (path === "/metrics" && state.loaded.config.metrics?.public === true);
 
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
   const scrub = (text: string) => scrubber.scrub(text);
@@ -97,12 +98,7 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   // Callback-style hooks: these run on every request, and an async hook costs a promise each.
   app.addHook("onRequest", (request, reply, done) => {
     reply.header("x-request-id", request.id);
-    try {
-      if (!isOpen(request.url.split("?", 1)[0] ?? "")) request.caller = state.auth.authenticate(request);
-      done();
-    } catch (err) {
-      done(err as Error);
-    }
+    authenticateRequest(state, request, done);
   });
   app.addHook("onResponse", (request, reply, done) => {
     if (reply.statusCode >= 400 && request.routeOptions.url !== "/tools/:name/execute") {
@@ -146,6 +142,7 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
     // load closes its own toolkit when it finishes after this.
     await Promise.race([ready, new Promise((r) => setTimeout(r, server.shutdownGraceMs).unref())]);
     await Promise.all(state.openToolkits().map((tk) => tk.close()));
+    await telemetry?.shutdown();
   });
 
   // While draining, each response closes its connection: a keep-alive client would otherwise

@@ -1,6 +1,7 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { McpServers } from "./mcp.js";
 import { AuthSection, EgressSection, MetricsSection, ServerSection } from "./server.js";
+import { TelemetrySection } from "./telemetry.js";
 import { A2aAgent, BuiltinsSection, HttpTool, OpenApiSource } from "./sources.js";
 
 /** The config file (DESIGN §3). Unknown keys are errors, reported with their path. */
@@ -21,11 +22,14 @@ export const ConfigSchema = Type.Object({
   plugins: Type.Optional(Type.Array(Type.String(), { description: "Globs of .mjs/.js modules exporting tools." })),
   egress: Type.Optional(EgressSection),
   disableTools: Type.Optional(Type.Array(Type.String())),
+  telemetry: Type.Optional(TelemetrySection),
 }, { additionalProperties: false });
 
 /** A validated config with defaults applied and relative paths made absolute. */
 export type ToolnexusConfig = Static<typeof ConfigSchema>;
 
+export * from "./auth.js";
 export * from "./mcp.js";
 export * from "./server.js";
 export * from "./sources.js";
+export * from "./telemetry.js";

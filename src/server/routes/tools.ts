@@ -3,7 +3,7 @@ import { Type, type FastifyPluginAsyncTypebox } from "@fastify/type-provider-typ
 import { toAnthropic, toGemini, toOpenAI } from "../../core/adapters.js";
 import { ToolnexusError } from "../../core/errors.js";
 import type { Tool, ToolInfo as ToolInfoT } from "../../core/types.js";
-import type { Caller } from "../auth.js";
+import type { Caller } from "../auth/index.js";
 import { AdapterToolList, ProblemResponse as problem, ToolInfo, ToolList, ToolListQuery, ToolParams } from "../schemas.js";
 import type { ServiceState } from "../service-state.js";
 
