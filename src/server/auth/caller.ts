@@ -9,6 +9,12 @@ export type CallerKind = "anonymous" | "apiKey" | "jwt";
 export interface Caller {
   id: string;
   allows(toolName: string): boolean;
+  /**
+   * Callers with equal `viewKey`s see the same tools: per-caller caches (GET /tools,
+   * /openapi.json) key on it. Not the id: one JWT subject may hold other groups tomorrow, and
+   * a key id may equal some subject. Defaults to `id` when absent.
+   */
+  viewKey?: string;
   /** How it authenticated. Always set by the auth layer. */
   kind?: CallerKind;
   /** May read `/status` and `/metrics` (every caller when no auth is configured). */
@@ -26,4 +32,4 @@ export interface Caller {
 }
 
 /** Everyone, when no auth is configured. */
-export const ANONYMOUS: Caller = { id: "anonymous", kind: "anonymous", operator: true, allows: () => true };
+export const ANONYMOUS: Caller = { id: "anonymous", viewKey: "anonymous", kind: "anonymous", operator: true, allows: () => true };

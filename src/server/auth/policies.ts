@@ -47,6 +47,8 @@ export class Policies {
     };
     return {
       id: claims.sub,
+      // Same matching policies, same tools: such callers share cached listings.
+      viewKey: `policies:${JSON.stringify(matching.map((p) => p.id))}`,
       kind: "jwt",
       operator: matching.some((p) => p.operator),
       allows: (name) => allowedBy(name) !== undefined,

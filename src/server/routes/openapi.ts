@@ -8,7 +8,7 @@ export const openapiRoute: FastifyPluginAsyncTypebox<{ state: ServiceState; scru
   const cache = new Map<string, string>();
   app.get("/openapi.json", { schema: { hide: true } }, async (request, reply) => {
     const tk = state.toolkit();
-    const key = `${tk.version}|${request.caller.id}`;
+    const key = `${tk.version}|${request.caller.viewKey ?? request.caller.id}`;
     let body = cache.get(key);
     if (body === undefined) {
       const base = app.swagger() as Record<string, unknown>;

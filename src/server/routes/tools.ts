@@ -42,7 +42,7 @@ export const toolRoutes: FastifyPluginAsyncTypebox<{ state: ServiceState; scrub:
   }, async (request, reply) => {
     const tk = state.toolkit();
     const { source, format } = request.query;
-    const key = `${tk.version}|${request.caller.id}|${source ?? ""}|${format ?? ""}`;
+    const key = `${tk.version}|${request.caller.viewKey ?? request.caller.id}|${source ?? ""}|${format ?? ""}`;
     let entry = cache.get(key);
     if (!entry) {
       const sources = source ? new Set(source.split(",").map((s) => s.trim())) : undefined;
