@@ -1,5 +1,5 @@
 import { createRequire } from "node:module";
-import { context, SpanKind, SpanStatusCode, trace, type Span, type Tracer } from "@opentelemetry/api";
+import { context, propagation, SpanKind, SpanStatusCode, trace, type Span, type Tracer } from "@opentelemetry/api";
 import type { ToolnexusConfig } from "../config/schema/index.js";
 import type { Logger } from "../core/types.js";
 
@@ -16,8 +16,18 @@ export interface TelemetryHandle {
   shutdown(): Promise<void>;
 }
 
+/** What the instrumentations need of each other: enable/disable and a provider to record to. */
+interface Instrumentation {
+  setTracerProvider(provider: unknown): void;
+  enable(): void;
+  disable(): void;
+}
+
 let tracer: Tracer | undefined;
 let running: { handle: TelemetryHandle; users: number } | undefined;
+// Created once per process: the require hook that patches node:http fires once per module,
+// so a later provider re-enables these rather than building new ones that would never patch.
+let instrumentations: Instrumentation[] | undefined;
 
 /** Where and how to export, from the standard OTEL_* variables first, then `telemetry.otlp`; undefined when off. */
 export function exportTarget(config: ToolnexusConfig, env: NodeJS.ProcessEnv = process.env): { url?: string; endpoint: string; protocol: string; headers?: Record<string, string> } | undefined {
@@ -51,10 +61,9 @@ export async function startTelemetry(config: ToolnexusConfig, logger: Logger, en
   if (target.protocol !== "http/protobuf" && target.protocol !== "http/json") {
     throw new Error(`OTEL_EXPORTER_OTLP_PROTOCOL "${target.protocol}" is not supported: use http/protobuf or http/json`);
   }
-  const [sdk, resources, instrumentation, http, undici, exporterModule] = await Promise.all([
+  const [sdk, resources, http, undici, exporterModule] = await Promise.all([
     import("@opentelemetry/sdk-trace-node"),
     import("@opentelemetry/resources"),
-    import("@opentelemetry/instrumentation"),
     import("@opentelemetry/instrumentation-http"),
     import("@opentelemetry/instrumentation-undici"),
     target.protocol === "http/json" ? import("@opentelemetry/exporter-trace-otlp-http") : import("@opentelemetry/exporter-trace-otlp-proto"),
@@ -66,17 +75,21 @@ export async function startTelemetry(config: ToolnexusConfig, logger: Logger, en
     spanProcessors: [new sdk.BatchSpanProcessor(exporter as unknown as ConstructorParameters<typeof sdk.BatchSpanProcessor>[0])],
   });
   provider.register();
-  const unregister = instrumentation.registerInstrumentations({
-    tracerProvider: provider,
-    instrumentations: [
+  if (!instrumentations) {
+    instrumentations = [
       new http.HttpInstrumentation({ ignoreIncomingRequestHook: (req) => UNTRACED_PATHS.has((req.url ?? "").split("?", 1)[0] ?? "") }),
       new undici.UndiciInstrumentation(),
-    ],
-  });
-  // The http instrumentation patches node:http when it is next required; ESM imports (ours,
-  // Fastify's) never go through require, so require it once here. The patch is on
-  // http.Server.prototype, so servers created before this are covered too.
-  createRequire(import.meta.url)("node:http");
+    ];
+    // The http instrumentation patches node:http when it is next required; ESM imports (ours,
+    // Fastify's) never go through require, so require it once here. The patch is on
+    // http.Server.prototype, so servers created before this are covered too.
+    createRequire(import.meta.url)("node:http");
+  }
+  const active = instrumentations;
+  for (const i of active) {
+    i.setTracerProvider(provider);
+    i.enable();
+  }
   tracer = provider.getTracer("toolnexus");
   logger.info({ endpoint: target.endpoint, protocol: target.protocol }, "tracing on");
   const handle: TelemetryHandle = {
@@ -85,9 +98,10 @@ export async function startTelemetry(config: ToolnexusConfig, logger: Logger, en
     async shutdown() {
       tracer = undefined;
       running = undefined;
-      unregister();
+      for (const i of active) i.disable();
       await provider.shutdown();
       trace.disable();
+      propagation.disable();
       context.disable();
     },
   };
