@@ -6,6 +6,8 @@ import { jwtConfig, startIdp, type TestIdp } from "../../helpers/jwks.js";
 import { startServer, type TestServer } from "../../helpers/server.js";
 import { startHttpMcpServer, type HttpMcpServer, type SeenCall } from "../../fixtures/mcp/http-server.js";
 import { startUpstream, type Upstream } from "../../sources/http/upstream.js";
+import { startAgent, type AgentServer } from "../../fixtures/a2a/agent-server.js";
+import path from "node:path";
 
 const API_KEY = "gateway-key-0123456789abcdef";
 const CONFIGURED = "Bearer configured-upstream-secret";
@@ -13,6 +15,7 @@ let idp: TestIdp;
 let up: Upstream;
 let mcp: HttpMcpServer;
 let front: Server;
+let agent: AgentServer;
 let s: TestServer;
 let jwt: string;
 
@@ -23,6 +26,7 @@ beforeAll(async () => {
   jwt = await idp.sign({ sub: "alice", groups: ["eng"] }, key);
   up = await startUpstream();
   mcp = await startHttpMcpServer();
+  agent = await startAgent({ name: "helper" });
   // Another origin (same host, other port) that redirects to the MCP server and the upstream.
   front = createServer((req, res) => res.writeHead(307, { location: req.url === "/mcp" ? mcp.url : `${up.url}/echo/redirected` }).end());
   await new Promise<void>((r) => front.listen(0, "127.0.0.1", r));
@@ -36,6 +40,8 @@ beforeAll(async () => {
         { name: "plain_echo", url: `${up.url}/echo/plain`, headers },
         { name: "fwd_redirect", url: frontUrl.replace("/mcp", "/echo"), headers, forwardAuth: true, resultMode: "status+text" },
       ],
+      openapi: [{ spec: path.resolve(import.meta.dirname, "../../fixtures/openapi/petstore3.json"), baseUrl: `${up.url}/echo`, prefix: "pets", headers, forwardAuth: true }],
+      agents: { helper: { card: agent.cardUrl, headers, forwardAuth: true } },
       mcpServers: {
         fwd: { url: mcp.url, headers, forwardAuth: true },
         plain: { url: mcp.url, headers },
@@ -50,6 +56,7 @@ afterAll(async () => {
   front.closeAllConnections();
   await new Promise((r) => front.close(r));
   await up.close();
+  await agent.close();
   await idp.close();
 });
 
@@ -75,6 +82,21 @@ describe("forwardAuth", () => {
   it("a streamable-HTTP MCP server with the flag sees the caller's token on tools/call; one without sees its configured header", async () => {
     expect(await mcpAuth("fwd_whoami", `Bearer ${jwt}`)).toBe(`Bearer ${jwt}`);
     expect(await mcpAuth("plain_whoami", `Bearer ${jwt}`)).toBe(CONFIGURED);
+  });
+
+  it("openapi and A2A sources with the flag send the JWT caller's token; for an API key caller, the configured header", async () => {
+    const res = await executeTool(s.url, "pets_getPetById", { arguments: { petId: 7 } }, { authorization: `Bearer ${jwt}` });
+    expect(res.status).toBe(200);
+    expect(up.seen.find((r) => r.url === "/echo/pet/7")?.headers.authorization).toBe(`Bearer ${jwt}`);
+    const before = agent.calls.length;
+    expect((await executeTool(s.url, "helper_echo", { arguments: { task: "hi" } }, { authorization: `Bearer ${jwt}` })).status).toBe(200);
+    const during = agent.calls.slice(before);
+    expect(during.length).toBeGreaterThan(0);
+    expect(during.every((c) => c.authorization === `Bearer ${jwt}`)).toBe(true);
+    const keyCalls = agent.calls.length;
+    expect((await executeTool(s.url, "helper_echo", { arguments: { task: "hi" } }, { authorization: `Bearer ${API_KEY}` })).status).toBe(200);
+    expect(agent.calls.length).toBeGreaterThan(keyCalls);
+    expect(agent.calls.slice(keyCalls).every((c) => c.authorization === CONFIGURED)).toBe(true);
   });
 
   it("an API key is a gateway credential: never forwarded, the configured credentials apply", async () => {
