@@ -18,7 +18,7 @@ export function authenticateRequest(state: ServiceState, request: FastifyRequest
   if (isPublic) return done();
   const admit = (caller: Caller): void => {
     request.caller = caller;
-    if (OPERATOR_ONLY.has(path) && caller.operator === false) {
+    if (OPERATOR_ONLY.has(path) && !caller.operator) {
       return done(new ToolnexusError("FORBIDDEN", `${path} is for operator callers only`));
     }
     done();
