@@ -1,7 +1,8 @@
-import { createLocalJWKSet, createRemoteJWKSet, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from "jose";
+import { createLocalJWKSet, createRemoteJWKSet, errors, jwksCache, jwtVerify, type JWKSCacheInput, type JWTPayload, type JWTVerifyGetKey } from "jose";
 import { JWT_ALGORITHMS, type JwtConfig } from "../../config/schema/index.js";
 import { ToolnexusError } from "../../core/errors.js";
 import type { Logger } from "../../core/types.js";
+import { VerifiedTokens } from "./token-cache.js";
 
 /** Longer tokens are refused before any parsing: no identity provider issues one this big. */
 export const MAX_TOKEN_CHARS = 8192;
@@ -27,9 +28,14 @@ export class JwtVerifier {
   private readonly remote: ReturnType<typeof createRemoteJWKSet>;
   private readonly algorithms: string[];
   private downUntil = 0;
+  /** jose records each successful JWKS fetch here (`uat`): the marker the token cache follows. */
+  private readonly fetched: Partial<JWKSCacheInput> = {};
+  private readonly verified = new VerifiedTokens();
 
   constructor(private readonly cfg: JwtConfig, private readonly logger: Logger) {
-    this.remote = createRemoteJWKSet(new URL(cfg.jwksUri), { cooldownDuration: JWKS_COOLDOWN_MS, timeoutDuration: cfg.jwksTimeoutMs });
+    this.remote = createRemoteJWKSet(new URL(cfg.jwksUri), {
+      cooldownDuration: JWKS_COOLDOWN_MS, timeoutDuration: cfg.jwksTimeoutMs, [jwksCache]: this.fetched as JWKSCacheInput,
+    });
     this.algorithms = [...(cfg.algorithms ?? JWT_ALGORITHMS)];
   }
 
@@ -37,6 +43,8 @@ export class JwtVerifier {
   async verify(token: string): Promise<JWTPayload> {
     if (token.length > MAX_TOKEN_CHARS) throw invalidToken(`The token is longer than ${MAX_TOKEN_CHARS} characters`);
     if (!COMPACT_JWS.test(token)) throw invalidToken("The token is not a signed JWT (three base64url segments)");
+    const cached = this.verified.get(token, this.fetched.uat);
+    if (cached) return cached;
     try {
       const { payload } = await jwtVerify(token, this.key, {
         issuer: this.cfg.issuer,
@@ -45,6 +53,7 @@ export class JwtVerifier {
         clockTolerance: this.cfg.clockTolerance,
       });
       if (typeof payload.sub !== "string" || payload.sub === "") throw invalidToken("The token has no subject (sub)");
+      this.verified.set(token, payload, this.fetched.uat);
       return payload;
     } catch (err) {
       throw err instanceof ToolnexusError ? err : invalidToken(reasonOf(err));

@@ -104,6 +104,17 @@ describe("JWT callers", () => {
   });
 });
 
+describe("verified-token cache", () => {
+  it("a token verified (and cached) is still refused once it expires", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    const token = await sign({ sub: "cached" }, k1, { expiresIn: "30s" });
+    expect((await get(token)).status).toBe(200);
+    expect((await get(token)).status).toBe(200);
+    vi.setSystemTime(Date.now() + 31_000);
+    await expectInvalid(await get(token), /expired/);
+  });
+});
+
 describe("JWKS rotation and outages", () => {
   it("a new kid is fetched after the 30 s cooldown; a removed key stops verifying after that refetch", async () => {
     vi.useFakeTimers({ toFake: ["Date"] });
@@ -127,22 +138,24 @@ describe("JWKS rotation and outages", () => {
     const empty = await serve();
     try {
       vi.useFakeTimers({ toFake: ["Date"] });
-      const t1 = await sign({ sub: "alice" }, k1, { expiresIn: "2h" });
-      expect((await get(t1, own)).status).toBe(200);
+      // A new token each time: a token verified once is cached for a minute and would not ask for keys.
+      const fresh = (n: number) => sign({ sub: "alice", n }, k1, { expiresIn: "2h" });
+      expect((await get(await fresh(1), own)).status).toBe(200);
       // Past jose's 10 min cache age a refetch is due; the endpoint is slow, then down.
       idp.mode = "slow";
       vi.setSystemTime(Date.now() + 11 * 60_000);
-      expect((await get(t1, own)).status).toBe(200);
+      expect((await get(await fresh(2), own)).status).toBe(200);
       const fetches = idp.fetches;
       // A failed fetch is not retried for 30 s: requests do not each wait out the timeout.
-      expect((await get(t1, own)).status).toBe(200);
+      expect((await get(await fresh(3), own)).status).toBe(200);
       expect(idp.fetches).toBe(fetches);
       idp.mode = "down";
       vi.setSystemTime(Date.now() + 31_000);
-      expect((await get(t1, own)).status).toBe(200);
+      expect((await get(await fresh(4), own)).status).toBe(200);
       expect(idp.fetches).toBe(fetches + 1);
       expect(own.logs.some((l) => l.msg === "JWKS fetch failed" && l.cachedKeys === true)).toBe(true);
 
+      const t1 = await fresh(5);
       const res = await get(t1, empty);
       expect(res.status).toBe(503);
       expect(res.headers.get("www-authenticate")).toBeNull();
