@@ -51,13 +51,17 @@ const runs = [
   ["JWT (ES256), tracing off", config("jwt", { auth }), { authorization: `Bearer ${token}` }],
   ["no auth, tracing on", config("traced", tracing), {}],
   ["JWT (ES256), tracing on", config("jwt-traced", { auth, ...tracing }), { authorization: `Bearer ${token}` }],
+  ["no auth, tracing on, 10 % sampled", config("sampled", tracing), {}, { OTEL_TRACES_SAMPLER: "traceidratio", OTEL_TRACES_SAMPLER_ARG: "0.1" }],
 ];
 
 console.log(`\nexecute of the native echo, c=32, ${duration} s each after 2 s warm-up (${new Date().toISOString().slice(0, 10)})`);
 const results = [];
 try {
-  for (const [name, file, headers] of runs) {
+  for (const [name, file, headers, env = {}] of runs) {
+    // The child inherits this environment: the sampler variables apply to that run only.
+    Object.assign(process.env, env);
     const tn = await startChild(path.join(here, "toolnexus-server.mjs"), [file]);
+    for (const k of Object.keys(env)) delete process.env[k];
     try {
       const url = `${tn.url}/tools/echo/execute`;
       await load(url, body, { duration: 2, headers });
