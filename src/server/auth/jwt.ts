@@ -31,6 +31,8 @@ export class JwtVerifier {
   /** jose records each successful JWKS fetch here (`uat`): the marker the token cache follows. */
   private readonly fetched: Partial<JWKSCacheInput> = {};
   private readonly verified = new VerifiedTokens();
+  /** The local key set used while the JWKS is unreachable, and the fetch it was built from. */
+  private fallback?: { fetchedAt: number | undefined; keys: JWTVerifyGetKey };
 
   constructor(private readonly cfg: JwtConfig, private readonly logger: Logger) {
     this.remote = createRemoteJWKSet(new URL(cfg.jwksUri), {
@@ -62,18 +64,25 @@ export class JwtVerifier {
 
   /** The key for a token: the remote set, or the keys last fetched while the JWKS is unreachable. */
   private readonly key: JWTVerifyGetKey = async (header, token) => {
-    const stale = this.remote.jwks();
-    if (stale && Date.now() < this.downUntil) return createLocalJWKSet(stale)(header, token);
+    if (Date.now() < this.downUntil) return this.lastKeys()(header, token);
     try {
       return await this.remote(header, token);
     } catch (err) {
       if (!isJwksFetchFailure(err)) throw err;
       this.downUntil = Date.now() + JWKS_COOLDOWN_MS;
-      this.logger.warn({ jwksUri: this.cfg.jwksUri, err: (err as Error).message, cachedKeys: stale !== undefined }, "JWKS fetch failed");
-      if (!stale) throw new ToolnexusError("AUTH_UNAVAILABLE", "The identity provider's keys cannot be fetched; try again later", { headers: { "retry-after": "30" } });
-      return createLocalJWKSet(stale)(header, token);
+      this.logger.warn({ jwksUri: this.cfg.jwksUri, err: (err as Error).message, cachedKeys: this.remote.jwks() !== undefined }, "JWKS fetch failed");
+      return this.lastKeys()(header, token);
     }
   };
+
+  /** The keys last fetched, as a local set built once per fetch; AUTH_UNAVAILABLE when none ever was. */
+  private lastKeys(): JWTVerifyGetKey {
+    if (this.fallback && this.fallback.fetchedAt === this.fetched.uat) return this.fallback.keys;
+    const jwks = this.remote.jwks();
+    if (!jwks) throw new ToolnexusError("AUTH_UNAVAILABLE", "The identity provider's keys cannot be fetched; try again later", { headers: { "retry-after": "30" } });
+    this.fallback = { fetchedAt: this.fetched.uat, keys: createLocalJWKSet(jwks) };
+    return this.fallback.keys;
+  }
 }
 
 /** A caller-safe reason for a refused token (jose's messages name claims, never values of the token). */
