@@ -53,14 +53,14 @@ export interface CallOptions {
 /** The ToolContext of one call. A class, so `signal` stays a cheap lazy getter on a stable shape. */
 class CallContext implements ToolContext {
   readonly caller: string;
-  /** The caller's bearer for `forwardAuth` sources: JWT callers only (API keys never leave). */
+  /** The caller's bearer, for a `forwardAuth` tool and a JWT caller only (API keys never leave). */
   readonly auth?: { bearer: string };
   constructor(
-    private readonly call: CallSignal, readonly timeout: number, readonly requestId: string, caller: Caller,
+    private readonly call: CallSignal, readonly timeout: number, readonly requestId: string, caller: Caller, tool: Tool,
     readonly answer?: Answer, readonly onProgress?: (p: Progress) => void,
   ) {
     this.caller = caller.id;
-    if (caller.kind === "jwt" && caller.bearer) this.auth = { bearer: caller.bearer };
+    if (tool.forwardAuth === true && caller.kind === "jwt" && caller.bearer) this.auth = { bearer: caller.bearer };
   }
   get signal(): AbortSignal {
     return this.call.signal;
@@ -173,7 +173,7 @@ export class CallPipeline {
     state.track(call);
     try {
       o.onStart?.(call);
-      const ctx = new CallContext(call, p.timeoutMs, o.requestId, o.caller, p.answer, o.onProgress);
+      const ctx = new CallContext(call, p.timeoutMs, o.requestId, o.caller, p.tool, p.answer, o.onProgress);
       return await call.run(() => p.tool.execute(p.args, ctx));
     } catch (err) {
       throw isToolnexusError(err) ? err : new ToolnexusError("TOOL_FAILED", `Tool "${p.tool.name}" failed; see the server log for request ${o.requestId}`, { cause: err });

@@ -39,6 +39,7 @@ export function skillTools(agent: ConnectedAgent, opts: SkillToolOptions): Tool[
       description: describe(skill, key),
       inputSchema: structuredClone(TASK_INPUT_SCHEMA),
       source: "a2a",
+      ...(opts.forwardAuth ? { forwardAuth: true } : {}),
       execute: (args, ctx) => withForwardedBearer(opts.forwardAuth ? ctx?.auth?.bearer : undefined, () => runTask(agent.client, String(args.task ?? ""), {
         agent: agentName,
         timeout: opts.timeout,

@@ -28,6 +28,7 @@ export function httpTool(cfg: HttpToolConfig, deps: HttpToolDeps): Tool {
     description: cfg.description ?? `${method} ${cfg.url}`,
     inputSchema: cfg.inputSchema ?? defaultInputSchema(cfg),
     source: "http",
+    ...(cfg.forwardAuth ? { forwardAuth: true } : {}),
     async execute(args, ctx) {
       const req = buildHttpRequest(cfg, args ?? {});
       if (typeof req === "string") return { output: req, isError: true };

@@ -27,6 +27,7 @@ export function operationTool(name: string, op: OperationSpec, env: OperationToo
     description: op.description,
     inputSchema: op.inputSchema,
     source: "http",
+    ...(env.forwardAuth ? { forwardAuth: true } : {}),
     async execute(args, ctx) {
       const req = buildOperationRequest(op, env.baseUrl, env.headers, args ?? {});
       if (typeof req === "string") return { output: req, isError: true };

@@ -48,6 +48,8 @@ beforeAll(async () => {
         redirected: { url: frontUrl, headers, forwardAuth: true },
       },
     },
+    // A native tool: no forwardAuth, so the caller's token is not even in its context.
+    tools: [{ name: "peek", description: "What ctx.auth holds", inputSchema: { type: "object" }, source: "native", execute: async (_a, ctx) => ({ output: String(ctx?.auth?.bearer ?? "none"), isError: false }) }],
   });
 });
 afterAll(async () => {
@@ -104,6 +106,11 @@ describe("forwardAuth", () => {
     expect(await mcpAuth("fwd_whoami", `Bearer ${API_KEY}`)).toBe(CONFIGURED);
     expect(up.seen.some((r) => JSON.stringify(r.headers).includes(API_KEY))).toBe(false);
     expect(mcp.calls.some((c) => c.authorization?.includes(API_KEY))).toBe(false);
+  });
+
+  it("a tool whose source does not forward never receives the token in its context", async () => {
+    const res = await executeTool(s.url, "peek", {}, { authorization: `Bearer ${jwt}` });
+    expect(((await res.json()) as { output: string }).output).toBe("none");
   });
 
   it("the token never follows a redirect to another origin", async () => {
