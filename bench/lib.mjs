@@ -9,7 +9,12 @@ export async function startChild(script, args = []) {
     child.once("message", resolve);
     child.once("exit", (code) => reject(new Error(`${script} exited with ${code}`)));
   });
-  return { url: `http://127.0.0.1:${port}`, pid: child.pid, stop: () => new Promise((r) => { child.once("exit", r); child.kill("SIGTERM"); }) };
+  // cpu(): the child's process.cpuUsage() in µs (user + system), for servers that answer "cpu" (toolnexus-server.mjs).
+  const cpu = () => new Promise((resolve) => {
+    child.once("message", (m) => resolve(m.cpu.user + m.cpu.system));
+    child.send("cpu");
+  });
+  return { url: `http://127.0.0.1:${port}`, pid: child.pid, cpu, stop: () => new Promise((r) => { child.once("exit", r); child.kill("SIGTERM"); }) };
 }
 
 /** Runs autocannon against one POST endpoint; returns req/s and latency percentiles (ms). */

@@ -4,7 +4,8 @@ import type { ToolnexusConfig } from "./schema/index.js";
 /**
  * Rules a JSON Schema cannot say well: API key ids are unique (caches, rate limits and logs
  * are keyed by id, so two keys sharing one would share a catalog), and each key has exactly
- * one of `key` and `sha256`. Node refuses a headers timeout longer than the request timeout.
+ * one of `key` and `sha256`; policy ids are unique (audit lines name them) and policies need
+ * `auth.jwt` (they apply to JWT callers only). Node refuses a headers timeout longer than the request timeout.
  */
 export function semanticIssues(config: ToolnexusConfig): ConfigIssue[] {
   const issues: ConfigIssue[] = [];
@@ -17,5 +18,13 @@ export function semanticIssues(config: ToolnexusConfig): ConfigIssue[] {
   }
   const { server } = config;
   if (server.headersTimeoutMs > server.requestTimeoutMs) issues.push({ pointer: "/server/headersTimeoutMs", message: "must not exceed server.requestTimeoutMs" });
+  const policyIds = new Map<string, number>();
+  for (const [i, p] of (config.auth?.policies ?? []).entries()) {
+    const id = p.id ?? `policies[${i}]`;
+    const first = policyIds.get(id);
+    if (first !== undefined) issues.push({ pointer: `/auth/policies/${i}/id`, message: `repeats the id of /auth/policies/${first}` });
+    else policyIds.set(id, i);
+  }
+  if ((config.auth?.policies?.length ?? 0) > 0 && !config.auth?.jwt) issues.push({ pointer: "/auth/policies", message: "applies to JWT callers only: configure auth.jwt" });
   return issues;
 }

@@ -31,6 +31,7 @@ export const ERRORS = {
   NOT_READY: { status: 503, title: "Not ready" },
   UNDER_PRESSURE: { status: 503, title: "Under pressure" },
   STORE_UNAVAILABLE: { status: 503, title: "Store unavailable" },
+  AUTH_UNAVAILABLE: { status: 503, title: "Authentication unavailable" },
   TOOL_TIMEOUT: { status: 504, title: "Tool timeout" },
 } as const satisfies Record<string, { status: number; title: string }>;
 

@@ -50,8 +50,14 @@ export interface ToolContext {
   /** Present only on a resumed call after a suspension. */
   answer?: Answer;
   requestId?: string;
-  /** Authenticated key id, when auth is on. */
+  /** The authenticated principal (API key id or JWT `sub`), when auth is on. */
   caller?: string;
+  /**
+   * The caller's own credentials, for forwarding upstream. Set only for JWT callers (an API key
+   * is a gateway credential and is never here) and only for tools with `forwardAuth: true`.
+   * Never log it.
+   */
+  auth?: { bearer: string };
   onProgress?: (p: Progress) => void;
 }
 
@@ -61,6 +67,8 @@ export interface Tool {
   description: string;
   inputSchema: JSONSchema;
   source: ToolSource;
+  /** The tool sends a JWT caller's bearer upstream (its source says `forwardAuth`): only such tools get `ctx.auth`. */
+  forwardAuth?: boolean;
   execute(args: Record<string, unknown>, ctx?: ToolContext): Promise<ToolResult>;
 }
 

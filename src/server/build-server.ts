@@ -1,12 +1,12 @@
 import { randomUUID } from "node:crypto";
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from "fastify";
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { pino, type DestinationStream, type LoggerOptions } from "pino";
 import { createToolkit, toLoadedConfig, type ToolnexusConfigInput } from "../create-toolkit.js";
 import type { LoadedConfig } from "../config/load.js";
 import type { Toolkit } from "../core/toolkit.js";
 import type { Tool } from "../core/types.js";
-import { ApiKeyAuth } from "./auth.js";
+import { authenticateRequest, Authenticator } from "./auth/index.js";
 import { CallPipeline } from "./call-pipeline.js";
 import { installErrorHandler } from "./error-handler.js";
 import { installJsonBodyParser } from "./json-body.js";
@@ -26,12 +26,13 @@ import { mcpEndpoint } from "./mcp-endpoint.js";
 import { metricsRoute } from "./routes/metrics.js";
 import { metaRoutes } from "./routes/meta.js";
 import { openapiRoute } from "./routes/openapi.js";
-import { isPortalPath, registerPortal } from "./portal/portal.js";
+import { registerPortal } from "./portal/portal.js";
 import { toolRoutes } from "./routes/tools.js";
 import { SHARED_SCHEMAS } from "./schemas.js";
 import { ServiceState } from "./service-state.js";
 import { registerSwagger } from "./swagger.js";
 import { ToolDocuments } from "./tool-documents.js";
+import { startTelemetry } from "./telemetry.js";
 
 /** Options of {@link buildServer}. */
 export interface BuildServerOptions {
@@ -83,6 +84,8 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   const logger = opts.logger === false ? pino({ level: "silent" })
     : isLogger(opts.logger) ? opts.logger
     : redactingLogger(scrubber, { level: server.logLevel, ...opts.logger }, opts.logDestination);
+  // Off (and the OpenTelemetry SDK not even loaded) unless an OTLP endpoint is configured.
+  const telemetry = await startTelemetry(loaded.config, logger);
 
   const app = Fastify({
     loggerInstance: logger,
@@ -108,13 +111,8 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
     http: { headersTimeout: server.headersTimeoutMs, requestTimeout: server.requestTimeoutMs, connectionsCheckingInterval: 1000, requireHostHeader: false },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  const state = new ServiceState(loaded, new ApiKeyAuth(loaded.config.auth?.apiKeys ?? []));
+  const state = new ServiceState(loaded, new Authenticator(loaded.config.auth, logger));
   const metrics = new Metrics(state);
-  // Probes never need a key; /metrics is open only when the (current) config says so; the
-  // portal is open to a visitor without a key (it then shows the generic routes only).
-  const isOpen = (path: string, request: FastifyRequest) => path === "/healthz" || path === "/readyz"
-    || (path === "/metrics" && state.loaded.config.metrics?.public === true)
-    || (isPortalPath(path) && state.auth.enabled && !state.auth.presentsKey(request));
 
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
   installErrorHandler(app, scrub, new RouteMethods(app));
@@ -124,12 +122,7 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   // Callback-style hooks: these run on every request, and an async hook costs a promise each.
   app.addHook("onRequest", (request, reply, done) => {
     reply.header("x-request-id", request.id);
-    try {
-      if (!isOpen(request.url.split("?", 1)[0] ?? "", request)) request.caller = state.auth.authenticate(request);
-      done();
-    } catch (err) {
-      done(err as Error);
-    }
+    authenticateRequest(state, request, done);
   });
   app.addHook("onResponse", (request, reply, done) => {
     if (reply.statusCode >= 400 && request.routeOptions.url !== "/tools/:name/execute") {
@@ -181,6 +174,7 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
     await Promise.race([ready, new Promise((r) => setTimeout(r, server.shutdownGraceMs).unref())]);
     await Promise.all(state.openToolkits().map((tk) => tk.close()));
     redis?.disconnect();
+    await telemetry?.shutdown();
   });
   // Root onClose hooks run last-added first: executions still running keep their sources and
   // Redis until their outcome is recorded (shutdown aborts them after the grace period).

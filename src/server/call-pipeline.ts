@@ -4,11 +4,12 @@ import { ToolnexusError, isToolnexusError } from "../core/errors.js";
 import { pendingOf } from "../core/pending.js";
 import type { Toolkit } from "../core/toolkit.js";
 import type { Answer, Progress, Tool, ToolContext, ToolResult } from "../core/types.js";
-import type { Caller } from "./auth.js";
+import type { Caller } from "./auth/index.js";
 import { callSignal, type CallSignal } from "./call-signal.js";
 import type { Metrics, Outcome } from "./metrics.js";
 import type { ExecuteBodyT } from "./schemas.js";
 import type { ServiceState } from "./service-state.js";
+import { endToolSpan, runInSpan, startToolSpan } from "./telemetry.js";
 
 /** How a call reached the service; the `transport` field of its log line. */
 export type Transport = "rest" | "sse" | "mcp" | "execution";
@@ -52,10 +53,16 @@ export interface CallOptions {
 
 /** The ToolContext of one call. A class, so `signal` stays a cheap lazy getter on a stable shape. */
 class CallContext implements ToolContext {
+  readonly caller: string;
+  /** The caller's bearer, for a `forwardAuth` tool and a JWT caller only (API keys never leave). */
+  readonly auth?: { bearer: string };
   constructor(
-    private readonly call: CallSignal, readonly timeout: number, readonly requestId: string, readonly caller: string,
+    private readonly call: CallSignal, readonly timeout: number, readonly requestId: string, caller: Caller, tool: Tool,
     readonly answer?: Answer, readonly onProgress?: (p: Progress) => void,
-  ) {}
+  ) {
+    this.caller = caller.id;
+    if (tool.forwardAuth === true && caller.kind === "jwt" && caller.bearer) this.auth = { bearer: caller.bearer };
+  }
   get signal(): AbortSignal {
     return this.call.signal;
   }
@@ -123,9 +130,10 @@ export class CallPipeline {
     let outcome: Outcome = "rejected";
     let pending = false;
     let statusCode = 200;
+    const span = startToolSpan(name, o.caller.id);
     try {
       const prepared = this.check(name, body, o.caller, o.maxTimeoutMs, found);
-      const result = await this.run(prepared, o);
+      const result = await runInSpan(span, () => this.run(prepared, o));
       pending = pendingOf(result) !== undefined;
       outcome = result.isError && !pending ? "tool_error" : "ok";
       return this.scrubResult(result);
@@ -143,12 +151,16 @@ export class CallPipeline {
       const { tool } = found;
       const ms = performance.now() - started;
       this.metrics.record(tool?.name, tool?.source, outcome, ms / 1000);
+      const traceId = endToolSpan(span, tool?.source, outcome, statusCode);
       o.onEnd?.(ms);
       // The line's object is built only when it will be written (a hot path at logLevel warn).
       if ((o.log as { isLevelEnabled?(level: string): boolean }).isLevelEnabled?.("info") !== false) {
+        // Audit: the principal (caller), how it authenticated, and the policy that let it in.
+        const policy = tool ? o.caller.allowedBy?.(tool.name) : undefined;
         o.log.info({
-          tool: name, source: tool?.source, caller: o.caller.id, transport: o.transport, outcome, statusCode,
-          ...(pending ? { pending } : {}), durationMs: Math.round(ms * 10) / 10,
+          tool: name, source: tool?.source, caller: o.caller.id, ...(o.caller.kind ? { auth: o.caller.kind } : {}),
+          ...(policy ? { policy } : {}), transport: o.transport, outcome, statusCode,
+          ...(pending ? { pending } : {}), durationMs: Math.round(ms * 10) / 10, ...(traceId ? { traceId } : {}),
         }, "tool call");
       }
     }
@@ -165,7 +177,7 @@ export class CallPipeline {
     state.track(call);
     try {
       o.onStart?.(call);
-      const ctx = new CallContext(call, p.timeoutMs, o.requestId, o.caller.id, p.answer, o.onProgress);
+      const ctx = new CallContext(call, p.timeoutMs, o.requestId, o.caller, p.tool, p.answer, o.onProgress);
       return await call.run(() => p.tool.execute(p.args, ctx));
     } catch (err) {
       throw isToolnexusError(err) ? err : new ToolnexusError("TOOL_FAILED", `Tool "${p.tool.name}" failed; see the server log for request ${o.requestId}`, { cause: err });

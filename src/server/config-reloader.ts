@@ -3,7 +3,7 @@ import path from "node:path";
 import { createToolkit } from "../create-toolkit.js";
 import { loadConfig } from "../config/load.js";
 import type { Logger, Tool } from "../core/types.js";
-import { ApiKeyAuth } from "./auth.js";
+import { Authenticator } from "./auth/index.js";
 import { refusalReason } from "./startup-checks.js";
 import type { ServiceState } from "./service-state.js";
 
@@ -96,7 +96,7 @@ export class ConfigReloader {
       }
       this.opts.onSecrets?.(loaded.secrets);
       warnOnRestartOnlyChanges(state.loaded.config.server, loaded.config.server, logger);
-      state.setToolkit(tk, loaded, new ApiKeyAuth(loaded.config.auth?.apiKeys ?? []));
+      state.setToolkit(tk, loaded, new Authenticator(loaded.config.auth, logger));
       state.lastReload = { at, ok: true };
       logger.info({ tools: tk.tools().length }, "config reloaded");
       return true;

@@ -1,6 +1,6 @@
 import { pino } from "pino";
 import type { LoadedConfig } from "../config/load.js";
-import { ANONYMOUS } from "./auth.js";
+import { ANONYMOUS } from "./auth/index.js";
 import { buildServer } from "./build-server.js";
 import { SecretScrubber } from "./logger.js";
 import { ToolDocuments } from "./tool-documents.js";

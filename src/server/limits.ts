@@ -18,14 +18,15 @@ export async function registerLimits(app: FastifyInstance, state: ServiceState, 
   const { server, auth } = state.loaded.config;
   if (server.rateLimit || auth?.apiKeys.some((k) => k.rateLimit)) {
     const budget = (req: FastifyRequest) => {
-      const own = state.loaded.config.auth?.apiKeys.find((k) => k.id === req.caller?.id)?.rateLimit;
+      // A key's own budget is for that key only, not for a JWT subject that happens to share its id.
+      const own = req.caller?.kind === "apiKey" ? state.loaded.config.auth?.apiKeys.find((k) => k.id === req.caller.id)?.rateLimit : undefined;
       return own ?? state.loaded.config.server.rateLimit;
     };
     await app.register(rateLimit, {
       global: true,
       ...(redis ? { redis, nameSpace: "toolnexus:ratelimit:", skipOnError: true } : {}),
       hook: "preHandler", // after the auth hook, so the budget is the caller's
-      keyGenerator: (req) => (req.caller && req.caller.id !== "anonymous" ? `key:${req.caller.id}` : `ip:${req.ip}`),
+      keyGenerator: (req) => (req.caller && req.caller.id !== "anonymous" ? `${req.caller.kind === "jwt" ? "sub" : "key"}:${req.caller.id}` : `ip:${req.ip}`),
       allowList: (req) => PROBES.has(req.url.split("?", 1)[0] ?? "") || budget(req) === undefined,
       max: (req) => budget(req)?.max ?? Number.MAX_SAFE_INTEGER,
       timeWindow: (req) => budget(req)?.timeWindowMs ?? 60_000,

@@ -1,4 +1,4 @@
-import type { Caller } from "./auth.js";
+import type { Caller } from "./auth/index.js";
 
 declare module "fastify" {
   interface FastifyRequest {

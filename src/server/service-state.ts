@@ -1,7 +1,7 @@
 import type { Toolkit } from "../core/toolkit.js";
 import { ToolnexusError } from "../core/errors.js";
 import type { LoadedConfig } from "../config/load.js";
-import type { ApiKeyAuth } from "./auth.js";
+import type { Authenticator } from "./auth/index.js";
 import type { CallSignal } from "./call-signal.js";
 
 /** Where the service is in its life: building sources, serving, or shutting down. */
@@ -32,7 +32,7 @@ export class ServiceState {
   private readonly retiring = new Set<Toolkit>();
   private shuttingDown = false;
 
-  constructor(public loaded: LoadedConfig, public auth: ApiKeyAuth) {}
+  constructor(public loaded: LoadedConfig, public auth: Authenticator) {}
 
   /** True once shutdown began. */
   get draining(): boolean {
@@ -82,7 +82,7 @@ export class ServiceState {
   }
 
   /** Installs a toolkit (first load or reload) and turns ready unless draining; retires the old one. */
-  setToolkit(tk: Toolkit, loaded?: LoadedConfig, auth?: ApiKeyAuth): void {
+  setToolkit(tk: Toolkit, loaded?: LoadedConfig, auth?: Authenticator): void {
     const old = this.current;
     this.current = tk;
     if (loaded) this.loaded = loaded;

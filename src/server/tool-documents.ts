@@ -1,5 +1,5 @@
 import type { FastifyInstance } from "fastify";
-import type { Caller } from "./auth.js";
+import type { Caller } from "./auth/index.js";
 import { toInfo, visibleTools } from "./routes/tools.js";
 import type { ServiceState } from "./service-state.js";
 import { withSecurity, withToolOperations } from "./tool-openapi.js";
@@ -22,7 +22,7 @@ export class ToolDocuments {
   /** The per-tool document of this caller. */
   forCaller(caller: Caller): string {
     const tk = this.state.toolkit();
-    return this.cached(`${tk.version}|${caller.id}`, () => withToolOperations(this.base(), visibleTools(this.state, caller).map(toInfo)));
+    return this.cached(`${tk.version}|${caller.viewKey ?? caller.id}`, () => withToolOperations(this.base(), visibleTools(this.state, caller).map(toInfo)));
   }
 
   /** The generic routes with the security this deployment really applies (DESIGN §13). */

@@ -115,7 +115,7 @@ describe("reload keeps the start-up security rule", () => {
     const key = "reload-key-0123456789abcdef";
     const dir = await tempDir({});
     const file = path.join(dir, "toolnexus.yaml");
-    await writeFile(file, `auth: { apiKeys: [{ id: ops, key: ${key} }] }\nbuiltins: { enabled: true }\n`);
+    await writeFile(file, `auth: { apiKeys: [{ id: ops, key: ${key}, operator: true }] }\nbuiltins: { enabled: true }\n`);
     s = await startServer({ config: file });
     const bash = () => fetch(`${s?.url}/tools/bash/execute`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"arguments":{"command":"id -un"}}' });
     expect((await bash()).status).toBe(401);

@@ -20,7 +20,7 @@ beforeAll(async () => {
   closeEcho = () => new Promise((r) => echo.close(() => r()));
   s = await startServer({
     config: {
-      auth: { apiKeys: [{ id: "ops", key: "${TOOLNEXUS_CANARY}" }] },
+      auth: { apiKeys: [{ id: "ops", key: "${TOOLNEXUS_CANARY}", operator: true }] },
       http: [{ name: "echo_url", method: "GET", url: `http://127.0.0.1:${echoPort}/v1?api_key=\${TOOLNEXUS_CANARY}` }, { name: "leaky", method: "GET", url: `http://127.0.0.1:${port}/x?token=\${TOOLNEXUS_CANARY}`, headers: { Authorization: "Bearer ${TOOLNEXUS_CANARY}" } }],
       mcpServers: {
         broken: { command: ["/nonexistent/bin/${TOOLNEXUS_CANARY}"], env: { API_TOKEN: "${TOOLNEXUS_CANARY}" }, timeout: 5000 },

@@ -48,10 +48,11 @@ describe("GET /metrics", () => {
     expect(text).not.toContain("ghost");
   });
 
-  it("is protected like the other routes unless metrics.public", async () => {
-    s = await startServer({ config: { auth: { apiKeys: [{ id: "a", key: KEY }] } } });
+  it("needs an operator caller unless metrics.public", async () => {
+    s = await startServer({ config: { auth: { apiKeys: [{ id: "a", key: KEY, operator: true }, { id: "b", key: `${KEY}-user` }] } } });
     expect((await fetch(`${s.url}/metrics`)).status).toBe(401);
     expect((await fetch(`${s.url}/metrics`, { headers: { authorization: `Bearer ${KEY}` } })).status).toBe(200);
+    expect((await fetch(`${s.url}/metrics`, { headers: { authorization: `Bearer ${KEY}-user` } })).status).toBe(403);
     await s.close();
     s = await startServer({ config: { auth: { apiKeys: [{ id: "a", key: KEY }] }, metrics: { public: true } } });
     expect((await fetch(`${s.url}/metrics`)).status).toBe(200);

@@ -2,6 +2,7 @@ import { Type, type Static } from "@sinclair/typebox";
 import { ExecutionsSection, RedisSection } from "./executions.js";
 import { McpServers } from "./mcp.js";
 import { AuthSection, EgressSection, MetricsSection, ServerSection } from "./server.js";
+import { TelemetrySection } from "./telemetry.js";
 import { A2aAgent, BuiltinsSection, HttpTool, OpenApiSource } from "./sources.js";
 
 /** The config file (DESIGN §3). Unknown keys are errors, reported with their path. */
@@ -24,12 +25,15 @@ export const ConfigSchema = Type.Object({
   disableTools: Type.Optional(Type.Array(Type.String())),
   redis: Type.Optional(RedisSection),
   executions: ExecutionsSection,
+  telemetry: Type.Optional(TelemetrySection),
 }, { additionalProperties: false });
 
 /** A validated config with defaults applied and relative paths made absolute. */
 export type ToolnexusConfig = Static<typeof ConfigSchema>;
 
+export * from "./auth.js";
 export * from "./executions.js";
 export * from "./mcp.js";
 export * from "./server.js";
 export * from "./sources.js";
+export * from "./telemetry.js";

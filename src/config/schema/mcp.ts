@@ -18,6 +18,7 @@ export const McpServer = Type.Object({
   cwd: Type.Optional(Type.String({ description: "Working directory of a local server; default the config's directory." })),
   url: Type.Optional(Type.String({ description: "Endpoint of a remote server." })),
   headers: Type.Optional(Type.Record(Type.String(), Type.String(), { description: "Sent on every request to a remote server. ${VAR} expands; values are never logged." })),
+  forwardAuth: Type.Optional(Type.Boolean({ description: "Remote servers only: a JWT caller's own bearer token goes on its tools/call requests as Authorization (never an API key)." })),
   enabled: Type.Optional(Type.Boolean()),
   disabled: Type.Optional(Type.Boolean({ description: "disabled:true wins over enabled." })),
   timeout: Type.Optional(Type.Integer({ minimum: 1, description: "Bound of each load phase (connect, initialize, list) in ms; default 30000." })),

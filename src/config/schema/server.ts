@@ -1,4 +1,5 @@
 import { Type, type Static } from "@sinclair/typebox";
+import { JwtSection, Policy } from "./auth.js";
 
 /** A request budget: at most `max` requests per `timeWindowMs`, per API key (or client IP without auth). */
 export const RateLimit = Type.Object({
@@ -46,11 +47,14 @@ export const ApiKey = Type.Object({
   sha256: Type.Optional(Type.String({ pattern: "^[a-fA-F0-9]{64}$" })),
   tools: Type.Optional(Type.Array(Type.String(), { description: "Glob patterns over tool names this key may use." })),
   rateLimit: Type.Optional(RateLimit),
+  operator: Type.Optional(Type.Boolean({ description: "May read /status and /metrics." })),
 }, { additionalProperties: false });
 
-/** `auth:` — when any key is configured, every route but /healthz and /readyz needs one. */
+/** `auth:` — when any key or `jwt` is configured, every route but /healthz and /readyz needs a caller. */
 export const AuthSection = Type.Object({
   apiKeys: Type.Array(ApiKey, { default: [] }),
+  jwt: Type.Optional(JwtSection),
+  policies: Type.Optional(Type.Array(Policy, { description: "What JWT callers may use: the union of every matching policy." })),
 }, { additionalProperties: false });
 
 /** `egress:` — the outbound request guard shared by http, openapi, a2a, webfetch and remote MCP. */

@@ -36,6 +36,7 @@ export const HttpTool = Type.Object({
   timeout: Type.Optional(Type.Integer({ minimum: 1, description: "Milliseconds. Default 30000; when it fires the call answers 504." })),
   resultMode: Type.Optional(Type.Union([Type.Literal("text"), Type.Literal("json"), Type.Literal("status+text")])),
   maxResponseBytes: Type.Optional(Type.Integer({ minimum: 1, description: "Default 10 MiB; a larger body is an isError result." })),
+  forwardAuth: Type.Optional(Type.Boolean({ description: "Send a JWT caller's own bearer token upstream as Authorization instead of the configured one (never an API key)." })),
 }, { additionalProperties: false });
 
 /** One OpenAPI document imported as tools, one per operation. */
@@ -47,6 +48,7 @@ export const OpenApiSource = Type.Object({
   operations: Type.Optional(Type.Record(Type.String(), Type.Boolean(), { description: "operationId → bool: any true ⇒ allowlist, only false ⇒ droplist." })),
   timeout: Type.Optional(Type.Integer({ minimum: 1, description: "Milliseconds per call (and for fetching the spec). Default 30000." })),
   maxResponseBytes: Type.Optional(Type.Integer({ minimum: 1, description: "Default 10 MiB." })),
+  forwardAuth: Type.Optional(Type.Boolean({ description: "Send a JWT caller's own bearer token upstream as Authorization instead of the configured one (never an API key)." })),
 }, { additionalProperties: false });
 
 /**
@@ -58,6 +60,7 @@ export const A2aAgent = Type.Object({
   headers: Type.Optional(Type.Record(Type.String(), Type.String(), { description: "Sent with every request to the agent (card included); use ${VAR} for tokens." })),
   timeout: Type.Optional(Type.Integer({ minimum: 1, description: "Milliseconds one call may take, polling included. Default 300000." })),
   pollEvery: Type.Optional(Type.Integer({ minimum: 1, description: "Milliseconds between task polls. Default 1000." })),
+  forwardAuth: Type.Optional(Type.Boolean({ description: "Send a JWT caller's own bearer token upstream as Authorization instead of the configured one (never an API key)." })),
   enabled: Type.Optional(Type.Boolean()),
   disabled: Type.Optional(Type.Boolean({ description: "true wins over enabled." })),
 }, { additionalProperties: false });

@@ -10,7 +10,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { isToolnexusError, ToolnexusError } from "../../core/errors.js";
-import type { Caller } from "../auth.js";
+import { ownerKey, type Caller } from "../auth/index.js";
 import type { CallPipeline } from "../call-pipeline.js";
 import { visibleTools } from "../routes/tools.js";
 import type { ServiceState } from "../service-state.js";
@@ -65,7 +65,7 @@ export class McpCatalog {
     transport.onmessage = (message, extra) => {
       if (isJSONRPCNotification(message) && message.method === "notifications/cancelled") {
         const { requestId, reason } = (message.params ?? {}) as { requestId?: RequestId; reason?: unknown };
-        if (requestId !== undefined) this.inFlight.cancel(session.caller.id, requestId, typeof reason === "string" ? reason : undefined);
+        if (requestId !== undefined) this.inFlight.cancel(ownerKey(session.caller), requestId, typeof reason === "string" ? reason : undefined);
       }
       onmessage?.(message, extra);
     };
@@ -105,7 +105,7 @@ export class McpCatalog {
 
   private listing(caller: Caller): McpTool[] {
     const tk = this.state.toolkit();
-    const key = `${tk.version}|${caller.id}`;
+    const key = `${tk.version}|${caller.viewKey ?? caller.id}`;
     let tools = this.listings.get(key);
     if (!tools) {
       const infos = visibleTools(this.state, caller).map((t): McpTool => ({
@@ -131,7 +131,7 @@ export class McpCatalog {
       const result = await this.pipeline.call(params.name, { arguments: params.arguments ?? {} }, {
         caller, requestId, transport: "mcp", log: session.log,
         onStart: (call) => {
-          this.inFlight.add(caller.id, extra.requestId, call);
+          this.inFlight.add(ownerKey(caller), extra.requestId, call);
           // The SDK aborts extra.signal when the transport closes: over HTTP, the response stream.
           const closed = () => call.abort(new ToolnexusError("CLIENT_CLOSED", "The client closed the connection"));
           if (extra.signal.aborted) return closed();

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { ANONYMOUS } from "../auth.js";
+import { ANONYMOUS } from "../auth/index.js";
 import type { ToolnexusServer } from "../build-server.js";
 
 /**

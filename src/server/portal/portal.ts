@@ -1,6 +1,6 @@
 import swaggerUi from "@fastify/swagger-ui";
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import type { Caller } from "../auth.js";
+import type { Caller } from "../auth/index.js";
 import type { ToolDocuments } from "../tool-documents.js";
 import { PORTAL_SCRIPT } from "./portal-script.js";
 

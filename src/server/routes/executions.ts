@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { Type, type FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { ToolnexusError } from "../../core/errors.js";
+import { ownerKey } from "../auth/index.js";
 import type { CallPipeline } from "../call-pipeline.js";
 import { EventsHeaders, Execution, ExecutionList, ExecutionListQuery, ExecutionParams, SubmitHeaders, isTerminal } from "../executions/schemas.js";
 import type { ExecutionEvent, ExecutionStore } from "../executions/store.js";
@@ -60,7 +61,7 @@ export const executionRoutes: FastifyPluginAsyncTypebox<ExecutionRoutesOptions> 
     const prepared = pipeline.prepare(request.params.name, body, request.caller, config().maxTimeoutMs);
     pipeline.release(prepared);
     const { execution } = await store.submit({
-      owner: request.caller.id,
+      owner: ownerKey(request.caller),
       tool: prepared.tool.name,
       body,
       requestId: request.id,
@@ -83,7 +84,7 @@ export const executionRoutes: FastifyPluginAsyncTypebox<ExecutionRoutesOptions> 
       querystring: ExecutionListQuery,
       response: { 200: Type.Ref(ExecutionList), "4xx": problem, "5xx": problem },
     },
-  }, (request) => store.list(request.caller.id, request.query));
+  }, (request) => store.list(ownerKey(request.caller), request.query));
 
   app.get("/executions/:id", {
     schema: {
@@ -103,7 +104,7 @@ export const executionRoutes: FastifyPluginAsyncTypebox<ExecutionRoutesOptions> 
       },
     },
   }, async (request, reply) => {
-    const execution = found(await store.get(request.caller.id, request.params.id));
+    const execution = found(await store.get(ownerKey(request.caller), request.params.id));
     if (!isTerminal(execution.status)) reply.header("retry-after", RETRY_AFTER_S);
     return execution;
   });
@@ -117,7 +118,7 @@ export const executionRoutes: FastifyPluginAsyncTypebox<ExecutionRoutesOptions> 
       params: ExecutionParams,
       response: { 200: Type.Ref(Execution), "4xx": problem, "5xx": problem },
     },
-  }, async (request) => found(await store.cancel(request.caller.id, request.params.id)));
+  }, async (request) => found(await store.cancel(ownerKey(request.caller), request.params.id)));
 
   app.get("/executions/:id/events", {
     schema: {
@@ -151,7 +152,7 @@ export const executionRoutes: FastifyPluginAsyncTypebox<ExecutionRoutesOptions> 
         sse.close();
       }
     };
-    const watch = await store.watch(request.caller.id, request.params.id, after, deliver);
+    const watch = await store.watch(ownerKey(request.caller), request.params.id, after, deliver);
     if (!watch) throw notFound();
     const sse = (stream.sse = openSse(reply, state.loaded.config.server.heartbeatMs));
     sse.onClientClose(() => watch.stop());

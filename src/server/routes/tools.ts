@@ -3,7 +3,7 @@ import { Type, type FastifyPluginAsyncTypebox } from "@fastify/type-provider-typ
 import { toAnthropic, toGemini, toOpenAI } from "../../core/adapters.js";
 import { ToolnexusError } from "../../core/errors.js";
 import type { Tool, ToolInfo as ToolInfoT } from "../../core/types.js";
-import type { Caller } from "../auth.js";
+import type { Caller } from "../auth/index.js";
 import { AdapterToolList, ProblemResponse as problem, ToolInfo, ToolList, ToolListQuery, ToolParams } from "../schemas.js";
 import type { ServiceState } from "../service-state.js";
 import { toolQueryError } from "../tool-query.js";
@@ -45,7 +45,7 @@ export const toolRoutes: FastifyPluginAsyncTypebox<{ state: ServiceState; scrub:
   }, async (request, reply) => {
     const tk = state.toolkit();
     const { source, format } = request.query;
-    const key = `${tk.version}|${request.caller.id}|${source ?? ""}|${format ?? ""}`;
+    const key = `${tk.version}|${request.caller.viewKey ?? request.caller.id}|${source ?? ""}|${format ?? ""}`;
     let entry = cache.get(key);
     if (!entry) {
       const sources = source ? new Set(source.split(",").map((s) => s.trim())) : undefined;

@@ -3,6 +3,7 @@ import type { A2aAgentConfig, EgressConfig } from "../../config/schema/index.js"
 import { ToolListSource, type SourceContext } from "../../core/source.js";
 import { EgressGuard } from "../../net/egress-guard.js";
 import { connectAgent } from "./connect-agent.js";
+import { forwardingFetch } from "../../net/forward-auth.js";
 import { guardedFetch } from "./guarded-fetch.js";
 import { skillTools } from "./skill-tools.js";
 
@@ -36,9 +37,10 @@ export class A2aSource extends ToolListSource {
     const timeout = this.cfg.timeout ?? DEFAULT_TIMEOUT_MS;
     try {
       this.dispatcher = new EgressGuard(this.opts.egress).dispatcher();
-      const fetchImpl = guardedFetch(this.name, this.dispatcher, this.cfg.headers);
+      const guarded = guardedFetch(this.name, this.dispatcher, this.cfg.headers);
+      const fetchImpl = this.cfg.forwardAuth ? forwardingFetch(guarded) : guarded;
       const agent = await connectAgent(this.cfg.card, fetchImpl, Math.min(timeout, CARD_TIMEOUT_CAP_MS));
-      this.loaded = skillTools(agent, { timeout, pollEvery: this.cfg.pollEvery ?? DEFAULT_POLL_EVERY_MS, logger: ctx.logger });
+      this.loaded = skillTools(agent, { timeout, pollEvery: this.cfg.pollEvery ?? DEFAULT_POLL_EVERY_MS, logger: ctx.logger, forwardAuth: this.cfg.forwardAuth === true });
       this.state = "connected";
       ctx.logger.info({ agent: agent.card.name, protocolVersion: agent.protocolVersion, transport: agent.transport, tools: this.loaded.length }, "A2A agent loaded");
     } catch (err) {

@@ -1,4 +1,5 @@
 import { sanitize } from "../../core/sanitize.js";
+import { withForwardedBearer } from "../../net/forward-auth.js";
 import type { JSONSchema, Logger, Tool } from "../../core/types.js";
 import type { CardSkill } from "./agent-card.js";
 import type { ConnectedAgent } from "./connect-agent.js";
@@ -14,6 +15,8 @@ export const TASK_INPUT_SCHEMA: JSONSchema = {
 /** Per-agent call settings. */
 export interface SkillToolOptions {
   timeout: number;
+  /** Send a JWT caller's own bearer to the agent instead of the configured Authorization. */
+  forwardAuth?: boolean;
   pollEvery: number;
   logger: Logger;
 }
@@ -36,14 +39,15 @@ export function skillTools(agent: ConnectedAgent, opts: SkillToolOptions): Tool[
       description: describe(skill, key),
       inputSchema: structuredClone(TASK_INPUT_SCHEMA),
       source: "a2a",
-      execute: (args, ctx) => runTask(agent.client, String(args.task ?? ""), {
+      ...(opts.forwardAuth ? { forwardAuth: true } : {}),
+      execute: (args, ctx) => withForwardedBearer(opts.forwardAuth ? ctx?.auth?.bearer : undefined, () => runTask(agent.client, String(args.task ?? ""), {
         agent: agentName,
         timeout: opts.timeout,
         pollEvery: opts.pollEvery,
         logger: opts.logger,
         ...(ctx?.signal ? { signal: ctx.signal } : {}),
         ...(ctx?.onProgress ? { onProgress: ctx.onProgress } : {}),
-      }),
+      })),
     });
   }
   return tools;

@@ -1,6 +1,7 @@
 import type { Dispatcher } from "undici";
 import type { HttpToolConfig } from "../../config/schema/sources.js";
 import type { Logger, Tool } from "../../core/types.js";
+import { withBearerHeader } from "../../net/forward-auth.js";
 import { buildHttpRequest, defaultInputSchema } from "./build-request.js";
 import { DEFAULT_HTTP_TIMEOUT_MS, DEFAULT_MAX_RESPONSE_BYTES, sendRequest } from "./send-request.js";
 import { headerSecrets, scrubSecrets, toToolResult } from "./to-result.js";
@@ -27,10 +28,13 @@ export function httpTool(cfg: HttpToolConfig, deps: HttpToolDeps): Tool {
     description: cfg.description ?? `${method} ${cfg.url}`,
     inputSchema: cfg.inputSchema ?? defaultInputSchema(cfg),
     source: "http",
+    ...(cfg.forwardAuth ? { forwardAuth: true } : {}),
     async execute(args, ctx) {
       const req = buildHttpRequest(cfg, args ?? {});
       if (typeof req === "string") return { output: req, isError: true };
       const started = performance.now();
+      // forwardAuth: a JWT caller's own token replaces the configured Authorization.
+      if (cfg.forwardAuth) req.headers = withBearerHeader(req.headers, ctx?.auth?.bearer);
       const res = await sendRequest(req, {
         dispatcher: deps.dispatcher, timeout, maxResponseBytes, label: cfg.name,
         ...(ctx?.signal ? { signal: ctx.signal } : {}),

@@ -1,3 +1,4 @@
+import { context, propagation } from "@opentelemetry/api";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolContext, ToolResult } from "../../core/types.js";
 import { classifyCallError } from "./call-error.js";
@@ -16,6 +17,17 @@ export interface CallSite {
 }
 
 /**
+ * The request's `_meta`: the progress token, and the W3C trace context (`traceparent`) of the
+ * active span when tracing is on (the OpenTelemetry API injects nothing when it is off).
+ */
+function meta(progressToken: string | number | undefined): { _meta?: Record<string, unknown> } {
+  const carrier: Record<string, string> = {};
+  propagation.inject(context.active(), carrier);
+  const m = { ...(progressToken !== undefined ? { progressToken } : {}), ...carrier };
+  return Object.keys(m).length ? { _meta: m } : {};
+}
+
+/**
  * One `tools/call` on `conn`: the caller's signal and deadline are passed on (abort ⇒ the
  * server gets notifications/cancelled), progress is routed to `ctx.onProgress`, the result is
  * mapped per contract §2 and failures per call-error.ts.
@@ -24,7 +36,7 @@ export async function callTool(conn: McpConnection, site: CallSite, tool: string
   ctx.signal?.throwIfAborted();
   const progress = ctx.onProgress ? conn.progress.open(ctx.onProgress) : undefined;
   try {
-    const params = { name: tool, arguments: args, ...(progress ? { _meta: { progressToken: progress.token } } : {}) };
+    const params = { name: tool, arguments: args, ...meta(progress?.token) };
     const result = await conn.client.callTool(params, undefined, callOptions(ctx));
     return mapCallResult(result as CallToolResult, site.server, tool);
   } catch (err) {

@@ -10,6 +10,7 @@ import { describeLoadError, PhaseError } from "./load-error.js";
 import { requiresTask, toTool } from "./mcp-tool.js";
 import { redact } from "./redact.js";
 import { remoteFetch, type RemoteFetch } from "./remote-fetch.js";
+import { withForwardedBearer } from "../../net/forward-auth.js";
 import type { McpServerSpec } from "./server-spec.js";
 import { StderrTail } from "./stderr-tail.js";
 import { filterTools } from "./tool-filter.js";
@@ -61,7 +62,7 @@ export class McpServerSource implements Source {
     this.log = ctx.logger;
     if (!this.spec.enabled) return;
     try {
-      if (this.spec.transport !== "stdio") this.remote = remoteFetch(this.opts.egress);
+      if (this.spec.transport !== "stdio") this.remote = remoteFetch(this.opts.egress, this.spec.forwardAuth);
     } catch (err) {
       // A config problem (an unparsable egress rule): retrying cannot fix it.
       this.fail(err);
@@ -193,7 +194,7 @@ export class McpServerSource implements Source {
     const signature = JSON.stringify(kept.map((d) => [d.name, d.description, d.inputSchema]));
     if (signature === this.signature) return;
     this.signature = signature;
-    this.list = kept.map((d) => toTool(this.name, d, (tool, args, ctx) => this.call(tool, args, ctx)));
+    this.list = kept.map((d) => toTool(this.name, d, (tool, args, ctx) => this.call(tool, args, ctx), this.spec.forwardAuth));
     this.ctx?.onToolsChanged();
   }
 
@@ -203,7 +204,9 @@ export class McpServerSource implements Source {
     if (!conn || this.state !== "connected") {
       throw upstreamUnavailable(`MCP server "${this.name}" is ${this.state === "reconnecting" ? "reconnecting" : "not connected"}`);
     }
-    return callTool(conn, this.site, tool, args, ctx);
+    // forwardAuth: the JWT caller's own token goes on this call's requests (never an API key: ctx.auth is JWT-only).
+    const bearer = this.spec.forwardAuth ? ctx.auth?.bearer : undefined;
+    return withForwardedBearer(bearer, () => callTool(conn, this.site, tool, args, ctx));
   }
 
   private readonly site: CallSite = {

@@ -10,8 +10,8 @@ export function mcpToolName(server: string, tool: string): string {
   return `${sanitize(server)}_${sanitize(tool)}`;
 }
 
-/** Converts a listed MCP tool into a catalog Tool whose execute goes through `call`. */
-export function toTool(server: string, def: McpToolDef, call: CallTool): Tool {
+/** Converts a listed MCP tool into a catalog Tool whose execute goes through `call` (`forwardAuth`: it gets the JWT caller's bearer). */
+export function toTool(server: string, def: McpToolDef, call: CallTool, forwardAuth = false): Tool {
   // MCP requires an object schema; a server that omits `properties` still gets a usable one.
   const inputSchema: JSONSchema = { ...(def.inputSchema as JSONSchema), type: "object" };
   if (inputSchema.properties === undefined) inputSchema.properties = {};
@@ -20,6 +20,7 @@ export function toTool(server: string, def: McpToolDef, call: CallTool): Tool {
     description: def.description ?? def.title ?? "",
     inputSchema,
     source: "mcp",
+    ...(forwardAuth ? { forwardAuth: true } : {}),
     execute: (args, ctx) => call(def.name, args ?? {}, ctx ?? {}),
   };
 }

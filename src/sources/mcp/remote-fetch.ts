@@ -1,6 +1,7 @@
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { EgressConfig } from "../../config/schema/server.js";
 import { EgressGuard } from "../../net/egress-guard.js";
+import { forwardingFetch } from "../../net/forward-auth.js";
 
 /** A fetch for one remote MCP server, and how to release its connection pool. */
 export interface RemoteFetch {
@@ -12,13 +13,15 @@ export interface RemoteFetch {
  * The single spot where remote MCP traffic meets the egress guard (DESIGN §2): every
  * streamable-HTTP and SSE request of the server goes through the guard's dispatcher, so
  * link-local / metadata addresses and `egress.deny` are refused, with no DNS rebinding.
- * Throws when the egress config cannot be parsed.
+ * With `forwardAuth`, a call's forwarded bearer (see net/forward-auth.ts) replaces the
+ * configured Authorization. Throws when the egress config cannot be parsed.
  */
-export function remoteFetch(egress: EgressConfig | undefined): RemoteFetch {
+export function remoteFetch(egress: EgressConfig | undefined, forwardAuth = false): RemoteFetch {
   const guard = new EgressGuard(egress ?? {});
+  // undici's fetch and the global one differ only in their type declarations.
+  const fetch = guard.fetch as unknown as FetchLike;
   return {
-    // undici's fetch and the global one differ only in their type declarations.
-    fetch: guard.fetch as unknown as FetchLike,
+    fetch: forwardAuth ? forwardingFetch(fetch) : fetch,
     close: () => guard.close(),
   };
 }

@@ -21,6 +21,8 @@ export interface McpServerSpec {
   /** remote: endpoint and headers (already `${VAR}`-expanded by the loader). */
   url?: string;
   headers: Record<string, string>;
+  /** Remote only: a JWT caller's bearer token replaces the configured Authorization on tools/call. */
+  forwardAuth: boolean;
   /** The per-server tool filter, keyed by the server's own tool names. */
   tools?: Record<string, boolean>;
   /** Values that must never leave the process: header values and child env values. */
@@ -57,12 +59,14 @@ export function toServerSpec(name: string, cfg: McpServerConfig, baseDir: string
     env,
     headers,
     secrets: [...Object.values(headers), ...Object.values(env)].filter((v) => v.length > 0),
+    forwardAuth: cfg.forwardAuth === true,
     ...(cfg.tools ? { tools: cfg.tools } : {}),
   };
   if (transport === "stdio") {
     const argv = Array.isArray(cfg.command) ? [...cfg.command] : cfg.command !== undefined ? [cfg.command] : [];
     const [command, ...rest] = argv;
     if (!command) throw new Error("is a local server without a command");
+    if (spec.forwardAuth) throw new Error("sets forwardAuth, which only a remote server can use");
     spec.command = command;
     spec.args = [...rest, ...(cfg.args ?? [])];
     spec.cwd = path.resolve(baseDir, cfg.cwd ?? ".");

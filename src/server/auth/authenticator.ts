@@ -1,0 +1,72 @@
+import type { FastifyRequest } from "fastify";
+import type { AuthConfig } from "../../config/schema/index.js";
+import { ToolnexusError } from "../../core/errors.js";
+import type { Logger } from "../../core/types.js";
+import { ApiKeyAuth } from "./api-keys.js";
+import { ANONYMOUS, type Caller } from "./caller.js";
+import { JwtVerifier } from "./jwt.js";
+import { claimsOf, Policies } from "./policies.js";
+
+/**
+ * The combined authenticator (DESIGN §4, §12): API keys (`Authorization: Bearer <key>` or
+ * `X-API-Key`) and, when `auth.jwt` is configured, bearer JWTs whose callers get the tools
+ * of their matching `auth.policies`. A key match is synchronous (no promise on the hot path);
+ * a JWT needs the JWKS and resolves later.
+ */
+export class Authenticator {
+  private readonly keys: ApiKeyAuth;
+  private readonly jwt?: JwtVerifier;
+  private readonly policies: Policies;
+  private readonly groupsClaim: string;
+
+  constructor(auth: AuthConfig | undefined, logger: Logger) {
+    this.keys = new ApiKeyAuth(auth?.apiKeys ?? []);
+    if (auth?.jwt) this.jwt = new JwtVerifier(auth.jwt, logger);
+    this.policies = new Policies(auth?.policies ?? []);
+    this.groupsClaim = auth?.jwt?.groupsClaim ?? "groups";
+  }
+
+  /** True when any credential is configured: then every protected route needs a caller. */
+  get enabled(): boolean {
+    return this.keys.enabled || this.jwt !== undefined;
+  }
+
+  /** The caller a configured API key id stands for (`toolnexus openapi --key-id`), if there is one. */
+  callerById(id: string): Caller | undefined {
+    return this.keys.callerById(id);
+  }
+
+  /** True when the request presents a credential (valid or not): the portal then fetches with it. */
+  presentsKey(request: FastifyRequest): boolean {
+    const header = request.headers["x-api-key"];
+    return (typeof header === "string" && header !== "") || bearerOf(request.headers.authorization) !== undefined;
+  }
+
+  /** The caller of a request; throws (or rejects with) UNAUTHORIZED or AUTH_UNAVAILABLE. */
+  authenticate(request: FastifyRequest): Caller | Promise<Caller> {
+    if (!this.enabled) return ANONYMOUS;
+    const header = request.headers["x-api-key"];
+    if (typeof header === "string" && header !== "") {
+      return this.keys.match(header) ?? fail("The API key is not valid");
+    }
+    const bearer = bearerOf(request.headers.authorization);
+    if (bearer === undefined) {
+      throw new ToolnexusError("UNAUTHORIZED", `${this.jwt ? "A bearer token" : "An API key"} is required (Authorization: Bearer <${this.jwt ? "token" : "key"}>${this.keys.enabled ? " or X-API-Key" : ""})`, {
+        headers: { "www-authenticate": 'Bearer realm="toolnexus"' },
+      });
+    }
+    const key = this.keys.enabled ? this.keys.match(bearer) : undefined;
+    if (key) return key;
+    if (!this.jwt) return fail("The API key is not valid");
+    return this.jwt.verify(bearer).then((payload) => this.policies.callerFor(claimsOf(payload, this.groupsClaim), bearer));
+  }
+}
+
+function bearerOf(auth: string | undefined): string | undefined {
+  if (!auth || auth.length < 7 || auth.slice(0, 7).toLowerCase() !== "bearer ") return undefined;
+  return auth.slice(7).trim() || undefined;
+}
+
+function fail(detail: string): never {
+  throw new ToolnexusError("UNAUTHORIZED", detail, { headers: { "www-authenticate": 'Bearer realm="toolnexus", error="invalid_token"' } });
+}

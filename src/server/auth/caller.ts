@@ -1,0 +1,43 @@
+/** How a caller proved who it is. */
+export type CallerKind = "anonymous" | "apiKey" | "jwt";
+
+/**
+ * Who is calling, once authenticated. `id` is the principal (the API key id or the JWT `sub`):
+ * log lines, rate limits and the ownership of executions are keyed by it. `allows` says which
+ * tools the caller may see and use; every route filters by it.
+ */
+export interface Caller {
+  id: string;
+  allows(toolName: string): boolean;
+  /**
+   * Callers with equal `viewKey`s see the same tools: per-caller caches (GET /tools,
+   * /openapi.json) key on it. Not the id: one JWT subject may hold other groups tomorrow, and
+   * a key id may equal some subject. Defaults to `id` when absent.
+   */
+  viewKey?: string;
+  /** How it authenticated. Always set by the auth layer. */
+  kind?: CallerKind;
+  /** May read `/status` and `/metrics` (every caller when no auth is configured). */
+  operator?: boolean;
+  /**
+   * The id of the policy that grants `toolName` (JWT callers), for the audit line; undefined
+   * for API keys (their own `tools` list decides) and for tools not allowed.
+   */
+  allowedBy?(toolName: string): string | undefined;
+  /**
+   * The caller's own bearer token, for sources with `forwardAuth: true`. JWT callers only: an
+   * API key is a gateway credential and never leaves the gateway. Never log it.
+   */
+  bearer?: string;
+}
+
+/** Everyone, when no auth is configured. */
+export const ANONYMOUS: Caller = { id: "anonymous", viewKey: "anonymous", kind: "anonymous", operator: true, allows: () => true };
+
+/**
+ * The caller's identity as a key of what it owns (executions, in-flight MCP calls): kind and
+ * id, so a JWT subject that happens to equal an API key id never reaches that key's work.
+ */
+export function ownerKey(caller: Caller): string {
+  return caller.kind === undefined || caller.kind === "anonymous" ? caller.id : `${caller.kind}:${caller.id}`;
+}

@@ -1,0 +1,81 @@
+import picomatch from "picomatch";
+import type { JWTPayload } from "jose";
+import type { PolicyConfig } from "../../config/schema/index.js";
+import type { Caller } from "./caller.js";
+
+/** What the policies look at in a verified token. */
+export interface Claims {
+  sub: string;
+  groups: ReadonlySet<string>;
+  scopes: ReadonlySet<string>;
+}
+
+interface CompiledPolicy {
+  id: string;
+  groups?: readonly string[];
+  scopes?: readonly string[];
+  subjects?: readonly string[];
+  tools: (name: string) => boolean;
+  operator: boolean;
+}
+
+/**
+ * `auth.policies` (DESIGN §12): a JWT caller may use the union of the tools of every policy
+ * that matches it, and is an operator when any matching policy says so. A caller matching no
+ * policy sees no tools. Every criterion a policy gives must match; within one, any value does.
+ */
+export class Policies {
+  private readonly list: CompiledPolicy[];
+
+  constructor(policies: readonly PolicyConfig[]) {
+    this.list = policies.map((p, i) => ({
+      id: p.id ?? `policies[${i}]`,
+      ...(p.groups ? { groups: p.groups } : {}),
+      ...(p.scopes ? { scopes: p.scopes } : {}),
+      ...(p.subjects ? { subjects: p.subjects } : {}),
+      tools: p.tools.length ? picomatch(p.tools) : () => false,
+      operator: p.operator === true,
+    }));
+  }
+
+  /** The caller a verified token stands for; `bearer` is kept for sources that forward it. */
+  callerFor(claims: Claims, bearer: string): Caller {
+    const matching = this.list.filter((p) => matches(p, claims));
+    const allowedBy = (name: string): string | undefined => {
+      for (const p of matching) if (p.tools(name)) return p.id;
+      return undefined;
+    };
+    return {
+      id: claims.sub,
+      // Same matching policies, same tools: such callers share cached listings.
+      viewKey: `policies:${JSON.stringify(matching.map((p) => p.id))}`,
+      kind: "jwt",
+      operator: matching.some((p) => p.operator),
+      allows: (name) => allowedBy(name) !== undefined,
+      allowedBy,
+      bearer,
+    };
+  }
+}
+
+function matches(p: CompiledPolicy, c: Claims): boolean {
+  if (p.subjects && !p.subjects.includes(c.sub)) return false;
+  if (p.groups && !p.groups.some((g) => c.groups.has(g))) return false;
+  if (p.scopes && !p.scopes.some((s) => c.scopes.has(s))) return false;
+  return true;
+}
+
+/** The claims policies use, from a verified payload: groups from `groupsClaim`, scopes from `scope` or `scp`. */
+export function claimsOf(payload: JWTPayload, groupsClaim: string): Claims {
+  return {
+    sub: payload.sub ?? "",
+    groups: new Set(strings(payload[groupsClaim])),
+    scopes: new Set([...strings(payload.scope), ...strings(payload.scp)].flatMap((s) => s.split(" ")).filter(Boolean)),
+  };
+}
+
+/** A claim as a list of strings: a string is one value; non-strings are ignored. */
+function strings(v: unknown): string[] {
+  if (typeof v === "string") return [v];
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : [];
+}
