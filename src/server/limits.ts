@@ -1,5 +1,3 @@
-import rateLimit from "@fastify/rate-limit";
-import underPressure from "@fastify/under-pressure";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { ToolnexusError } from "../core/errors.js";
 import type { ServiceState } from "./service-state.js";
@@ -9,7 +7,8 @@ const PROBES = new Set(["/healthz", "/readyz"]);
 
 /**
  * Per-key request budgets (@fastify/rate-limit) and load shedding (@fastify/under-pressure),
- * each registered only when configured so an unconfigured server pays nothing for them.
+ * each imported and registered only when configured so an unconfigured server pays nothing
+ * for them, not even their start-up.
  * Budgets are read per request, so a reload that changes a key's `rateLimit` applies at once.
  */
 export async function registerLimits(app: FastifyInstance, state: ServiceState): Promise<void> {
@@ -19,6 +18,7 @@ export async function registerLimits(app: FastifyInstance, state: ServiceState):
       const own = state.loaded.config.auth?.apiKeys.find((k) => k.id === req.caller?.id)?.rateLimit;
       return own ?? state.loaded.config.server.rateLimit;
     };
+    const { default: rateLimit } = await import("@fastify/rate-limit");
     await app.register(rateLimit, {
       global: true,
       hook: "preHandler", // after the auth hook, so the budget is the caller's
@@ -31,6 +31,7 @@ export async function registerLimits(app: FastifyInstance, state: ServiceState):
   }
   const p = server.pressure;
   if (p && (p.maxEventLoopDelayMs || p.maxHeapUsedBytes || p.maxRssBytes)) {
+    const { default: underPressure } = await import("@fastify/under-pressure");
     await app.register(underPressure, {
       ...(p.maxEventLoopDelayMs ? { maxEventLoopDelay: p.maxEventLoopDelayMs } : {}),
       ...(p.maxHeapUsedBytes ? { maxHeapUsedBytes: p.maxHeapUsedBytes } : {}),

@@ -1,5 +1,5 @@
 import type { ToolnexusConfig } from "../config/schema/index.js";
-import { exposedCommandBuiltins } from "../sources/builtins/index.js";
+import { exposedCommandBuiltins } from "../sources/builtins/names.js";
 
 /**
  * Why `serve` must refuse to start, or undefined. Secure by default: command and file
