@@ -36,7 +36,12 @@ export function createTransport(spec: McpServerSpec, wire: WireKind, deps: Trans
       env: spec.env,
       ...(spec.cwd ? { cwd: spec.cwd } : {}),
       // A server's stderr is its own log: kept at debug, tagged by the source's logger bindings.
-      onStderr: (line) => deps.logger.debug({ stderr: deps.scrub ? deps.scrub(line) : line }, "mcp server stderr"),
+      // Chatty servers (FastMCP logs a line per request) must cost nothing when debug is off:
+      // the line is scrubbed and wrapped only when it will be written.
+      onStderr: (line) => {
+        if (!debugEnabled(deps.logger)) return;
+        deps.logger.debug({ stderr: deps.scrub ? deps.scrub(line) : line }, "mcp server stderr");
+      },
     });
   }
   const url = new URL(spec.url ?? "");
@@ -45,6 +50,11 @@ export function createTransport(spec: McpServerSpec, wire: WireKind, deps: Trans
     ...(deps.fetch ? { fetch: deps.fetch } : {}),
   };
   return wire === "sse" ? new SSEClientTransport(url, opts) : new StreamableHTTPClientTransport(url, opts);
+}
+
+/** False only when the logger says debug lines are off (pino's isLevelEnabled); unknown loggers get every line. */
+function debugEnabled(logger: Logger): boolean {
+  return (logger as { isLevelEnabled?(level: string): boolean }).isLevelEnabled?.("debug") !== false;
 }
 
 // Statuses with which a server that only speaks the older HTTP+SSE protocol answers a POST.
