@@ -11,6 +11,7 @@ export function abortOnDisconnect(reply: FastifyReply, call: CallSignal): void {
   const onClose = () => {
     if (!reply.raw.writableEnded) call.abort(new ToolnexusError("CLIENT_CLOSED", "The client closed the connection"));
   };
-  reply.raw.once("close", onClose);
+  // `on`, not `once`: dispose always runs and removes it, and `once` allocates a wrapper per call.
+  reply.raw.on("close", onClose);
   call.onDispose(() => reply.raw.off("close", onClose));
 }
