@@ -15,7 +15,7 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { ECHO_PLUGIN, EVERYTHING, ROOT, measure, median, poster, spread, startBare, startToolnexus } from "./lib.mjs";
+import { ECHO_PLUGIN, EVERYTHING, ROOT, measure, poster, spread, startBare, startToolnexus } from "./lib.mjs";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -188,4 +188,3 @@ try {
   await rm(dir, { recursive: true, force: true });
   clearTimeout(guard);
 }
-void median;

@@ -71,17 +71,17 @@ async function spawnServer(args, port, { ready = "/readyz", logFile } = {}) {
 }
 
 /** The bare Fastify floor: `POST /echo` returning what the echo tool returns. */
-export async function startBare() {
+export async function startBare(nodeArgs = [], logFile) {
   const port = await freePort();
-  return spawnServer([path.join(ROOT, "bench/bare-server.mjs"), String(port)], port, { ready: "/healthz" });
+  return spawnServer([...nodeArgs, path.join(ROOT, "bench/bare-server.mjs"), String(port)], port, { ready: "/healthz", logFile });
 }
 
 /** `toolnexus serve` (the CLI, as deployed) on a temp config; log lines go to `dir/toolnexus.log`. */
-export async function startToolnexus(dir, config, name = "toolnexus") {
+export async function startToolnexus(dir, config, name = "toolnexus", nodeArgs = []) {
   const port = await freePort();
   const file = path.join(dir, `${name}.json`);
   await writeFile(file, JSON.stringify({ ...config, server: { host: "127.0.0.1", port, maxConcurrent: 1024, ...config.server } }));
-  return spawnServer([CLI, "serve", "--config", file], port, { logFile: path.join(dir, `${name}.log`) });
+  return spawnServer([...nodeArgs, CLI, "serve", "--config", file], port, { logFile: path.join(dir, `${name}.log`) });
 }
 
 /** Runs `call` from `concurrency` closed-loop workers for `seconds`; latencies in ms. */
