@@ -51,15 +51,17 @@ export class SecretScrubber {
 const LOG_FLUSH_MS = 100;
 const LOG_BATCH_BYTES = 4096;
 
+let stdout: DestinationStream | undefined;
+
 /**
- * The default log destination: stdout, written asynchronously in batches. pino's default is a
- * synchronous write(2) per line, and with the per-call line on (logLevel info) that syscall cost
- * a fast call about as much CPU as everything else the pipeline does (bench/README.md). Every
- * line is still written, in order; at most LOG_FLUSH_MS late, and pino flushes what is pending
- * synchronously when the process exits.
+ * The default log destination: stdout, written asynchronously in batches; one per process, so
+ * several servers in one process share one buffer (and one flush timer). pino's default is a
+ * synchronous write(2) per line, and with the per-call line on (logLevel info) that syscall was
+ * ~9 % of the server's time in a CPU profile (bench/README.md). Every line is still written, in
+ * order; at most LOG_FLUSH_MS late, and pino flushes what is pending synchronously at exit.
  */
 export function stdoutDestination(): DestinationStream {
-  return pino.destination({ dest: 1, sync: false, minLength: LOG_BATCH_BYTES, periodicFlush: LOG_FLUSH_MS });
+  return (stdout ??= pino.destination({ dest: 1, sync: false, minLength: LOG_BATCH_BYTES, periodicFlush: LOG_FLUSH_MS }));
 }
 
 /**
