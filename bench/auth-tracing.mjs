@@ -6,7 +6,7 @@ import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
-import { load, row, startChild } from "./lib.mjs";
+import { load, row, startChild } from "./autocannon.mjs";
 
 const duration = Number(process.env.BENCH_SECONDS ?? 10);
 const here = import.meta.dirname;

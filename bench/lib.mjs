@@ -1,30 +1,141 @@
-// Shared helpers for the benchmarks: child-process servers and autocannon runs.
-import { fork } from "node:child_process";
-import autocannon from "autocannon";
+// Shared helpers of the benchmarks: servers in child processes that report their own CPU and
+// GC (bench/stats-agent.mjs), closed-loop load, and medians with their spread.
+import { spawn } from "node:child_process";
+import { openSync, closeSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { Pool } from "undici";
 
-/** Forks a server script that sends `{ port }` once listening; returns its URL, pid and a stop(). */
-export async function startChild(script, args = []) {
-  const child = fork(script, args, { stdio: ["ignore", "inherit", "inherit", "ipc"] });
-  const { port } = await new Promise((resolve, reject) => {
-    child.once("message", resolve);
-    child.once("exit", (code) => reject(new Error(`${script} exited with ${code}`)));
-  });
-  // cpu(): the child's process.cpuUsage() in µs (user + system), for servers that answer "cpu" (toolnexus-server.mjs).
-  const cpu = () => new Promise((resolve) => {
-    child.once("message", (m) => resolve(m.cpu.user + m.cpu.system));
-    child.send("cpu");
-  });
-  return { url: `http://127.0.0.1:${port}`, pid: child.pid, cpu, stop: () => new Promise((r) => { child.once("exit", r); child.kill("SIGTERM"); }) };
+export const ROOT = path.resolve(import.meta.dirname, "..");
+// BENCH_CLI runs another build (e.g. an older commit's dist/cli.js) for a before/after figure.
+export const CLI = process.env.BENCH_CLI ?? path.join(ROOT, "dist/cli.js");
+export const AGENT = path.join(ROOT, "bench/stats-agent.mjs");
+export const EVERYTHING = path.join(ROOT, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+export const ECHO_PLUGIN = path.join(ROOT, "bench/fixtures/plugins/echo.mjs");
+
+/** A free TCP port on 127.0.0.1. */
+export const freePort = () => new Promise((resolve, reject) => {
+  const s = createServer().listen(0, "127.0.0.1", () => {
+    const { port } = s.address();
+    s.close(() => resolve(port));
+  }).on("error", reject);
+});
+
+/** A server child process with its own stats channel. */
+class Child {
+  constructor(child, url, startedAt, readyAt) {
+    Object.assign(this, { child, url, readyMs: readyAt - startedAt, pool: new Pool(url, { connections: 64 }) });
+  }
+
+  /** The child's CPU ms, GC pauses and memory, read in the child (stats-agent.mjs). */
+  stats() {
+    return new Promise((resolve, reject) => {
+      const onMessage = (m) => {
+        if (!m?.stats) return;
+        this.child.off("message", onMessage);
+        resolve(m.stats);
+      };
+      this.child.on("message", onMessage);
+      this.child.send("stats", (err) => err && reject(err));
+    });
+  }
+
+  resetGc() {
+    this.child.send("reset-gc");
+  }
+
+  async stop() {
+    await this.pool.close().catch(() => {});
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    await new Promise((r) => { this.child.once("exit", r); this.child.kill("SIGTERM"); });
+  }
 }
 
-/** Runs autocannon against one POST endpoint; returns req/s and latency percentiles (ms). */
-export async function load(url, body, { connections = 32, duration = 10, headers = {} } = {}) {
-  const result = await autocannon({ url, method: "POST", connections, duration, headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
-  if (result.errors || result.non2xx) throw new Error(`${url}: ${result.errors} errors, ${result.non2xx} non-2xx`);
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, total: result.requests.total };
+/** Spawns `node --import stats-agent args…` and waits until `probe(url)` answers (polled every 5 ms). */
+async function spawnServer(args, port, { ready = "/readyz", logFile } = {}) {
+  const out = logFile ? openSync(logFile, "a") : "ignore";
+  const startedAt = performance.now();
+  const child = spawn(process.execPath, ["--import", AGENT, ...args], { stdio: ["ignore", out, "inherit", "ipc"] });
+  if (typeof out === "number") closeSync(out);
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${args.join(" ")} exited with ${child.exitCode}`);
+    if (await fetch(`${url}${ready}`).then((r) => r.ok, () => false)) break;
+    if (Date.now() > deadline) throw new Error(`${args.join(" ")} not ready in 60 s`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  return new Child(child, url, startedAt, performance.now());
 }
 
-/** Formats one result row. */
-export function row(name, r) {
-  return `${name.padEnd(34)} ${r.rps.toFixed(0).padStart(8)} req/s   p50 ${String(r.p50).padStart(4)} ms   p99 ${String(r.p99).padStart(4)} ms`;
+/** The bare Fastify floor: `POST /echo` returning what the echo tool returns. */
+export async function startBare(nodeArgs = [], logFile) {
+  const port = await freePort();
+  return spawnServer([...nodeArgs, path.join(ROOT, "bench/bare-server.mjs"), String(port)], port, { ready: "/healthz", logFile });
+}
+
+/** `toolnexus serve` (the CLI, as deployed) on a temp config; log lines go to `dir/toolnexus.log`. */
+export async function startToolnexus(dir, config, name = "toolnexus", nodeArgs = []) {
+  const port = await freePort();
+  const file = path.join(dir, `${name}.json`);
+  await writeFile(file, JSON.stringify({ ...config, server: { host: "127.0.0.1", port, maxConcurrent: 1024, ...config.server } }));
+  return spawnServer([...nodeArgs, CLI, "serve", "--config", file], port, { logFile: path.join(dir, `${name}.log`) });
+}
+
+/** Runs `call` from `concurrency` closed-loop workers for `seconds`; latencies in ms. */
+export async function drive(call, concurrency, seconds) {
+  const latencies = [];
+  const end = performance.now() + seconds * 1000;
+  const worker = async () => {
+    while (performance.now() < end) {
+      const t = performance.now();
+      await call();
+      latencies.push(performance.now() - t);
+    }
+  };
+  const started = performance.now();
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const elapsed = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  const q = (p) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))];
+  return { rps: latencies.length / elapsed, p50: q(0.5), p99: q(0.99), n: latencies.length };
+}
+
+/** A POST of `body` to `route` through the server's pool; rejects on a non-200 answer. */
+export function poster(server, route, body, expect) {
+  const payload = JSON.stringify(body);
+  return async () => {
+    const res = await server.pool.request({ path: route, method: "POST", headers: { "content-type": "application/json" }, body: payload });
+    const text = await res.body.text();
+    if (res.statusCode !== 200 || (expect && !text.includes(expect))) throw new Error(`${route}: HTTP ${res.statusCode} ${text.slice(0, 200)}`);
+  };
+}
+
+/**
+ * One measured run: warm-up, then `seconds` of load, with the server's own CPU per request,
+ * GC share of that CPU and its longest young-generation pause when `server` is given.
+ */
+export async function measure(call, concurrency, { seconds, warmup, server }) {
+  if (warmup > 0) await drive(call, concurrency, warmup);
+  const before = server ? await server.stats() : undefined;
+  server?.resetGc();
+  const r = await drive(call, concurrency, seconds);
+  if (!server) return r;
+  const after = await server.stats();
+  const cpuMs = after.cpuMs - before.cpuMs;
+  return { ...r, cpuUs: (cpuMs * 1000) / r.n, gcPct: (100 * after.gc.ms) / cpuMs, maxScavengeMs: after.gc.maxScavengeMs, rssMb: after.rss / 1048576 };
+}
+
+/** Median of numbers. */
+export const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+/** "median [min–max]" with `digits` decimals. */
+export function spread(xs, digits = 2) {
+  const f = (x) => x.toFixed(digits);
+  return xs.length === 1 ? f(xs[0]) : `${f(median(xs))} [${f(Math.min(...xs))}–${f(Math.max(...xs))}]`;
 }

@@ -3,7 +3,7 @@
 // toolnexus child process, c=1 and c=32, measured in one run (127.0.0.1 only, bounded).
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { load, row, startChild } from "./lib.mjs";
+import { load, row, startChild } from "./autocannon.mjs";
 
 const duration = Number(process.env.BENCH_SECONDS ?? 10);
 const warmup = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);

@@ -24,8 +24,9 @@ export interface CreateToolkitOptions {
  */
 export async function createToolkit(config: string | ToolnexusConfigInput | LoadedConfig = {}, opts: CreateToolkitOptions = {}): Promise<Toolkit> {
   const loaded = await toLoadedConfig(config, opts.baseDir);
+  const sources = await Promise.all(SOURCE_FACTORIES.map((make) => make(loaded)));
   return Toolkit.create({
-    sources: SOURCE_FACTORIES.flatMap((make) => make(loaded)),
+    sources: sources.flat(),
     tools: opts.tools ?? [],
     disableTools: loaded.config.disableTools ?? [],
     ...(opts.logger ? { logger: opts.logger } : {}),

@@ -80,11 +80,11 @@ describe("toolnexus CLI", () => {
     const paths = (out: string) => Object.keys((JSON.parse(out) as { paths: Record<string, unknown> }).paths).filter((p) => !p.includes("{") && p.startsWith("/tools/"));
     const all = await toolnexus("openapi", "--config", example);
     expect(all.code).toBe(0);
-    expect(paths(all.stdout)).toEqual(["/tools/echo/execute", "/tools/sleep/execute", "/tools/divide/execute", "/tools/approve/execute"]);
+    expect(paths(all.stdout)).toEqual(["echo", "sleep", "divide", "approve"].flatMap((t) => [`/tools/${t}/execute`, `/tools/${t}/executions`]));
 
     const dir = await tempDir({ "toolnexus.yaml": `plugins: [${JSON.stringify(path.join(example, "plugins/*.mjs"))}]\nauth: { apiKeys: [ { id: ci, key: "ci-key-0123456789abcdef", tools: ["ech*"] } ] }\n` });
     const narrowed = await toolnexus("openapi", "--config", dir, "--key-id", "ci");
-    expect(paths(narrowed.stdout)).toEqual(["/tools/echo/execute"]);
+    expect(paths(narrowed.stdout)).toEqual(["/tools/echo/execute", "/tools/echo/executions"]);
     expect(narrowed.stdout).not.toContain("ci-key-0123456789abcdef");
     const unknownKey = await toolnexus("openapi", "--config", dir, "--key-id", "nobody");
     expect(unknownKey.code).toBe(2);

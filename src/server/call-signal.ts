@@ -23,72 +23,92 @@ export interface CallSignal {
  * so a call costs no listener on a shared signal.
  */
 export function callSignal(timeoutMs: number): CallSignal {
+  return new Call(timeoutMs);
+}
+
+const SETTLED: Promise<void> = Promise.resolve();
+
+function fireTimeout(call: Call, timeoutMs: number): void {
+  call.abort(new ToolnexusError("TOOL_TIMEOUT", `The tool did not finish within ${timeoutMs} ms`));
+}
+
+/**
+ * A class rather than an object of closures: this runs once per call on the hot path, and
+ * methods on a prototype allocate nothing per call where eight closures and their context did
+ * (bench/README.md, allocations per call).
+ */
+class Call implements CallSignal {
+  running = false;
+  settled = SETTLED;
   // The AbortController is made on first read of `signal`: creating one is a visible share of a
   // fast call's cost, and many tools (pure functions) never look at their signal.
-  let ac: AbortController | undefined;
-  let reason: ToolnexusError | undefined;
-  let rejectRun: ((reason: unknown) => void) | undefined;
-  let running = false;
-  let settled: Promise<void> = Promise.resolve();
-  const abort = (why: ToolnexusError) => {
-    if (reason) return;
-    reason = why;
-    ac?.abort(why);
-    rejectRun?.(why);
-  };
-  let disposers: (() => void)[] | undefined;
-  const timer = setTimeout(() => abort(new ToolnexusError("TOOL_TIMEOUT", `The tool did not finish within ${timeoutMs} ms`)), timeoutMs);
+  private ac?: AbortController;
+  private reason?: ToolnexusError;
+  private rejectRun?: (reason: unknown) => void;
+  private disposers?: (() => void)[];
+  private readonly timer: NodeJS.Timeout;
 
-  return {
-    get signal() {
-      if (!ac) {
-        ac = new AbortController();
-        if (reason) ac.abort(reason);
+  constructor(timeoutMs: number) {
+    this.timer = setTimeout(fireTimeout, timeoutMs, this, timeoutMs);
+  }
+
+  get signal(): AbortSignal {
+    if (!this.ac) {
+      this.ac = new AbortController();
+      if (this.reason) this.ac.abort(this.reason);
+    }
+    return this.ac.signal;
+  }
+
+  abort(why: ToolnexusError): void {
+    if (this.reason) return;
+    this.reason = why;
+    this.ac?.abort(why);
+    const reject = this.rejectRun;
+    this.rejectRun = undefined;
+    reject?.(why);
+  }
+
+  onDispose(fn: () => void): void {
+    (this.disposers ??= []).push(fn);
+  }
+
+  run<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.reason) return Promise.reject(this.reason);
+    // One promise per call: it settles with the tool, or first with the abort reason.
+    return new Promise<T>((resolve, reject) => {
+      this.rejectRun = reject;
+      this.running = true;
+      let work: Promise<T>;
+      try {
+        work = fn();
+      } catch (err) {
+        this.finish();
+        reject(err);
+        return;
       }
-      return ac.signal;
-    },
-    abort,
-    onDispose(fn) {
-      (disposers ??= []).push(fn);
-    },
-    get running() {
-      return running;
-    },
-    get settled() {
-      return settled;
-    },
-    run(fn) {
-      // One promise per call: it settles with the tool, or first with the abort reason.
-      return new Promise((resolve, reject) => {
-        if (reason) return reject(reason);
-        rejectRun = reject;
-        running = true;
-        let work: Promise<unknown>;
-        try {
-          work = fn();
-        } catch (err) {
-          running = false;
-          return reject(err);
-        }
-        settled = work.then(
-          (value) => {
-            running = false;
-            // A tool that honoured the signal returns right after it fired: the abort still decides.
-            if (reason) reject(reason);
-            else resolve(value as never);
-          },
-          (err: unknown) => {
-            running = false;
-            reject(reason ?? err);
-          },
-        );
-      }).finally(() => {
-        rejectRun = undefined;
-      }) as never;
-    },
-    dispose() {
-      clearTimeout(timer);
-      if (disposers) for (const fn of disposers) fn();
-    },
-  };
+      this.settled = work.then(
+        (value) => {
+          this.finish();
+          // A tool that honoured the signal returns right after it fired: the abort still decides.
+          if (this.reason) reject(this.reason);
+          else resolve(value);
+        },
+        (err: unknown) => {
+          this.finish();
+          reject(this.reason ?? err);
+        },
+      );
+    });
+  }
+
+  dispose(): void {
+    clearTimeout(this.timer);
+    if (this.disposers) for (const fn of this.disposers) fn();
+  }
+
+  private finish(): void {
+    this.running = false;
+    this.rejectRun = undefined;
+  }
 }

@@ -13,6 +13,7 @@ export function abortOnDisconnect(reply: FastifyReply, call: CallSignal): void {
   };
   // The client may have left while the call was being checked: "close" already fired then.
   if (reply.raw.destroyed) return onClose();
-  reply.raw.once("close", onClose);
+  // `on`, not `once`: dispose always runs and removes it, and `once` allocates a wrapper per call.
+  reply.raw.on("close", onClose);
   call.onDispose(() => reply.raw.off("close", onClose));
 }

@@ -1,5 +1,3 @@
-import rateLimit from "@fastify/rate-limit";
-import underPressure from "@fastify/under-pressure";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { Redis } from "ioredis";
 import { ToolnexusError } from "../core/errors.js";
@@ -10,7 +8,8 @@ const PROBES = new Set(["/healthz", "/readyz"]);
 
 /**
  * Per-key request budgets (@fastify/rate-limit) and load shedding (@fastify/under-pressure),
- * each registered only when configured so an unconfigured server pays nothing for them.
+ * each imported and registered only when configured so an unconfigured server pays nothing
+ * for them, not even their start-up.
  * Budgets are read per request, so a reload that changes a key's `rateLimit` applies at once.
  * With `redis`, counters are shared by every replica; while Redis is unreachable requests pass.
  */
@@ -22,6 +21,7 @@ export async function registerLimits(app: FastifyInstance, state: ServiceState, 
       const own = req.caller?.kind === "apiKey" ? state.loaded.config.auth?.apiKeys.find((k) => k.id === req.caller.id)?.rateLimit : undefined;
       return own ?? state.loaded.config.server.rateLimit;
     };
+    const { default: rateLimit } = await import("@fastify/rate-limit");
     await app.register(rateLimit, {
       global: true,
       ...(redis ? { redis, nameSpace: "toolnexus:ratelimit:", skipOnError: true } : {}),
@@ -35,6 +35,7 @@ export async function registerLimits(app: FastifyInstance, state: ServiceState, 
   }
   const p = server.pressure;
   if (p && (p.maxEventLoopDelayMs || p.maxHeapUsedBytes || p.maxRssBytes)) {
+    const { default: underPressure } = await import("@fastify/under-pressure");
     await app.register(underPressure, {
       ...(p.maxEventLoopDelayMs ? { maxEventLoopDelay: p.maxEventLoopDelayMs } : {}),
       ...(p.maxHeapUsedBytes ? { maxHeapUsedBytes: p.maxHeapUsedBytes } : {}),

@@ -4,6 +4,8 @@ import type { ServiceState } from "./service-state.js";
 /** How a call ended; the `outcome` label of toolnexus_tool_calls_total. */
 export type Outcome = "ok" | "tool_error" | "failed" | "timeout" | "cancelled" | "rejected";
 
+interface Children { calls: { inc(): void }; duration: { observe(v: number): void } }
+
 /**
  * The Prometheus metrics of one server. A registry per server (not prom-client's global one)
  * so several servers in one process — tests, embedders — never collide.
@@ -13,7 +15,9 @@ export class Metrics {
   private readonly calls: Counter<"tool" | "source" | "outcome">;
   private readonly duration: Histogram<"tool" | "source">;
   private readonly inFlight: Gauge;
-  private readonly children = new Map<string, { calls: { inc(): void }; duration: { observe(v: number): void } }>();
+  // tool → source → outcome → labelled children. Nested maps keyed by the tool's own strings
+  // (their hashes are cached) rather than one joined key, which cost a new string per call.
+  private readonly children = new Map<string, Map<string, Map<Outcome, Children>>>();
 
   constructor(state: ServiceState) {
     const registers = [this.registry];
@@ -41,11 +45,14 @@ export class Metrics {
     const t = tool ?? "(unknown)";
     const s = source ?? "(unknown)";
     // Labelled children are cached: resolving labels on every call shows up in the hot path.
-    const key = `${t}\u0000${s}\u0000${outcome}`;
-    let child = this.children.get(key);
+    let bySource = this.children.get(t);
+    if (!bySource) this.children.set(t, (bySource = new Map()));
+    let byOutcome = bySource.get(s);
+    if (!byOutcome) bySource.set(s, (byOutcome = new Map()));
+    let child = byOutcome.get(outcome);
     if (!child) {
       child = { calls: this.calls.labels(t, s, outcome), duration: this.duration.labels(t, s) };
-      this.children.set(key, child);
+      byOutcome.set(outcome, child);
     }
     child.calls.inc();
     if (outcome !== "rejected") child.duration.observe(seconds);

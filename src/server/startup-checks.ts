@@ -1,5 +1,5 @@
 import type { ToolnexusConfig } from "../config/schema/index.js";
-import { exposedCommandBuiltins } from "../sources/builtins/index.js";
+import { exposedCommandBuiltins } from "../sources/builtins/names.js";
 
 /** True when the config authenticates callers (API keys or JWT). */
 export function hasAuth(config: ToolnexusConfig): boolean {

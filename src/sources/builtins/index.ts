@@ -1,12 +1,12 @@
 import { DisabledSource, type Source } from "../../core/source.js";
 import type { LoadedConfig } from "../../config/load.js";
 import { BuiltinSource } from "./builtin-source.js";
-import { builtinsEnabled, builtinsOptions, exposedBuiltins } from "./options.js";
-import { COMMAND_AND_WRITE_BUILTINS, CONTRACT_BUILTIN_NAMES } from "./registry.js";
+import { builtinsEnabled, builtinsOptions } from "./options.js";
 
 export { BuiltinSource } from "./builtin-source.js";
 export { builtinsEnabled, builtinsOptions, DEFAULT_LIMITS, type BuiltinsOptions } from "./options.js";
-export { BUILTIN_FACTORIES, COMMAND_AND_WRITE_BUILTINS, CONTRACT_BUILTIN_NAMES } from "./registry.js";
+export { BUILTIN_FACTORIES } from "./registry.js";
+export { COMMAND_AND_WRITE_BUILTINS, CONTRACT_BUILTIN_NAMES, exposedCommandBuiltins } from "./names.js";
 export type { BuiltinEnv, BuiltinFactory, BuiltinLimits } from "./env.js";
 
 /**
@@ -20,9 +20,4 @@ export function builtinSources(loaded: LoadedConfig): Source[] {
     return [new DisabledSource("builtin", "builtins", "off: set builtins: true or builtins.enabled: true to turn the built-in tools on")];
   }
   return [new BuiltinSource(builtinsOptions(loaded))];
-}
-
-/** The built-ins that run commands or change files which this config exposes (for the no-auth check of `serve`). */
-export function exposedCommandBuiltins(config: LoadedConfig["config"]): string[] {
-  return exposedBuiltins(config, COMMAND_AND_WRITE_BUILTINS, CONTRACT_BUILTIN_NAMES);
 }

@@ -28,10 +28,4 @@ export const BUILTIN_FACTORIES: readonly BuiltinFactory[] = [
   todowriteTool,
 ];
 
-/** The names the contract defines, including those not in this build (for config warnings). */
-export const CONTRACT_BUILTIN_NAMES: readonly string[] = [
-  "bash", "read", "write", "edit", "grep", "glob", "webfetch", "question", "apply_patch", "todowrite",
-];
-
-/** Built-ins that run commands or change files: what an unauthenticated deployment must not expose. */
-export const COMMAND_AND_WRITE_BUILTINS: readonly string[] = ["bash", "write", "edit", "apply_patch"];
+export { COMMAND_AND_WRITE_BUILTINS, CONTRACT_BUILTIN_NAMES } from "./names.js";

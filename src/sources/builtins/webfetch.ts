@@ -1,4 +1,3 @@
-import TurndownService from "turndown";
 import { interceptors, request, type Dispatcher } from "undici";
 import { EgressGuard } from "../../net/egress-guard.js";
 import { networkErrorReason } from "../../net/network-error.js";
@@ -75,7 +74,7 @@ export function webfetchTool(env: Pick<BuiltinEnv, "egress" | "limits">) {
       if (!isTextual(page.contentType)) return fail(`webfetch: unsupported content type ${page.contentType || "(none)"}`, { status: page.status });
       const raw = decode(page.body, page.contentType);
       const html = /html/i.test(page.contentType);
-      const out = format === "html" || !html ? raw : format === "markdown" ? toMarkdown(raw) : toText(raw);
+      const out = format === "html" || !html ? raw : format === "markdown" ? await toMarkdown(raw) : toText(raw);
       return ok(cap(out, env.limits.outputLimitBytes), { status: page.status, url: url.href, contentType: page.contentType });
     },
   });
@@ -114,8 +113,12 @@ function isTextual(contentType: string): boolean {
   return /^(text\/|application\/(xhtml\+xml|xml|json|javascript|ld\+json|rss\+xml|atom\+xml)|[^;]*\+(json|xml))/i.test(contentType.trim());
 }
 
-/** HTML → markdown with turndown; scripts, styles and other non-content elements dropped. */
-export function toMarkdown(html: string): string {
+/**
+ * HTML → markdown with turndown; scripts, styles and other non-content elements dropped.
+ * Turndown (and its DOM) is imported on first use: most configs never fetch a page.
+ */
+export async function toMarkdown(html: string): Promise<string> {
+  const { default: TurndownService } = await import("turndown");
   const td = new TurndownService({ headingStyle: "atx", hr: "---", bulletListMarker: "-", codeBlockStyle: "fenced", emDelimiter: "*" });
   td.remove(["head", "title", "script", "style", "noscript", "meta", "link", "iframe", "object", "embed"]);
   return td.turndown(html).trim();

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { Ajv } from "ajv";
+import { Ajv, type ValidateFunction } from "ajv";
 import { parse as parseYaml } from "yaml";
 import type { ConfigIssue } from "../../config/config-error.js";
 import { expandEnv } from "../../config/expand-env.js";
@@ -14,7 +14,9 @@ export type ServerEntry = { name: string; spec: McpServerSpec; error?: undefined
 /** Top-level keys of a bare server map that are sibling config sections, not servers (contract §2). */
 const RESERVED_KEYS = new Set(["builtins", "agents", "a2a", "mcpServer", "$schema"]);
 
-const validateServers = new Ajv({ allErrors: true, strict: false }).compile<Record<string, McpServerConfig>>(McpServers);
+// Compiled on first use: only an `mcpConfig` file needs it, and a compile costs start-up time.
+let validator: ValidateFunction<Record<string, McpServerConfig>> | undefined;
+const serversValidator = () => (validator ??= new Ajv({ allErrors: true, strict: false, code: { optimize: false } }).compile<Record<string, McpServerConfig>>(McpServers));
 
 /**
  * Every MCP server of a loaded config: the inline `mcpServers`, `servers` and `mcp` maps (in
@@ -61,6 +63,7 @@ export function readMcpConfigFile(file: string, env: NodeJS.ProcessEnv, secrets:
   const expanded = expandEnv(servers, env, issues, found);
   secrets.push(...found);
   if (issues.length > 0) return [{ name: file, error: `${label}: ${issues.map((i) => `${i.pointer} ${i.message}`).join("; ")}` }];
+  const validateServers = serversValidator();
   if (!validateServers(expanded)) {
     const detail = (validateServers.errors ?? []).map((e) => `${e.instancePath || "/"} ${e.message ?? e.keyword}`).join("; ");
     return [{ name: file, error: `${label} is not a valid MCP server map: ${detail}` }];

@@ -39,10 +39,13 @@ export function createTransport(spec: McpServerSpec, wire: WireKind, deps: Trans
       env: spec.env,
       ...(spec.cwd ? { cwd: spec.cwd } : {}),
       // A server's stderr is its own log: kept at debug, tagged by the source's logger bindings.
-      onStderr: (raw) => {
-        const line = deps.scrub ? deps.scrub(raw) : raw;
+      // Chatty servers (FastMCP logs a line per request) must cost little when debug is off: the
+      // start-up tail keeps raw lines in a bounded ring (scrubbed when read), and a line is
+      // scrubbed and wrapped for the log only when it will be written.
+      onStderr: (line) => {
         deps.stderr?.push(line);
-        deps.logger.debug({ stderr: line }, "mcp server stderr");
+        if (!debugEnabled(deps.logger)) return;
+        deps.logger.debug({ stderr: deps.scrub ? deps.scrub(line) : line }, "mcp server stderr");
       },
     });
   }
@@ -52,6 +55,11 @@ export function createTransport(spec: McpServerSpec, wire: WireKind, deps: Trans
     ...(deps.fetch ? { fetch: deps.fetch } : {}),
   };
   return wire === "sse" ? new SSEClientTransport(url, opts) : new StreamableHTTPClientTransport(url, opts);
+}
+
+/** False only when the logger says debug lines are off (pino's isLevelEnabled); unknown loggers get every line. */
+function debugEnabled(logger: Logger): boolean {
+  return (logger as { isLevelEnabled?(level: string): boolean }).isLevelEnabled?.("debug") !== false;
 }
 
 // Statuses with which a server that only speaks the older HTTP+SSE protocol answers a POST.

@@ -78,7 +78,7 @@ export class McpServerSource implements Source {
   }
 
   private fail(err: unknown): void {
-    const stderr = this.stderr.lines();
+    const stderr = this.stderr.lines().map((l) => this.scrub(l));
     this.error = this.describeStart(err);
     this.state = "failed";
     this.log.warn({ error: this.error, ...(stderr.length ? { stderr } : {}) }, "mcp server failed to start");
@@ -218,7 +218,7 @@ export class McpServerSource implements Source {
 
   /** Why a start attempt failed, with what a stdio server last wrote to stderr, if anything. */
   private describeStart(err: unknown): string {
-    const stderr = this.stderr.lines();
+    const stderr = this.stderr.lines().map((l) => this.scrub(l));
     return stderr.length ? `${this.describe(err)}; its stderr ended with: ${stderr.join(" | ")}` : this.describe(err);
   }
 

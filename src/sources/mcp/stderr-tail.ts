@@ -8,7 +8,7 @@ export class StderrTail {
 
   constructor(private readonly maxLines = 10, private readonly maxLineLength = 500) {}
 
-  /** Keeps one line (already scrubbed of secrets by the caller). */
+  /** Keeps one line as written: scrub {@link lines} before they leave the process. */
   push(line: string): void {
     const trimmed = line.trimEnd();
     if (trimmed === "") return;

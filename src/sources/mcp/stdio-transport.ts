@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createInterface } from "node:readline";
-import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { groupAlive, terminateGroup } from "../process-tree.js";
+import { JsonLineBuffer } from "./json-lines.js";
 
 /** How to start one stdio MCP server. */
 export interface StdioOptions {
@@ -33,7 +33,7 @@ export class ProcessGroupStdioTransport implements Transport {
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
   private child?: ChildProcess;
-  private readonly buffer = new ReadBuffer();
+  private readonly buffer = new JsonLineBuffer();
   private started = false;
   private closedFired = false;
   private exited?: Promise<void>;
@@ -78,25 +78,17 @@ export class ProcessGroupStdioTransport implements Transport {
   }
 
   private read(chunk: Buffer): void {
-    this.buffer.append(chunk);
-    for (;;) {
-      let msg: JSONRPCMessage | null;
-      try {
-        msg = this.buffer.readMessage();
-      } catch (err) {
-        // A line that is not JSON-RPC is dropped; the session goes on.
-        this.onerror?.(err as Error);
-        continue;
-      }
-      if (msg === null) return;
-      this.onmessage?.(msg);
+    for (const r of this.buffer.push(chunk)) {
+      // A line that is not JSON-RPC is reported and dropped; the session goes on.
+      if ("error" in r) this.onerror?.(r.error);
+      else this.onmessage?.(r.message);
     }
   }
 
   async send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.child?.stdin;
     if (!stdin || stdin.destroyed || this.closedFired) throw new Error("Not connected");
-    if (!stdin.write(serializeMessage(message))) await new Promise<void>((resolve) => stdin.once("drain", resolve));
+    if (!stdin.write(`${JSON.stringify(message)}\n`)) await new Promise<void>((resolve) => stdin.once("drain", resolve));
   }
 
   /**

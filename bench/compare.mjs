@@ -1,0 +1,199 @@
+// `npm run bench`: toolnexus against floors measured in the same run, in alternation
+// (A,B,A,B,… for BENCH_ROUNDS rounds), printing medians with [min–max] and per-round ratios,
+// so the figures survive a noisy shared machine. Scenarios (default: all that can run here):
+//   startup   ready time and idle RSS: examples/config vs bare Fastify; ten stdio MCP servers
+//             vs a bare script that spawns ten and awaits their initialize answers
+//   execute   POST /tools/echo/execute (logLevel info: the per-call log line on) vs bare Fastify
+//   mcp       REST→MCP echo vs REST native echo vs a direct MCP SDK call (server-everything)
+//   fastmcp   the gateway's CPU per call behind FastMCP (Python) vs a minimal stdio server
+// Usage: npm run build && node bench/compare.mjs [scenario…]
+// Env: BENCH_ROUNDS (3), BENCH_SECONDS (5), BENCH_WARMUP_SECONDS (2). 127.0.0.1 only; bounded.
+import { execFileSync, spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { ECHO_PLUGIN, EVERYTHING, ROOT, measure, poster, spread, startBare, startToolnexus } from "./lib.mjs";
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const WARMUP = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
+const MINIMAL_MCP = path.join(ROOT, "bench/fixtures/minimal-mcp.py");
+const FASTMCP = path.join(ROOT, "bench/fixtures/fastmcp-echo.py");
+const hasFastMcp = (() => {
+  try {
+    execFileSync("python3", ["-c", "import mcp.server.fastmcp"], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+/** Prints one table: a row per variant and metric, medians over rounds with [min–max]. */
+function report(title, rows, ratios) {
+  console.log(`\n## ${title}  (${ROUNDS} rounds, ${new Date().toISOString().slice(0, 16)}Z, load avg ${loadAvg()})`);
+  for (const [name, runs] of Object.entries(rows)) {
+    const cols = Object.keys(runs[0]).filter((k) => k !== "n").map((k) => `${k} ${spread(runs.map((r) => r[k]), k === "rps" || k === "cpuUs" || k === "readyMs" ? 0 : 2)}`);
+    console.log(`${name.padEnd(34)} ${cols.join("   ")}`);
+  }
+  for (const [name, xs, target] of ratios) console.log(`ratio ${name.padEnd(46)} ${spread(xs)}   ${target ?? ""}`);
+}
+
+const loadAvg = () => execFileSync("cat", ["/proc/loadavg"]).toString().split(" ").slice(0, 3).join(" ");
+const per = (a, b, f) => a.map((x, i) => f(x, b[i]));
+const rounds = async (fn) => { for (let r = 0; r < ROUNDS; r++) await fn(r); };
+const push = (o, k, v) => (o[k] ??= []).push(v);
+
+async function executeScenario(dir) {
+  const bare = await startBare();
+  const tn = await startToolnexus(dir, { server: { logLevel: "info" }, plugins: [ECHO_PLUGIN] });
+  const rows = {};
+  try {
+    const bareCall = poster(bare, "/echo", { arguments: { text: "hello" } }, "hello");
+    const tnCall = poster(tn, "/tools/echo/execute", { arguments: { text: "hello" } }, "hello");
+    await rounds(async () => {
+      for (const c of [32, 1]) {
+        push(rows, `c=${c} bare Fastify route`, await measure(bareCall, c, { seconds: SECONDS, warmup: WARMUP, server: bare }));
+        push(rows, `c=${c} POST /tools/echo/execute`, await measure(tnCall, c, { seconds: SECONDS, warmup: WARMUP, server: tn }));
+      }
+    });
+  } finally {
+    await Promise.all([bare.stop(), tn.stop()]);
+  }
+  const [b32, t32, b1, t1] = Object.values(rows);
+  report("execute pipeline vs bare Fastify (logLevel info)", rows, [
+    ["CPU/request execute ÷ bare (c=32)", per(t32, b32, (t, b) => t.cpuUs / b.cpuUs), "(target ≤ 1.8)"],
+    ["req/s execute ÷ bare (c=32)", per(t32, b32, (t, b) => t.rps / b.rps)],
+    ["GC share of CPU execute ÷ bare (c=32)", per(t32, b32, (t, b) => t.gcPct / b.gcPct)],
+    ["p99 execute ÷ bare (c=1)", per(t1, b1, (t, b) => t.p99 / b.p99), "(target ≤ 3)"],
+    ["longest scavenge execute c=32 (ms)", t32.map((t) => t.maxScavengeMs), "(target ≤ 10)"],
+  ]);
+}
+
+async function mcpScenario(dir) {
+  const tn = await startToolnexus(dir, {
+    server: { logLevel: "info" },
+    mcpServers: { everything: { command: [process.execPath, EVERYTHING, "stdio"] } },
+    plugins: [ECHO_PLUGIN],
+  });
+  const direct = new Client({ name: "bench", version: "0" });
+  await direct.connect(new StdioClientTransport({ command: process.execPath, args: [EVERYTHING, "stdio"], stderr: "ignore" }));
+  const rows = {};
+  try {
+    const viaMcp = poster(tn, "/tools/everything_echo/execute", { arguments: { message: "hello" } }, "Echo: hello");
+    const viaNative = poster(tn, "/tools/echo/execute", { arguments: { text: "hello" } }, "hello");
+    const viaSdk = async () => {
+      const r = await direct.callTool({ name: "echo", arguments: { message: "hello" } });
+      if (r.content?.[0]?.text !== "Echo: hello") throw new Error("bad echo");
+    };
+    await rounds(async () => {
+      for (const c of [1, 32]) {
+        push(rows, `c=${c} direct MCP SDK callTool`, await measure(viaSdk, c, { seconds: SECONDS, warmup: WARMUP }));
+        push(rows, `c=${c} REST → toolnexus → MCP echo`, await measure(viaMcp, c, { seconds: SECONDS, warmup: WARMUP, server: tn }));
+        push(rows, `c=${c} REST native echo`, await measure(viaNative, c, { seconds: SECONDS, warmup: WARMUP, server: tn }));
+      }
+    });
+  } finally {
+    await direct.close().catch(() => {});
+    await tn.stop();
+  }
+  const [d1, m1, n1, , m32, n32] = Object.values(rows);
+  report("MCP hop (server-everything echo over stdio)", rows, [
+    ["p50 REST→MCP ÷ (REST native + direct MCP) (c=1)", m1.map((m, i) => m.p50 / (n1[i].p50 + d1[i].p50)), "(target ≤ 1.15)"],
+    ["req/s REST→MCP ÷ REST native (c=32)", per(m32, n32, (m, n) => m.rps / n.rps), "(target ≥ 0.8)"],
+    ["gateway CPU/call REST→MCP − native (µs, c=32)", per(m32, n32, (m, n) => m.cpuUs - n.cpuUs)],
+  ]);
+}
+
+async function fastmcpScenario(dir) {
+  const tn = await startToolnexus(dir, {
+    server: { logLevel: "info" },
+    mcpServers: {
+      minimal: { command: ["python3", MINIMAL_MCP] },
+      fast: { command: ["python3", FASTMCP] },
+      // The minimal server made as slow as FastMCP answers here: separates what FastMCP's
+      // messages cost the gateway from what fewer calls per wake-up cost it.
+      slow: { command: ["python3", MINIMAL_MCP], env: { MINIMAL_MCP_DELAY_MS: "4" } },
+    },
+  });
+  const rows = {};
+  try {
+    const viaMinimal = poster(tn, "/tools/minimal_echo/execute", { arguments: { message: "hello" } }, "Echo: hello");
+    const viaFast = poster(tn, "/tools/fast_echo/execute", { arguments: { message: "hello" } }, "Echo: hello");
+    const viaSlow = poster(tn, "/tools/slow_echo/execute", { arguments: { message: "hello" } }, "Echo: hello");
+    await rounds(async () => {
+      push(rows, "c=4 toolnexus → minimal stdio (py)", await measure(viaMinimal, 4, { seconds: SECONDS, warmup: WARMUP, server: tn }));
+      push(rows, "c=4 toolnexus → FastMCP (py)", await measure(viaFast, 4, { seconds: SECONDS, warmup: WARMUP, server: tn }));
+      push(rows, "c=4 toolnexus → minimal, 4 ms/call", await measure(viaSlow, 4, { seconds: SECONDS, warmup: WARMUP, server: tn }));
+    });
+  } finally {
+    await tn.stop();
+  }
+  const [min, fast, slow] = Object.values(rows);
+  report("gateway CPU behind FastMCP vs a minimal stdio server", rows, [
+    ["gateway CPU/call FastMCP ÷ minimal", per(fast, min, (f, m) => f.cpuUs / m.cpuUs)],
+    ["gateway CPU/call FastMCP ÷ minimal at 4 ms/call", per(fast, slow, (f, m) => f.cpuUs / m.cpuUs)],
+  ]);
+}
+
+/** Spawns `n` servers at once and resolves when each answered `initialize` (the floor of MCP start-up). */
+async function bareInitialize(n, command, args) {
+  const started = performance.now();
+  const children = [];
+  await Promise.all(Array.from({ length: n }, () => new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: ["pipe", "pipe", "ignore"] });
+    children.push(child);
+    child.stdout.once("data", resolve);
+    child.once("error", reject);
+    child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bench", version: "0" } } })}\n`);
+  })));
+  const ms = performance.now() - started;
+  for (const c of children) c.kill("SIGKILL");
+  return { readyMs: ms };
+}
+
+async function startupScenario(dir) {
+  const rows = {};
+  const ten = Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`s${i}`, { command: ["python3", MINIMAL_MCP] }]));
+  const once = async (label, start) => {
+    const s = await start();
+    await new Promise((r) => setTimeout(r, 1000));
+    const st = await s.stats();
+    await s.stop();
+    push(rows, label, { readyMs: s.readyMs, cpuMs: st.cpuMs, rssMb: st.rss / 1048576 });
+  };
+  await rounds(async () => {
+    await once("bare Fastify (node + fastify)", startBare);
+    await once("toolnexus examples/config", () => startToolnexus(dir, { server: { logLevel: "warn" }, plugins: [path.join(ROOT, "examples/config/plugins/examples.mjs")] }));
+    push(rows, "bare script: 10 × minimal MCP init", await bareInitialize(10, "python3", [MINIMAL_MCP]));
+    await once("toolnexus with 10 minimal MCP", () => startToolnexus(dir, { server: { logLevel: "warn" }, mcpServers: ten }));
+  });
+  const [bare, ex, init, tn10] = Object.values(rows);
+  report("start-up (spawn → /readyz 200) and RSS 1 s after ready", rows, [
+    ["ready examples/config (ms)", ex.map((x) => x.readyMs), "(target < 400)"],
+    ["ready examples/config − bare Fastify (ms)", per(ex, bare, (x, b) => x.readyMs - b.readyMs)],
+    ["RSS examples/config (MB)", ex.map((x) => x.rssMb), "(target < 90)"],
+    ["ready 10 MCP ÷ (400 ms + 2 × bare init of 10)", per(tn10, init, (t, i) => t.readyMs / (400 + 2 * i.readyMs)), "(target ≤ 1)"],
+  ]);
+}
+
+const SCENARIOS = { startup: startupScenario, execute: executeScenario, mcp: mcpScenario, fastmcp: fastmcpScenario };
+const chosen = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(SCENARIOS).filter((s) => s !== "fastmcp" || hasFastMcp);
+if (chosen.includes("fastmcp") && !hasFastMcp) throw new Error("fastmcp needs Python's mcp<2 (pip install 'mcp<2')");
+const guard = setTimeout(() => {
+  console.error("bench/compare.mjs: hard time limit reached");
+  process.exit(2);
+}, (ROUNDS * (SECONDS + WARMUP) * 8 * chosen.length + 120) * 1000);
+guard.unref();
+const dir = await mkdtemp(path.join(tmpdir(), "tn-bench-"));
+try {
+  for (const name of chosen) {
+    if (!SCENARIOS[name]) throw new Error(`unknown scenario ${name}; one of ${Object.keys(SCENARIOS).join(", ")}`);
+    await SCENARIOS[name](dir);
+  }
+} finally {
+  await rm(dir, { recursive: true, force: true });
+  clearTimeout(guard);
+}

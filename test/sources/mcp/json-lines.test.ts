@@ -1,0 +1,41 @@
+import { describe, expect, it } from "vitest";
+import { JsonLineBuffer } from "../../../src/sources/mcp/json-lines.js";
+
+const msg = (id: number) => ({ jsonrpc: "2.0", id, result: { content: [] } });
+
+describe("JsonLineBuffer", () => {
+  it("returns each complete line as a message, across chunk boundaries and CRLF", () => {
+    const buf = new JsonLineBuffer();
+    const text = `${JSON.stringify(msg(1))}\n${JSON.stringify(msg(2))}\r\n${JSON.stringify(msg(3))}\n`;
+    const a = Buffer.from(text);
+    const cut1 = 10;
+    const cut2 = text.indexOf("\n") + 5;
+    const out = [...buf.push(a.subarray(0, cut1)), ...buf.push(a.subarray(cut1, cut2)), ...buf.push(a.subarray(cut2))];
+    expect(out).toEqual([{ message: msg(1) }, { message: msg(2) }, { message: msg(3) }]);
+  });
+
+  it("keeps a multi-byte character split between chunks intact", () => {
+    const buf = new JsonLineBuffer();
+    const line = Buffer.from(`${JSON.stringify({ jsonrpc: "2.0", method: "n", params: { t: "héllo ✓" } })}\n`);
+    const at = line.indexOf(0xe2) + 1; // inside the ✓
+    expect([...buf.push(line.subarray(0, at)), ...buf.push(line.subarray(at))]).toEqual([{ message: { jsonrpc: "2.0", method: "n", params: { t: "héllo ✓" } } }]);
+  });
+
+  it("reports a line that is not JSON or not JSON-RPC 2.0, skips blank lines, and goes on", () => {
+    const buf = new JsonLineBuffer();
+    const out = buf.push(Buffer.from(`this is not JSON\n\n{"id":1}\n${JSON.stringify(msg(4))}\n`));
+    expect(out).toHaveLength(3);
+    expect("error" in out[0]! && out[0].error).toBeInstanceOf(SyntaxError);
+    expect("error" in out[1]! && out[1].error.message).toMatch(/not a JSON-RPC 2.0 message/);
+    expect(out[2]).toEqual({ message: msg(4) });
+  });
+
+  it("drops a line longer than its limit instead of holding it", () => {
+    const buf = new JsonLineBuffer(64);
+    const first = buf.push(Buffer.alloc(100, "x"));
+    expect(first).toHaveLength(1);
+    expect("error" in first[0]! && first[0].error.message).toMatch(/longer than 64 bytes/);
+    const rest = buf.push(Buffer.from(`xxx\n${JSON.stringify(msg(5))}\n`));
+    expect(rest.at(-1)).toEqual({ message: msg(5) });
+  });
+});
