@@ -145,13 +145,8 @@ async function listTools(loaded: LoadedConfig, json: boolean): Promise<number> {
 
 async function call(loaded: LoadedConfig, name: string | undefined, argsJson: string | undefined, timeout: string | undefined, stream = false): Promise<number> {
   if (!name) return print(HELP.call ?? "", 2);
-  let args: unknown;
-  try {
-    args = JSON.parse(argsJson ?? "{}");
-  } catch (err) {
-    return fail(`--args is not valid JSON: ${(err as Error).message}`);
-  }
-  if (typeof args !== "object" || args === null || Array.isArray(args)) return fail("--args must be a JSON object");
+  const args = parseArgsJson(argsJson);
+  if (typeof args === "string") return fail(args);
   const ms = Number(timeout ?? loaded.config.server.timeoutMs);
   if (!Number.isInteger(ms) || ms <= 0) return fail("--timeout must be a positive whole number of milliseconds");
   const tk = await toolkitOf(loaded);
@@ -160,7 +155,7 @@ async function call(loaded: LoadedConfig, name: string | undefined, argsJson: st
   const timedOut = () => fail(`${name} timed out after ${ms} ms`);
   try {
     const onProgress = stream ? (p: Progress) => console.error(progressLine(p)) : undefined;
-    const result = await tk.execute(name, args as Record<string, unknown>, { signal, timeout: ms, ...(onProgress ? { onProgress } : {}) });
+    const result = await tk.execute(name, args, { signal, timeout: ms, ...(onProgress ? { onProgress } : {}) });
     if (signal.aborted) return timedOut();
     if (result.isError) console.error(result.output);
     else console.log(result.output);
@@ -175,6 +170,17 @@ async function call(loaded: LoadedConfig, name: string | undefined, argsJson: st
   }
 }
 
+/** The `--args` JSON object, or why it is not one. */
+function parseArgsJson(argsJson: string | undefined): Record<string, unknown> | string {
+  let args: unknown;
+  try {
+    args = JSON.parse(argsJson ?? "{}");
+  } catch (err) {
+    return `--args is not valid JSON: ${(err as Error).message}`;
+  }
+  return typeof args === "object" && args !== null && !Array.isArray(args) ? args as Record<string, unknown> : "--args must be a JSON object";
+}
+
 /** One progress report as a line: `progress 3/5 message`. */
 function progressLine({ progress, total, message }: Progress): string {
   return `progress ${progress}${total === undefined ? "" : `/${total}`}${message ? ` ${message}` : ""}`;
@@ -183,15 +189,10 @@ function progressLine({ progress, total, message }: Progress): string {
 async function callAsync(name: string | undefined, argsJson: string | undefined, timeout: string | undefined, url: string | undefined): Promise<number> {
   if (!name) return print(HELP.call ?? "", 2);
   if (!url) return fail("--async submits to a running server: pass --url URL or set TOOLNEXUS_URL");
-  let args: unknown;
-  try {
-    args = JSON.parse(argsJson ?? "{}");
-  } catch (err) {
-    return fail(`--args is not valid JSON: ${(err as Error).message}`);
-  }
-  if (typeof args !== "object" || args === null || Array.isArray(args)) return fail("--args must be a JSON object");
+  const args = parseArgsJson(argsJson);
+  if (typeof args === "string") return fail(args);
   const { submitExecution } = await import("./cli-async.js");
-  return submitExecution(url, name, args as Record<string, unknown>, timeout === undefined ? undefined : Number(timeout));
+  return submitExecution(url, name, args, timeout === undefined ? undefined : Number(timeout));
 }
 
 async function openapi(configPath: string | undefined, keyId: string | undefined): Promise<number> {

@@ -1,26 +1,15 @@
-import { execFile } from "node:child_process";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { promisify } from "node:util";
-import openapiTS, { astToString } from "openapi-typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../helpers/server.js";
+import { runTypedProgram } from "../helpers/typed-program.js";
 
-const run = promisify(execFile);
 const root = path.resolve(import.meta.dirname, "../..");
 let s: TestServer;
-let dir: string;
 
 beforeAll(async () => {
   s = await startServer({ config: path.join(root, "examples/config") });
-  // Inside the repo so the program resolves openapi-fetch and eventsource-parser from our node_modules.
-  await mkdir(path.join(root, ".tmp"), { recursive: true });
-  dir = await mkdtemp(path.join(root, ".tmp", "typed-executions-"));
 });
-afterAll(async () => {
-  await s.close();
-  await rm(dir, { recursive: true, force: true });
-});
+afterAll(() => s.close());
 
 // Submit through the per-tool typed operation, stream the events, read the final Execution.
 const PROGRAM = `
@@ -58,18 +47,7 @@ void client.POST("/tools/echo/executions", { body: { arguments: { text: 5 } } })
 
 describe("a typed client generated from GET /openapi.json drives an execution", () => {
   it("submit → events → result, type-checked and run", async () => {
-    const ast = await openapiTS(new URL(`${s.url}/openapi.json`));
-    await writeFile(path.join(dir, "api.d.ts"), astToString(ast));
-    await writeFile(path.join(dir, "main.ts"), PROGRAM);
-    await writeFile(path.join(dir, "package.json"), JSON.stringify({ type: "module" }));
-    await writeFile(path.join(dir, "tsconfig.json"), JSON.stringify({
-      compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, skipLibCheck: true, outDir: "out", types: ["node"], typeRoots: [path.join(root, "node_modules/@types")], lib: ["ES2022", "DOM", "DOM.Iterable"] },
-      files: ["main.ts", "api.d.ts"],
-    }));
-    await run(process.execPath, [path.join(root, "node_modules/typescript/bin/tsc"), "-p", dir]).catch((err: { stdout: string }) => {
-      throw new Error(`tsc failed:\n${err.stdout}`);
-    });
-    const { stdout } = await run(process.execPath, [path.join(dir, "out", "main.js"), s.url]);
+    const stdout = await runTypedProgram(s.url, PROGRAM);
     expect(JSON.parse(stdout)).toEqual({
       events: ["execution", "result"],
       result: { output: "typed async", isError: false },
