@@ -30,7 +30,10 @@ afterAll(async () => {
 describe("developer portal at /docs", () => {
   it("serves the page, its assets and the generic document without a key, and no tool name", async () => {
     for (const p of ["/docs", "/docs/", "/docs/static/swagger-ui-bundle.js", "/docs/static/theme/toolnexus-portal.js", "/docs/json"]) {
-      expect((await fetch(`${s.url}${p}`, { redirect: "manual" })).status, p).toBeLessThan(400);
+      const res = await fetch(`${s.url}${p}`, { redirect: "manual" });
+      expect(res.status, p).toBeLessThan(400);
+      // Read to the end: an unread 1 MB bundle keeps its connection busy, and close() waits for it.
+      await res.arrayBuffer();
     }
     const doc = await (await fetch(`${s.url}/docs/json`)).text();
     expect(doc).toContain("/tools/{name}/execute");

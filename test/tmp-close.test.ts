@@ -1,0 +1,21 @@
+import { mkdtemp } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { chromium } from "playwright-core";
+import { it } from "vitest";
+import { startServer } from "./helpers/server.js";
+import { testTools } from "./helpers/tools.js";
+it("close", async () => {
+  const s = await startServer({ config: { auth: { apiKeys: [{ id: "dev", key: "portal-key-0123456789abcdef", tools: ["echo", "divide"] }] } }, tools: testTools() });
+  const profile = await mkdtemp(path.join(os.tmpdir(), "tn-"));
+  const browser = await chromium.launchPersistentContext(profile, { executablePath: "/usr/bin/chromium", args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync"] });
+  const page = await browser.newPage();
+  await page.goto(`${s.url}/docs`);
+  await page.waitForTimeout(1500);
+  await browser.close();
+  const t = Date.now();
+  s.app.server.getConnections((_e, n) => console.error("connections", n));
+  await Promise.race([s.close(), new Promise((r) => setTimeout(r, 5000))]);
+  console.error("close took", Date.now() - t);
+  s.app.server.getConnections((_e, n) => console.error("connections after", n));
+}, 30000);
