@@ -43,11 +43,15 @@ export const ToolList = Type.Object({ tools: Type.Array(Type.Ref(ToolInfo)) }, {
 /** `GET /tools?format=openai|anthropic|gemini`: the provider's own declaration shape. */
 export const AdapterToolList = Type.Object({ tools: Type.Array(FreeObject) }, { $id: "AdapterToolList" });
 
+// What `?source=` accepts: known sources, comma-separated (spaces around them allowed).
+const ONE_SOURCE = `\\s*(${TOOL_SOURCES.join("|")})\\s*`;
+const SOURCE_LIST = `^${ONE_SOURCE}(,${ONE_SOURCE})*$`;
+
 /** Query of `GET /tools`. */
 export const ToolListQuery = Type.Object({
-  source: Type.Optional(Type.String({ maxLength: 256, description: "Comma-separated sources, e.g. mcp,http." })),
+  source: Type.Optional(Type.String({ maxLength: 256, pattern: SOURCE_LIST, description: "Comma-separated sources, e.g. mcp,http." })),
   format: Type.Optional(StringEnum(TOOL_FORMATS)),
-});
+}, { additionalProperties: false });
 
 /** Path parameters naming a tool. */
 export const ToolParams = Type.Object({ name: Type.String({ pattern: TOOL_NAME.source, maxLength: 128 }) });
@@ -144,11 +148,23 @@ export const ExecuteOkResponse = {
   content: {
     "application/json": { schema: Type.Ref(ToolResult) },
     "text/event-stream": {
-      schema: Type.String({
-        description: "Server-sent events, each `data:` one line of JSON (see StreamEvent): `progress` (Progress) for each report, "
-          + "then `result` (ToolResult, isError ones too) or `error` (Problem) last. A `: ping` comment every server.heartbeatMs. "
-          + "Closing the stream cancels the call.",
-      }),
+      schema: sseEvent(["progress", "result", "error"], "Server-sent events, each `data:` one line of JSON (parsed: StreamEvent): "
+        + "`progress` (Progress) for each report, then `result` (ToolResult, isError ones too) or `error` (Problem) last. "
+        + "A `: ping` comment every server.heartbeatMs. Closing the stream cancels the call."),
     },
   },
 };
+
+/**
+ * The schema of one server-sent event as it travels (what an SSE parser yields, and what a
+ * validating client such as Schemathesis checks each event against): its name, its `data:`
+ * line of JSON and, on an execution's stream, its `id:`. OpenAPI 3.1 has no per-event slot,
+ * so the media type's schema is the event's.
+ */
+export function sseEvent(names: readonly string[], description: string) {
+  return Type.Object({
+    event: StringEnum(names),
+    data: Type.String({ contentMediaType: "application/json", description: "One line of JSON." }),
+    id: Type.Optional(Type.String({ pattern: "^[0-9]{1,9}$", description: "Resume point for Last-Event-ID." })),
+  }, { description });
+}

@@ -45,12 +45,12 @@ export class Authenticator {
   /** The caller of a request; throws (or rejects with) UNAUTHORIZED or AUTH_UNAVAILABLE. */
   authenticate(request: FastifyRequest): Caller | Promise<Caller> {
     if (!this.enabled) return ANONYMOUS;
-    const header = request.headers["x-api-key"];
-    if (typeof header === "string" && header !== "") {
-      return this.keys.match(header) ?? fail("The API key is not valid");
-    }
+    // Authorization first, as the document's security alternatives allow either: a request
+    // carrying both is judged by its bearer credential.
     const bearer = bearerOf(request.headers.authorization);
     if (bearer === undefined) {
+      const header = request.headers["x-api-key"];
+      if (typeof header === "string" && header !== "") return this.keys.match(header) ?? fail("The API key is not valid");
       throw new ToolnexusError("UNAUTHORIZED", `${this.jwt ? "A bearer token" : "An API key"} is required (Authorization: Bearer <${this.jwt ? "token" : "key"}>${this.keys.enabled ? " or X-API-Key" : ""})`, {
         headers: { "www-authenticate": 'Bearer realm="toolnexus"' },
       });

@@ -38,7 +38,7 @@ export const ExecutionListQuery = Type.Object({
   status: Type.Optional(Type.Ref(ExecutionStatus)),
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 20, format: "int32" }),
   cursor: Type.Optional(Type.String({ pattern: "^[0-9]{1,16}$", maxLength: 16, description: "The `next` of the previous page." })),
-});
+}, { additionalProperties: false });
 
 /** Headers of `POST /tools/{name}/executions`. */
 export const SubmitHeaders = Type.Object({

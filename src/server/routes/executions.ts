@@ -5,7 +5,7 @@ import { ownerKey } from "../auth/index.js";
 import type { CallPipeline } from "../call-pipeline.js";
 import { EventsHeaders, Execution, ExecutionList, ExecutionListQuery, ExecutionParams, SubmitHeaders, isTerminal } from "../executions/schemas.js";
 import type { ExecutionEvent, ExecutionStore } from "../executions/store.js";
-import { ExecuteBody, ProblemResponse as problem, ToolParams } from "../schemas.js";
+import { ExecuteBody, ProblemResponse as problem, sseEvent, ToolParams } from "../schemas.js";
 import type { ServiceState } from "../service-state.js";
 import { openSse, type SseStream } from "../sse.js";
 
@@ -129,7 +129,7 @@ export const executionRoutes: FastifyPluginAsyncTypebox<ExecutionRoutesOptions> 
       params: ExecutionParams,
       headers: EventsHeaders,
       response: {
-        200: { description: "text/event-stream", content: { "text/event-stream": { schema: Type.String({ description: "Server-sent events: `execution` (the Execution, first), `progress` (Progress)…, then `result` (ToolResult) or `error` (Problem) last; each numbered with `id:` for Last-Event-ID." }) } } },
+        200: { description: "text/event-stream", content: { "text/event-stream": { schema: sseEvent(["execution", "progress", "result", "error"], "Server-sent events: `execution` (the Execution, first), `progress` (Progress)…, then `result` (ToolResult) or `error` (Problem) last; each after the first numbered with `id:` for Last-Event-ID.") } } },
         "4xx": problem,
         "5xx": problem,
       },
