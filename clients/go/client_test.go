@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	client "toolnexus.local/client"
 )
@@ -101,5 +102,37 @@ func TestWithoutAKeyEveryCallIsA401Problem(t *testing.T) {
 	res, err := newClient(t, "").DivideWithResponse(context.Background(), body)
 	if err != nil || res.StatusCode() != 401 || res.ApplicationproblemJSON4XX == nil || res.ApplicationproblemJSON4XX.Code != "UNAUTHORIZED" {
 		t.Fatalf("divide without a key: %v %d %s", err, res.StatusCode(), res.Body)
+	}
+}
+
+func TestSubmitsOneExecutionAndPollsItUntilItSucceeds(t *testing.T) {
+	c := newClient(t, os.Getenv("TOOLNEXUS_KEY"))
+	body := client.EverythingEchoSubmitJSONRequestBody{Arguments: client.EverythingEchoArguments{Message: "hello"}}
+	submitted, err := c.EverythingEchoSubmitWithResponse(context.Background(), &client.EverythingEchoSubmitParams{}, body)
+	if err != nil || submitted.StatusCode() != 202 || submitted.JSON202 == nil {
+		t.Fatalf("submit: %v %s", err, submitted.Body)
+	}
+	execution := *submitted.JSON202
+	if execution.Tool != "everything_echo" {
+		t.Errorf("unexpected execution %s", submitted.Body)
+	}
+	if location := submitted.HTTPResponse.Header.Get("Location"); location != "/executions/"+execution.Id {
+		t.Errorf("Location %q for execution %s", location, execution.Id)
+	}
+	terminal := []client.ExecutionStatus{client.ExecutionStatusSucceeded, client.ExecutionStatusFailed, client.ExecutionStatusCancelled}
+	// Bounded poll: at most 50 reads, 100 ms apart; no assertion on how long it took.
+	for i := 0; i < 50 && !slices.Contains(terminal, execution.Status); i++ {
+		time.Sleep(100 * time.Millisecond)
+		res, err := c.GetExecutionWithResponse(context.Background(), execution.Id)
+		if err != nil || res.JSON200 == nil {
+			t.Fatalf("get execution: %v %s", err, res.Body)
+		}
+		execution = *res.JSON200
+	}
+	if execution.Status != client.ExecutionStatusSucceeded || execution.Result == nil {
+		t.Fatalf("execution did not succeed: %+v", execution)
+	}
+	if execution.Result.Output != "Echo: hello" || execution.Result.IsError {
+		t.Errorf("unexpected result %+v", *execution.Result)
 	}
 }

@@ -3,18 +3,24 @@ run against that deployment (scripts/tests.d/python-client.sh starts it and gene
 client into .tmp/; TOOLNEXUS_URL and TOOLNEXUS_KEY say where it is and how to call it)."""
 
 import os
+import time
 
 import pytest
 
 from toolnexus_client import AuthenticatedClient, Client
-from toolnexus_client.api.sourcemcp import everything_get_sum
+from toolnexus_client.api.executions import get_execution
+from toolnexus_client.api.sourcemcp import everything_echo_submit, everything_get_sum
 from toolnexus_client.api.sourcenative import divide, forecast
 from toolnexus_client.api.tools import list_tools
 from toolnexus_client.models import (
     DivideArguments,
     DivideBody,
+    EverythingEchoArguments,
+    EverythingEchoSubmitBody,
     EverythingGetSumArguments,
     EverythingGetSumBody,
+    Execution,
+    ExecutionStatus,
     ForecastArguments,
     ForecastArgumentsUnitType0,
     ForecastBody,
@@ -75,3 +81,23 @@ def test_without_a_key_every_call_is_a_401_problem():
         response = divide.sync_detailed(client=anonymous, body=DivideBody(arguments=DivideArguments(a=1, b=2)))
     assert response.status_code == 401
     assert isinstance(response.parsed, Problem) and response.parsed.code == "UNAUTHORIZED"
+
+
+def test_submits_one_execution_and_polls_it_until_it_succeeds(client):
+    submitted = everything_echo_submit.sync_detailed(client=client, body=EverythingEchoSubmitBody(arguments=EverythingEchoArguments(message="hello")))
+    assert submitted.status_code == 202
+    assert isinstance(submitted.parsed, Execution)
+    execution = submitted.parsed
+    assert execution.tool == "everything_echo"
+    assert submitted.headers["location"] == f"/executions/{execution.id}"
+    terminal = {ExecutionStatus.SUCCEEDED, ExecutionStatus.FAILED, ExecutionStatus.CANCELLED}
+    # Bounded poll: at most 50 reads, 100 ms apart; no assertion on how long it took.
+    for _ in range(50):
+        if execution.status in terminal:
+            break
+        time.sleep(0.1)
+        execution = get_execution.sync(client=client, id=execution.id)
+        assert isinstance(execution, Execution)
+    assert execution.status == ExecutionStatus.SUCCEEDED, execution.to_dict()
+    assert isinstance(execution.result, ToolResult)
+    assert (execution.result.output, execution.result.is_error) == ("Echo: hello", False)
