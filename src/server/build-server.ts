@@ -103,6 +103,8 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
     schemaController: { compilersFactory: { buildValidator: strictBodyValidator() } },
     // Above a 128-character tool name (its longest) so every listed tool routes; longer is 414.
     routerOptions: { maxParamLength: 512 },
+    // Behind a load balancer, X-Forwarded-Host/Proto name the URL the client used (Operation-Location).
+    trustProxy: server.trustProxy,
     frameworkErrors: frameworkErrors(scrub),
     clientErrorHandler,
     // Slow clients are shed within headersTimeoutMs + 1 s: Node sweeps every connectionsCheckingInterval.

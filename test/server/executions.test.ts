@@ -54,6 +54,23 @@ async function problem(res: Response, status: number, code: string): Promise<Rec
 
 const cancel = (id: string, headers = A) => fetch(`${s.url}/executions/${id}/cancel`, { method: "POST", headers });
 
+describe("Operation-Location", () => {
+  it("is built from the request's Host, and from X-Forwarded-Host/Proto only behind a trusted proxy", async () => {
+    const forwarded = { ...A, "content-type": "application/json", "x-forwarded-host": "tools.example.com", "x-forwarded-proto": "https" };
+    const direct = await fetch(`${s.url}/tools/steps/executions`, { method: "POST", headers: forwarded, body: "{}" });
+    expect(direct.headers.get("operation-location")).toMatch(new RegExp(`^${s.url}/executions/[0-9a-f]{32}$`));
+
+    const proxied = await startServer({ config: { server: { trustProxy: ["127.0.0.1"] }, auth: { apiKeys: [{ id: "a", key: KEY_A }] } }, tools: extraTools });
+    try {
+      const res = await fetch(`${proxied.url}/tools/steps/executions`, { method: "POST", headers: forwarded, body: "{}" });
+      expect(res.status).toBe(202);
+      expect(res.headers.get("operation-location")).toMatch(/^https:\/\/tools\.example\.com\/executions\/[0-9a-f]{32}$/);
+    } finally {
+      await proxied.close();
+    }
+  });
+});
+
 describe("executions in the process", () => {
   it("202 → poll → succeeded with the ToolResult", async () => {
     const e = await accepted(await submit(s.url, "echo", { arguments: { text: "hi" } }, A));

@@ -28,6 +28,10 @@ export const ServerSection = Type.Object({
   // Slow clients (DESIGN §13): Node sweeps expired connections every second here, not every 30 s.
   headersTimeoutMs: Type.Integer({ minimum: 1, maximum: 2_147_483_647, default: 10_000, description: "A client must send its request headers within this time, or it is disconnected (408)." }),
   requestTimeoutMs: Type.Integer({ minimum: 1, maximum: 2_147_483_647, default: 30_000, description: "A client must send its whole request (headers and body) within this time; at least headersTimeoutMs." }),
+  trustProxy: Type.Union([Type.Boolean(), Type.Array(Type.String())], {
+    default: false,
+    description: "Trust X-Forwarded-For/-Host/-Proto from these proxies (true: any; or IPs/CIDRs): Operation-Location and per-IP rate limits then use what the proxy saw.",
+  }),
   keepAliveTimeoutMs: Type.Integer({ minimum: 1, maximum: 2_147_483_647, default: 72_000, description: "An idle keep-alive connection is closed after this time (longer than common load-balancer idle timeouts)." }),
   insecure: Type.Boolean({ default: false, description: "Allow command/file builtins without auth." }),
   rateLimit: Type.Optional(RateLimit),
