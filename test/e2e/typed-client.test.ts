@@ -34,3 +34,49 @@ describe("a typed client generated from GET /openapi.json", () => {
     expect(JSON.parse(stdout)).toEqual({ output: "typed hello", failed: false });
   });
 });
+
+// Submit through the per-tool typed operation, stream the events, read the final Execution.
+const ASYNC_PROGRAM = `
+import createClient from "openapi-fetch";
+import { EventSourceParserStream } from "eventsource-parser/stream";
+import type { components, paths } from "./api.js";
+
+type Execution = components["schemas"]["Execution"];
+const client = createClient<paths>({ baseUrl: process.argv[2] });
+const submitted = await client.POST("/tools/echo/executions", { body: { arguments: { text: "typed async" } } });
+if (submitted.error || !submitted.data) throw new Error("submit failed");
+const accepted: Execution = submitted.data;
+
+const stream = await client.GET("/executions/{id}/events", { params: { path: { id: accepted.id } }, parseAs: "stream" });
+if (!stream.response.body) throw new Error("no stream");
+const events: string[] = [];
+let result: unknown;
+const reader = stream.response.body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream()).getReader();
+for (;;) {
+  const { value, done } = await reader.read();
+  if (done) break;
+  events.push(value.event ?? "message");
+  if (value.event === "result") result = JSON.parse(value.data);
+}
+
+const final = await client.GET("/executions/{id}", { params: { path: { id: accepted.id } } });
+if (!final.data) throw new Error("get failed");
+const status: "queued" | "running" | "succeeded" | "failed" | "cancelled" = final.data.status;
+console.log(JSON.stringify({ events, result, status, output: final.data.result?.output }));
+
+// The per-tool body is typed on the asynchronous operation too.
+// @ts-expect-error number is not assignable to string
+void client.POST("/tools/echo/executions", { body: { arguments: { text: 5 } } });
+`;
+
+describe("a typed client generated from GET /openapi.json drives an execution", () => {
+  it("submit → events → result, type-checked and run", async () => {
+    const stdout = await runTypedProgram(s.url, ASYNC_PROGRAM);
+    expect(JSON.parse(stdout)).toEqual({
+      events: ["execution", "result"],
+      result: { output: "typed async", isError: false },
+      status: "succeeded",
+      output: "typed async",
+    });
+  });
+});
