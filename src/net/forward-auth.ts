@@ -16,14 +16,15 @@ type FetchFn = (url: string | URL, init?: RequestInit) => Promise<Response>;
 
 /**
  * Wraps a fetch so a request made under {@link withForwardedBearer} carries that token as
- * `Authorization`, replacing a configured one; other requests are untouched. fetch drops
- * `Authorization` on a redirect to another origin (Fetch standard), so the token never
- * follows one.
+ * `Authorization`, replacing a configured one; other requests are untouched. Only requests to
+ * `origin` (the configured URL's) get it: a remote document such as an A2A agent card may name
+ * endpoints elsewhere, and the token must not follow it there. fetch drops `Authorization` on a
+ * redirect to another origin (Fetch standard), so the token never follows one either.
  */
-export function forwardingFetch<F extends FetchFn>(base: F): F {
+export function forwardingFetch<F extends FetchFn>(base: F, origin: string): F {
   const wrapped = (url: string | URL, init?: RequestInit) => {
     const bearer = current.getStore();
-    if (bearer === undefined) return base(url, init);
+    if (bearer === undefined || new URL(url).origin !== origin) return base(url, init);
     const headers = new Headers(init?.headers);
     headers.set("authorization", `Bearer ${bearer}`);
     return base(url, { ...init, headers });

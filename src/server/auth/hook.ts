@@ -14,7 +14,9 @@ const OPERATOR_ONLY = new Set(["/status", "/metrics"]);
  * request costs no promise; a JWT one waits for its verification.
  */
 export function authenticateRequest(state: ServiceState, request: FastifyRequest, done: HookHandlerDoneFunction): void {
-  const path = request.url.split("?", 1)[0] ?? "";
+  // The router stops at "?" and "#" alike: so must the path every rule here is matched on
+  // (`/status#x` is routed to /status). The matched route, when there is one, is the truth.
+  const path = request.routeOptions.url ?? request.url.split(/[?#]/, 1)[0] ?? "";
   if (path === "/healthz" || path === "/readyz") return done();
   const isPublic = path === "/metrics" && state.loaded.config.metrics?.public === true;
   if (isPublic) return done();

@@ -60,6 +60,12 @@ export const executionRoutes: FastifyPluginAsyncTypebox<ExecutionRoutesOptions> 
     const body = request.body ?? {};
     const prepared = pipeline.prepare(request.params.name, body, request.caller, config().maxTimeoutMs);
     pipeline.release(prepared);
+    // An execution never holds the caller's token (it may run on another replica, and Redis
+    // must not store it), and falling back to the source's own credential would act as the
+    // gateway instead of the user: a tool that forwards the caller's identity runs synchronously.
+    if (prepared.tool.forwardAuth && request.caller.bearer !== undefined) {
+      throw new ToolnexusError("INVALID_REQUEST", `"${prepared.tool.name}" forwards the caller's token upstream, which an execution does not hold: call it with POST /tools/${prepared.tool.name}/execute (Accept: text/event-stream for progress)`);
+    }
     const { execution } = await store.submit({
       owner: ownerKey(request.caller),
       tool: prepared.tool.name,

@@ -38,7 +38,8 @@ export class A2aSource extends ToolListSource {
     try {
       this.dispatcher = new EgressGuard(this.opts.egress).dispatcher();
       const guarded = guardedFetch(this.name, this.dispatcher, this.cfg.headers);
-      const fetchImpl = this.cfg.forwardAuth ? forwardingFetch(guarded) : guarded;
+      // The caller's token goes only to the configured card's origin, whatever URLs the card names.
+      const fetchImpl = this.cfg.forwardAuth ? forwardingFetch(guarded, new URL(this.cfg.card).origin) : guarded;
       const agent = await connectAgent(this.cfg.card, fetchImpl, Math.min(timeout, CARD_TIMEOUT_CAP_MS));
       this.loaded = skillTools(agent, { timeout, pollEvery: this.cfg.pollEvery ?? DEFAULT_POLL_EVERY_MS, logger: ctx.logger, forwardAuth: this.cfg.forwardAuth === true });
       this.state = "connected";

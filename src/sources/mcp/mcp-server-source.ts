@@ -62,7 +62,7 @@ export class McpServerSource implements Source {
     this.log = ctx.logger;
     if (!this.spec.enabled) return;
     try {
-      if (this.spec.transport !== "stdio") this.remote = remoteFetch(this.opts.egress, this.spec.forwardAuth);
+      if (this.spec.transport !== "stdio") this.remote = remoteFetch(this.opts.egress, this.spec.url ?? "", this.spec.forwardAuth);
     } catch (err) {
       // A config problem (an unparsable egress rule): retrying cannot fix it.
       this.fail(err);

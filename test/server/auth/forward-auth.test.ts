@@ -16,6 +16,8 @@ let up: Upstream;
 let mcp: HttpMcpServer;
 let front: Server;
 let agent: AgentServer;
+let remote: AgentServer;
+let cardFront: Server;
 let s: TestServer;
 let jwt: string;
 
@@ -27,6 +29,11 @@ beforeAll(async () => {
   up = await startUpstream();
   mcp = await startHttpMcpServer();
   agent = await startAgent({ name: "helper" });
+  // An agent whose card is served from another origin than the one it names for its calls.
+  remote = await startAgent({ name: "remote" });
+  cardFront = createServer((_req, res) => void fetch(remote.cardUrl).then((r) => r.text()).then((card) => res.writeHead(200, { "content-type": "application/json" }).end(card)));
+  await new Promise<void>((r) => cardFront.listen(0, "127.0.0.1", r));
+  const cardFrontUrl = `http://127.0.0.1:${(cardFront.address() as AddressInfo).port}${new URL(remote.cardUrl).pathname}`;
   // Another origin (same host, other port) that redirects to the MCP server and the upstream.
   front = createServer((req, res) => res.writeHead(307, { location: req.url === "/mcp" ? mcp.url : `${up.url}/echo/redirected` }).end());
   await new Promise<void>((r) => front.listen(0, "127.0.0.1", r));
@@ -41,7 +48,7 @@ beforeAll(async () => {
         { name: "fwd_redirect", url: frontUrl.replace("/mcp", "/echo"), headers, forwardAuth: true, resultMode: "status+text" },
       ],
       openapi: [{ spec: path.resolve(import.meta.dirname, "../../fixtures/openapi/petstore3.json"), baseUrl: `${up.url}/echo`, prefix: "pets", headers, forwardAuth: true }],
-      agents: { helper: { card: agent.cardUrl, headers, forwardAuth: true } },
+      agents: { helper: { card: agent.cardUrl, headers, forwardAuth: true }, remote: { card: cardFrontUrl, headers, forwardAuth: true } },
       mcpServers: {
         fwd: { url: mcp.url, headers, forwardAuth: true },
         plain: { url: mcp.url, headers },
@@ -59,6 +66,9 @@ afterAll(async () => {
   await new Promise((r) => front.close(r));
   await up.close();
   await agent.close();
+  await remote.close();
+  cardFront.closeAllConnections();
+  await new Promise((r) => cardFront.close(r));
   await idp.close();
 });
 
@@ -124,6 +134,24 @@ describe("forwardAuth", () => {
     expect(status.sources.find((x) => x.name === "redirected")).toMatchObject({ state: "failed", error: expect.stringMatching(/[Rr]edirect/) });
     expect((await executeTool(s.url, "redirected_whoami", {}, { authorization: `Bearer ${jwt}` })).status).toBe(404);
     expect(mcp.calls.length).toBe(mcpCalls);
+  });
+
+  it("the token goes only to the configured card's origin, not to another one the card names", async () => {
+    const before = remote.calls.length;
+    expect((await executeTool(s.url, "remote_echo", { arguments: { task: "hi" } }, { authorization: `Bearer ${jwt}` })).status).toBe(200);
+    const during = remote.calls.slice(before);
+    expect(during.length).toBeGreaterThan(0);
+    expect(during.every((c) => c.authorization === CONFIGURED)).toBe(true);
+  });
+
+  it("an execution of a forwarding tool is refused for a JWT caller (it holds no token), not run with the configured credential", async () => {
+    const seen = up.seen.length;
+    const refused = await fetch(`${s.url}/tools/fwd_echo/executions`, { method: "POST", headers: { authorization: `Bearer ${jwt}`, "content-type": "application/json" }, body: "{}" });
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { detail: string }).detail).toContain("/tools/fwd_echo/execute");
+    expect(up.seen.length).toBe(seen);
+    const byKey = await fetch(`${s.url}/tools/fwd_echo/executions`, { method: "POST", headers: { authorization: `Bearer ${API_KEY}`, "content-type": "application/json" }, body: "{}" });
+    expect(byKey.status).toBe(202);
   });
 
   it("no token in any log line", () => {

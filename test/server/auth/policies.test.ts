@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { executeTool } from "../../helpers/execute.js";
 import { jwtConfig, startIdp, type TestIdp, type TestKey } from "../../helpers/jwks.js";
+import { rawRequest } from "../../helpers/raw-http.js";
 import { startServer, type TestServer } from "../../helpers/server.js";
 import { tool } from "../../helpers/static-source.js";
 
@@ -82,6 +83,13 @@ describe("policy matrix: GET /tools, /tools/{name}, execute, /openapi.json, /sta
   it("API keys keep their own tools; only an operator key reads /status and /metrics", async () => {
     expect(await view(`Bearer ${OPS_KEY}`)).toEqual(same(TOOLS, true));
     expect(await view(`Bearer ${USER_KEY}`)).toEqual(same(["beta_one"], false));
+  });
+
+  it("a fragment or query on an operator route changes nothing (the router ignores both)", async () => {
+    for (const target of ["/status#x", "/metrics#x", "/status?x=1", "/metrics?x#y"]) {
+      const res = await rawRequest(s.url, `GET ${target} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${USER_KEY}\r\nConnection: close\r\n\r\n`);
+      expect(res.status, target).toBe(403);
+    }
   });
 
   it("the audit line names the principal and the policy that allowed the call", async () => {
