@@ -223,6 +223,23 @@ describe("retention", () => {
       await r.close();
     }
   });
+
+  it("past executions.maxRetainedPerCaller a caller's oldest finished executions are dropped first", async () => {
+    const r = await startServer({ config: { executions: { maxRetainedPerCaller: 2 } }, tools: testTools() });
+    try {
+      const ids: string[] = [];
+      for (const text of ["one", "two", "three"]) {
+        const e = await accepted2(await submit(r.url, "echo", { arguments: { text } }));
+        await pollUntil(r.url, e.id, ["succeeded"]);
+        ids.push(e.id);
+      }
+      await problem(await fetch(`${r.url}/executions/${ids[0]}`), 404, "EXECUTION_NOT_FOUND");
+      const list = (await (await fetch(`${r.url}/executions`)).json()) as { executions: { id: string }[] };
+      expect(list.executions.map((e) => e.id)).toEqual([ids[2], ids[1]]);
+    } finally {
+      await r.close();
+    }
+  });
 });
 
 async function accepted2(res: Response): Promise<ExecutionBody> {

@@ -142,6 +142,22 @@ export class MemoryExecutionStore implements ExecutionStore {
       this.emit(e, { id: e.events.length + 1, event: "error", data: outcome.error });
     }
     e.listeners.clear();
+    this.trim(s.owner);
+  }
+
+  // Retention alone would let one caller pile up a day of finished results in this process:
+  // past maxRetainedPerCaller, its oldest finished executions go first.
+  private trim(owner: string): void {
+    const ids = this.byOwner.get(owner) ?? [];
+    let excess = ids.length - (this.active.get(owner) ?? 0) - this.config().maxRetainedPerCaller;
+    for (const id of [...ids]) {
+      if (excess <= 0) break;
+      const e = this.entries.get(id);
+      if (e && isTerminal(e.execution.status)) {
+        this.drop(e);
+        excess--;
+      }
+    }
   }
 
   // Executions are replaced, not mutated: a snapshot handed out earlier stays what it was.
