@@ -95,3 +95,25 @@ describe("executions on Redis, two servers", () => {
     expect(running.executions).toEqual([]);
   });
 });
+
+describe("executions on Redis, retention per caller", () => {
+  it("past executions.maxRetainedPerCaller a caller's oldest finished executions are deleted from Redis", async () => {
+    // Its own database: the count of finished executions must start at zero.
+    const r = await startServer({ config: { redis: { url: `${inject("redisUrl")}/2` }, executions: { maxRetainedPerCaller: 2 } }, tools: testTools() });
+    try {
+      const ids: string[] = [];
+      for (const text of ["one", "two", "three"]) {
+        const e = await accepted(await submit(r.url, "echo", { arguments: { text } }));
+        await pollUntil(r.url, e.id, ["succeeded"]);
+        ids.push(e.id);
+      }
+      const gone = await fetch(`${r.url}/executions/${ids[0]}`);
+      expect(gone.status).toBe(404);
+      expect(await gone.json()).toMatchObject({ code: "EXECUTION_NOT_FOUND" });
+      const list = (await (await fetch(`${r.url}/executions`)).json()) as { executions: { id: string }[] };
+      expect(list.executions.map((e) => e.id)).toEqual([ids[2], ids[1]]);
+    } finally {
+      await r.close();
+    }
+  });
+});

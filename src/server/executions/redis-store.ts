@@ -242,11 +242,13 @@ export class RedisExecutionStore implements ExecutionStore {
 
   /** Records the outcome unless the execution already ended; true when it ended here. */
   private async finish(job: Job, outcome: Outcome): Promise<boolean> {
-    const expireAt = Date.now() + this.config().retentionMs;
+    const { retentionMs, maxRetainedPerCaller } = this.config();
+    const expireAt = Date.now() + retentionMs;
     const [field, value] = outcome.status === "succeeded" ? ["result", outcome.result] : ["error", outcome.error];
     const done = await this.redis.tnxFinish(
-      key.record(job.id), key.events(job.id), key.active(job.owner),
+      key.record(job.id), key.events(job.id), key.active(job.owner), key.owner(job.owner),
       iso(Date.now()), outcome.status, field, JSON.stringify(value), String(expireAt), iso(expireAt), key.channel(job.id), job.id,
+      String(maxRetainedPerCaller), RECORD_PREFIX,
     );
     return done === 1;
   }
