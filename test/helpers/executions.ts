@@ -37,8 +37,10 @@ export function pollUntil(baseUrl: string, id: string, statuses: string[], opts:
   }, { timeoutMs: opts.timeoutMs ?? 10_000, everyMs: 50 });
 }
 
-/** Opens `/executions/{id}/events` and collects every event until the server ends the stream. */
-export async function readEvents(baseUrl: string, id: string, headers: Record<string, string> = {}): Promise<{ res: Response; events: EventSourceMessage[] }> {
+/** Opens `/executions/{id}/events` and collects every event until the server ends the stream; `onEvent` sees each as it arrives. */
+export async function readEvents(
+  baseUrl: string, id: string, headers: Record<string, string> = {}, onEvent?: (e: EventSourceMessage) => void,
+): Promise<{ res: Response; events: EventSourceMessage[] }> {
   const res = await fetch(`${baseUrl}/executions/${id}/events`, { headers: { accept: "text/event-stream", ...headers } });
   const events: EventSourceMessage[] = [];
   if (res.status !== 200 || !res.body) return { res, events };
@@ -47,6 +49,7 @@ export async function readEvents(baseUrl: string, id: string, headers: Record<st
     const { value, done } = await reader.read();
     if (done) break;
     events.push(value);
+    onEvent?.(value);
   }
   return { res, events };
 }

@@ -1,6 +1,8 @@
+import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { defineTool } from "../../src/core/define-tool.js";
 import { pollUntil, readEvents, submit, type ExecutionBody } from "../helpers/executions.js";
+import { startRedis } from "../helpers/redis.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 import { testTools, type SignalLog } from "../helpers/tools.js";
 
@@ -114,6 +116,43 @@ describe("executions on Redis, retention per caller", () => {
       expect(list.executions.map((e) => e.id)).toEqual([ids[2], ids[1]]);
     } finally {
       await r.close();
+    }
+  });
+});
+
+describe("executions on Redis, live events across a subscriber reconnect", () => {
+  it("events published while the subscriber was cut off reach the reader from the stored list", async () => {
+    // Its own redis-server: cutting its subscribers must not touch other files' replicas.
+    const redis = await startRedis();
+    let open: () => void = () => undefined;
+    const opened = new Promise<void>((r) => (open = r));
+    const gate = defineTool({
+      name: "gate", description: "progress 1, waits for the test, progress 2, answers",
+      run: async (_args, ctx) => {
+        ctx.onProgress?.({ progress: 1, total: 2 });
+        await opened;
+        ctx.onProgress?.({ progress: 2, total: 2 });
+        return "opened";
+      },
+    });
+    const r = await startServer({ config: { redis: { url: redis.url } }, tools: [gate] });
+    const admin = new Redis(redis.url);
+    try {
+      const e = await accepted(await submit(r.url, "gate"));
+      const { events } = await readEvents(r.url, e.id, {}, (ev) => {
+        if (ev.event !== "progress" || JSON.parse(ev.data).progress !== 1) return;
+        // The replica's subscriber is cut; progress 2 and the result are published at once, long
+        // before ioredis reconnects (its first retry waits 100 ms): pub/sub loses them, and only
+        // the catch-up read on reconnect can deliver them.
+        void admin.call("CLIENT", "KILL", "TYPE", "pubsub").then(() => open());
+      });
+      expect(events.map((x) => x.event)).toEqual(["execution", "progress", "progress", "result"]);
+      expect(JSON.parse(events.at(-1)?.data ?? "{}")).toEqual({ output: "opened", isError: false });
+    } finally {
+      open();
+      admin.disconnect();
+      await r.close();
+      await redis.stop();
     }
   });
 });
