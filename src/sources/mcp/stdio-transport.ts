@@ -91,7 +91,7 @@ export class ProcessGroupStdioTransport implements Transport {
   /** Queues one message; the messages of one event-loop turn reach the child in one write (line-writer.ts). */
   async send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.child?.stdin;
-    if (!stdin || !this.writer || stdin.destroyed || this.closedFired) throw new Error("Not connected");
+    if (!stdin || !this.writer || stdin.destroyed || stdin.writableEnded || this.closedFired) throw new Error("Not connected");
     await this.writer.send(message);
   }
 
