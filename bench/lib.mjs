@@ -76,12 +76,12 @@ export async function startBare(nodeArgs = [], logFile) {
   return spawnServer([...nodeArgs, path.join(ROOT, "bench/bare-server.mjs"), String(port)], port, { ready: "/healthz", logFile });
 }
 
-/** `toolnexus serve` (the CLI, as deployed) on a temp config; log lines go to `dir/toolnexus.log`. */
-export async function startToolnexus(dir, config, name = "toolnexus", nodeArgs = []) {
+/** `toolnexus serve` (the CLI, as deployed; `cli` another build's) on a temp config; log lines go to `dir/<name>.log`. */
+export async function startToolnexus(dir, config, name = "toolnexus", nodeArgs = [], cli = CLI) {
   const port = await freePort();
   const file = path.join(dir, `${name}.json`);
   await writeFile(file, JSON.stringify({ ...config, server: { host: "127.0.0.1", port, maxConcurrent: 1024, ...config.server } }));
-  return spawnServer([...nodeArgs, CLI, "serve", "--config", file], port, { logFile: path.join(dir, `${name}.log`) });
+  return spawnServer([...nodeArgs, cli, "serve", "--config", file], port, { logFile: path.join(dir, `${name}.log`) });
 }
 
 /** Runs `call` from `concurrency` closed-loop workers for `seconds`; latencies in ms. */
