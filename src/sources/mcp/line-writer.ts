@@ -5,8 +5,8 @@ import type { Writable } from "node:stream";
  * sent in the same event-loop turn into one write.
  *
  * Why: each write(2) to the child's stdin is a syscall that also wakes the child. At c=32 the
- * gateway reads many HTTP requests in one poll phase and sent one write per call; flushing them
- * together (`setImmediate` runs once after the poll phase, where `process.nextTick` and
+ * gateway reads many HTTP requests in one poll phase; writing each call's message at once cost
+ * one write per call, and flushing them together (`setImmediate` runs once after the poll phase, where `process.nextTick` and
  * microtasks run after every socket's callback and would not batch) takes the gateway's writes
  * to the child from one per call to one per turn and lets the child read a whole batch at once
  * (bench/README.md, "The MCP hop": gateway and server CPU per call, syscalls per call). A lone
