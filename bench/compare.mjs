@@ -15,7 +15,7 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { ECHO_PLUGIN, EVERYTHING, ROOT, measure, poster, spread, startBare, startToolnexus } from "./lib.mjs";
+import { ECHO_PLUGIN, EVERYTHING, ROOT, childPid, measure, poster, procCpuMs, selfCpuMs, spread, startBare, startToolnexus } from "./lib.mjs";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -35,7 +35,7 @@ const hasFastMcp = (() => {
 function report(title, rows, ratios) {
   console.log(`\n## ${title}  (${ROUNDS} rounds, ${new Date().toISOString().slice(0, 16)}Z, load avg ${loadAvg()})`);
   for (const [name, runs] of Object.entries(rows)) {
-    const cols = Object.keys(runs[0]).filter((k) => k !== "n").map((k) => `${k} ${spread(runs.map((r) => r[k]), k === "rps" || k === "cpuUs" || k === "readyMs" ? 0 : 2)}`);
+    const cols = Object.keys(runs[0]).filter((k) => k !== "n").map((k) => `${k} ${spread(runs.map((r) => r[k]), k === "rps" || k === "readyMs" ? 0 : k === "cpuUs" || k.endsWith("Us") ? 1 : 2)}`);
     console.log(`${name.padEnd(34)} ${cols.join("   ")}`);
   }
   for (const [name, xs, target] of ratios) console.log(`ratio ${name.padEnd(46)} ${spread(xs)}   ${target ?? ""}`);
@@ -79,7 +79,13 @@ async function mcpScenario(dir) {
     plugins: [ECHO_PLUGIN],
   });
   const direct = new Client({ name: "bench", version: "0" });
-  await direct.connect(new StdioClientTransport({ command: process.execPath, args: [EVERYTHING, "stdio"], stderr: "ignore" }));
+  const directTransport = new StdioClientTransport({ command: process.execPath, args: [EVERYTHING, "stdio"], stderr: "ignore" });
+  await direct.connect(directTransport);
+  // CPU µs per call of the other processes (2 shared cores): srvUs = the server-everything
+  // answering, genUs = this process (undici load generator; for the direct rows also the SDK client).
+  const gatewayServer = childPid(tn.child.pid);
+  const directProcs = { srvUs: () => procCpuMs(directTransport.pid), genUs: selfCpuMs };
+  const gatewayProcs = { srvUs: () => procCpuMs(gatewayServer), genUs: selfCpuMs };
   const rows = {};
   try {
     const viaMcp = poster(tn, "/tools/everything_echo/execute", { arguments: { message: "hello" } }, "Echo: hello");
@@ -90,20 +96,25 @@ async function mcpScenario(dir) {
     };
     await rounds(async () => {
       for (const c of [1, 32]) {
-        push(rows, `c=${c} direct MCP SDK callTool`, await measure(viaSdk, c, { seconds: SECONDS, warmup: WARMUP }));
-        push(rows, `c=${c} REST → toolnexus → MCP echo`, await measure(viaMcp, c, { seconds: SECONDS, warmup: WARMUP, server: tn }));
-        push(rows, `c=${c} REST native echo`, await measure(viaNative, c, { seconds: SECONDS, warmup: WARMUP, server: tn }));
+        push(rows, `c=${c} direct MCP SDK callTool`, await measure(viaSdk, c, { seconds: SECONDS, warmup: WARMUP, procs: directProcs }));
+        push(rows, `c=${c} REST → toolnexus → MCP echo`, await measure(viaMcp, c, { seconds: SECONDS, warmup: WARMUP, server: tn, procs: gatewayProcs }));
+        push(rows, `c=${c} REST native echo`, await measure(viaNative, c, { seconds: SECONDS, warmup: WARMUP, server: tn, procs: { genUs: selfCpuMs } }));
       }
     });
   } finally {
     await direct.close().catch(() => {});
     await tn.stop();
   }
-  const [d1, m1, n1, , m32, n32] = Object.values(rows);
+  const [d1, m1, n1, d32, m32, n32] = Object.values(rows);
+  // All CPU one call costs on the box: what bounds req/s when the two cores are saturated.
+  const total = (r) => (r.cpuUs ?? 0) + (r.srvUs ?? 0) + r.genUs;
   report("MCP hop (server-everything echo over stdio)", rows, [
     ["p50 REST→MCP ÷ (REST native + direct MCP) (c=1)", m1.map((m, i) => m.p50 / (n1[i].p50 + d1[i].p50)), "(target ≤ 1.15)"],
     ["req/s REST→MCP ÷ REST native (c=32)", per(m32, n32, (m, n) => m.rps / n.rps), "(target ≥ 0.8)"],
     ["gateway CPU/call REST→MCP − native (µs, c=32)", per(m32, n32, (m, n) => m.cpuUs - n.cpuUs)],
+    ["direct SDK client process CPU/call (µs, c=32)", d32.map((d) => d.genUs)],
+    ["(gateway MCP − native) ÷ direct SDK client CPU (c=32)", m32.map((m, i) => (m.cpuUs - n32[i].cpuUs) / d32[i].genUs)],
+    ["all processes' CPU/call native ÷ REST→MCP (c=32)", per(m32, n32, (m, n) => total(n) / total(m)), "(the req/s ratio 2 saturated cores allow)"],
   ]);
 }
 

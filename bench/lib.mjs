@@ -1,7 +1,7 @@
 // Shared helpers of the benchmarks: servers in child processes that report their own CPU and
 // GC (bench/stats-agent.mjs), closed-loop load, and medians with their spread.
 import { spawn } from "node:child_process";
-import { openSync, closeSync } from "node:fs";
+import { openSync, closeSync, readFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import path from "node:path";
@@ -76,12 +76,12 @@ export async function startBare(nodeArgs = [], logFile) {
   return spawnServer([...nodeArgs, path.join(ROOT, "bench/bare-server.mjs"), String(port)], port, { ready: "/healthz", logFile });
 }
 
-/** `toolnexus serve` (the CLI, as deployed) on a temp config; log lines go to `dir/toolnexus.log`. */
-export async function startToolnexus(dir, config, name = "toolnexus", nodeArgs = []) {
+/** `toolnexus serve` (the CLI, as deployed; `cli` another build's) on a temp config; log lines go to `dir/<name>.log`. */
+export async function startToolnexus(dir, config, name = "toolnexus", nodeArgs = [], cli = CLI) {
   const port = await freePort();
   const file = path.join(dir, `${name}.json`);
   await writeFile(file, JSON.stringify({ ...config, server: { host: "127.0.0.1", port, maxConcurrent: 1024, ...config.server } }));
-  return spawnServer([...nodeArgs, CLI, "serve", "--config", file], port, { logFile: path.join(dir, `${name}.log`) });
+  return spawnServer([...nodeArgs, cli, "serve", "--config", file], port, { logFile: path.join(dir, `${name}.log`) });
 }
 
 /** Runs `call` from `concurrency` closed-loop workers for `seconds`; latencies in ms. */
@@ -113,19 +113,41 @@ export function poster(server, route, body, expect) {
   };
 }
 
+/** CPU ms (user + system) a process has used so far, from /proc (Linux; clock ticks of 10 ms). */
+export function procCpuMs(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+
+/** This process's own CPU ms (the load generator, and a direct MCP SDK client when it runs one). */
+export const selfCpuMs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+
+/** The pid of the first child of `pid` (a stdio MCP server the gateway spawned), from /proc. */
+export function childPid(pid) {
+  const kids = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean);
+  return kids.length ? Number(kids[0]) : undefined;
+}
+
 /**
  * One measured run: warm-up, then `seconds` of load, with the server's own CPU per request,
- * GC share of that CPU and its longest young-generation pause when `server` is given.
+ * GC share of that CPU and its longest young-generation pause when `server` is given. `procs`
+ * maps a column name to a function returning some process's CPU ms: each column is that
+ * process's CPU µs per call over the measured window (e.g. the MCP server, the load generator).
  */
-export async function measure(call, concurrency, { seconds, warmup, server }) {
+export async function measure(call, concurrency, { seconds, warmup, server, procs = {} }) {
   if (warmup > 0) await drive(call, concurrency, warmup);
   const before = server ? await server.stats() : undefined;
   server?.resetGc();
+  const procsBefore = Object.fromEntries(Object.entries(procs).map(([k, f]) => [k, f()]));
   const r = await drive(call, concurrency, seconds);
-  if (!server) return r;
+  const perCall = Object.fromEntries(Object.entries(procs).map(([k, f]) => [k, ((f() - procsBefore[k]) * 1000) / r.n]));
+  if (!server) return { ...r, ...perCall };
   const after = await server.stats();
   const cpuMs = after.cpuMs - before.cpuMs;
-  return { ...r, cpuUs: (cpuMs * 1000) / r.n, gcPct: (100 * after.gc.ms) / cpuMs, maxScavengeMs: after.gc.maxScavengeMs, rssMb: after.rss / 1048576 };
+  return { ...r, cpuUs: (cpuMs * 1000) / r.n, gcPct: (100 * after.gc.ms) / cpuMs, maxScavengeMs: after.gc.maxScavengeMs, rssMb: after.rss / 1048576, ...perCall };
 }
 
 /** Median of numbers. */

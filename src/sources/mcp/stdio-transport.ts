@@ -4,6 +4,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { groupAlive, terminateGroup } from "../process-tree.js";
 import { JsonLineBuffer } from "./json-lines.js";
+import { LineWriter } from "./line-writer.js";
 
 /** How to start one stdio MCP server. */
 export interface StdioOptions {
@@ -33,6 +34,7 @@ export class ProcessGroupStdioTransport implements Transport {
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
   private child?: ChildProcess;
+  private writer?: LineWriter;
   private readonly buffer = new JsonLineBuffer();
   private started = false;
   private closedFired = false;
@@ -56,6 +58,7 @@ export class ProcessGroupStdioTransport implements Transport {
       windowsHide: true,
     });
     this.child = child;
+    if (child.stdin) this.writer = new LineWriter(child.stdin);
     this.exited = new Promise((resolve) => child.once("exit", () => resolve()));
     child.stdout?.on("data", (chunk: Buffer) => this.read(chunk));
     child.stdout?.on("error", (err) => this.onerror?.(err));
@@ -85,10 +88,11 @@ export class ProcessGroupStdioTransport implements Transport {
     }
   }
 
+  /** Queues one message; the messages of one event-loop turn reach the child in one write (line-writer.ts). */
   async send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.child?.stdin;
-    if (!stdin || stdin.destroyed || this.closedFired) throw new Error("Not connected");
-    if (!stdin.write(`${JSON.stringify(message)}\n`)) await new Promise<void>((resolve) => stdin.once("drain", resolve));
+    if (!stdin || !this.writer || stdin.destroyed || stdin.writableEnded || this.closedFired) throw new Error("Not connected");
+    await this.writer.send(message);
   }
 
   /**
@@ -99,6 +103,8 @@ export class ProcessGroupStdioTransport implements Transport {
   async close(): Promise<void> {
     const child = this.child;
     if (child && this.exited) {
+      // What was sent this turn (a notifications/cancelled, say) still goes out before EOF.
+      this.writer?.flush();
       child.stdin?.end();
       if (child.exitCode === null && child.signalCode === null) {
         if (!(await within(this.exited, STDIN_GRACE_MS))) {
