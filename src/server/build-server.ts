@@ -18,10 +18,9 @@ import { ConfigReloader } from "./config-reloader.js";
 import { redactingLogger, SecretScrubber } from "./logger.js";
 import "./request-caller.js";
 import { registerLimits } from "./limits.js";
-import { connectRedis } from "./redis.js";
 import { Metrics } from "./metrics.js";
 import { executeRoute } from "./routes/execute.js";
-import { McpCatalog } from "./mcp/catalog-server.js";
+import { lazyCatalog, type McpConnector } from "./mcp/lazy-catalog.js";
 import { mcpEndpoint } from "./mcp-endpoint.js";
 import { metricsRoute } from "./routes/metrics.js";
 import { metaRoutes } from "./routes/meta.js";
@@ -66,7 +65,7 @@ export type ToolnexusServer = FastifyInstance & {
     /** The execute pipeline every transport (REST, SSE, /mcp, executions) runs calls through. */
     pipeline: CallPipeline;
     /** The catalog as an MCP server: `/mcp` and `toolnexus mcp` (stdio) serve it. */
-    mcp: McpCatalog;
+    mcp: McpConnector;
   };
 };
 
@@ -135,7 +134,8 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
 
   await registerSwagger(app);
   // Shared state of several replicas (DESIGN §10): rate-limit counters and executions.
-  const redis = loaded.config.redis ? connectRedis(loaded.config.redis.url, logger) : undefined;
+  // ioredis (and BullMQ, in registerExecutions) load only with `redis:`: ~100 ms and ~20 MB otherwise.
+  const redis = loaded.config.redis ? (await import("./redis.js")).connectRedis(loaded.config.redis.url, logger) : undefined;
   await registerLimits(app, state, redis);
   await app.register(metaRoutes, { state, scrub });
   await app.register(metricsRoute, { metrics, scrub });
@@ -147,7 +147,7 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   const documents = new ToolDocuments(app, state, scrub);
   await app.register(openapiRoute, { documents });
   await registerPortal(app, documents);
-  const mcp = new McpCatalog(state, pipeline, scrub);
+  const mcp = lazyCatalog(state, pipeline, scrub);
   if (server.mcp.enabled) await app.register(mcpEndpoint, { catalog: mcp, path: server.mcp.path, scrub });
 
   const ready = (opts.toolkit ? Promise.resolve(opts.toolkit) : createToolkit(loaded, { tools: opts.tools ?? [], logger }))
