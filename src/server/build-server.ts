@@ -12,6 +12,8 @@ import { installErrorHandler } from "./error-handler.js";
 import { installJsonBodyParser } from "./json-body.js";
 import { clientErrorHandler, frameworkErrors, installProtocolGuards } from "./protocol-errors.js";
 import { RouteMethods } from "./route-methods.js";
+import { SerializerSelector } from "@fastify/fast-json-stringify-compiler";
+import { lazySerializers, lazyValidators } from "./lazy-compilers.js";
 import { strictBodyValidator } from "./validator-compiler.js";
 import { registerExecutions } from "./executions/register.js";
 import { ConfigReloader } from "./config-reloader.js";
@@ -99,7 +101,8 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
     },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: "array", useDefaults: true } },
     // Query strings and params are coerced from strings; bodies are validated as sent (DESIGN §13).
-    schemaController: { compilersFactory: { buildValidator: strictBodyValidator() } },
+    // Each route's validators and serializers are compiled on its first request (lazy-compilers.ts).
+    schemaController: { compilersFactory: { buildValidator: lazyValidators(strictBodyValidator()), buildSerializer: lazySerializers(SerializerSelector()) } },
     // Above a 128-character tool name (its longest) so every listed tool routes; longer is 414.
     routerOptions: { maxParamLength: 512 },
     // Behind a load balancer, X-Forwarded-Host/Proto name the URL the client used (Operation-Location).
