@@ -2,7 +2,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/**", "node_modules/**", "coverage/**", "openapi/**", ".tmp/**"] },
+  { ignores: ["dist/**", "node_modules/**", "coverage/**", "openapi/**", ".tmp/**", "src/**/*.generated.ts"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -12,16 +12,17 @@ import { installErrorHandler } from "./error-handler.js";
 import { installJsonBodyParser } from "./json-body.js";
 import { clientErrorHandler, frameworkErrors, installProtocolGuards } from "./protocol-errors.js";
 import { RouteMethods } from "./route-methods.js";
+import { SerializerSelector } from "@fastify/fast-json-stringify-compiler";
+import { lazySerializers, lazyValidators } from "./lazy-compilers.js";
 import { strictBodyValidator } from "./validator-compiler.js";
 import { registerExecutions } from "./executions/register.js";
 import { ConfigReloader } from "./config-reloader.js";
 import { redactingLogger, SecretScrubber } from "./logger.js";
 import "./request-caller.js";
 import { registerLimits } from "./limits.js";
-import { connectRedis } from "./redis.js";
 import { Metrics } from "./metrics.js";
 import { executeRoute } from "./routes/execute.js";
-import { McpCatalog } from "./mcp/catalog-server.js";
+import { lazyCatalog, type McpConnector } from "./mcp/lazy-catalog.js";
 import { mcpEndpoint } from "./mcp-endpoint.js";
 import { metricsRoute } from "./routes/metrics.js";
 import { metaRoutes } from "./routes/meta.js";
@@ -66,7 +67,7 @@ export type ToolnexusServer = FastifyInstance & {
     /** The execute pipeline every transport (REST, SSE, /mcp, executions) runs calls through. */
     pipeline: CallPipeline;
     /** The catalog as an MCP server: `/mcp` and `toolnexus mcp` (stdio) serve it. */
-    mcp: McpCatalog;
+    mcp: McpConnector;
   };
 };
 
@@ -100,7 +101,8 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
     },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: "array", useDefaults: true } },
     // Query strings and params are coerced from strings; bodies are validated as sent (DESIGN §13).
-    schemaController: { compilersFactory: { buildValidator: strictBodyValidator() } },
+    // Each route's validators and serializers are compiled on its first request (lazy-compilers.ts).
+    schemaController: { compilersFactory: { buildValidator: lazyValidators(strictBodyValidator()), buildSerializer: lazySerializers(SerializerSelector()) } },
     // Above a 128-character tool name (its longest) so every listed tool routes; longer is 414.
     routerOptions: { maxParamLength: 512 },
     // Behind a load balancer, X-Forwarded-Host/Proto name the URL the client used (Operation-Location).
@@ -135,7 +137,8 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
 
   await registerSwagger(app);
   // Shared state of several replicas (DESIGN §10): rate-limit counters and executions.
-  const redis = loaded.config.redis ? connectRedis(loaded.config.redis.url, logger) : undefined;
+  // ioredis (and BullMQ, in registerExecutions) load only with `redis:`: ~100 ms and ~20 MB otherwise.
+  const redis = loaded.config.redis ? (await import("./redis.js")).connectRedis(loaded.config.redis.url, logger) : undefined;
   await registerLimits(app, state, redis);
   await app.register(metaRoutes, { state, scrub });
   await app.register(metricsRoute, { metrics, scrub });
@@ -147,7 +150,7 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   const documents = new ToolDocuments(app, state, scrub);
   await app.register(openapiRoute, { documents });
   await registerPortal(app, documents);
-  const mcp = new McpCatalog(state, pipeline, scrub);
+  const mcp = lazyCatalog(state, pipeline, scrub);
   if (server.mcp.enabled) await app.register(mcpEndpoint, { catalog: mcp, path: server.mcp.path, scrub });
 
   const ready = (opts.toolkit ? Promise.resolve(opts.toolkit) : createToolkit(loaded, { tools: opts.tools ?? [], logger }))

@@ -1,17 +1,24 @@
 import type { FastifyPluginAsync, FastifyReply } from "fastify";
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
+import type * as StreamableHttp from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { ToolnexusError } from "../core/errors.js";
 import { normalizeError } from "./error-handler.js";
-import type { McpCatalog } from "./mcp/catalog-server.js";
+import type { McpConnector } from "./mcp/lazy-catalog.js";
 import { isBodyParseError } from "./json-body.js";
 
 // JSON-RPC's implementation-defined server error, as the SDK's transport uses for HTTP-level failures.
 const SERVER_ERROR = -32000;
+// JSON-RPC 2.0's own codes (the SDK's ErrorCode.ParseError and InvalidRequest), named here so
+// what is refused before any MCP traffic (401, 400, 413, a batch) does not load the SDK.
+const PARSE_ERROR = -32700;
+const INVALID_REQUEST = -32600;
+
+// The SDK's transport (with its zod schemas, ~150 ms at start-up) is imported on the first MCP message.
+let transportModule: Promise<typeof StreamableHttp> | undefined;
+const loadTransport = () => (transportModule ??= import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"));
 
 /** Options of {@link mcpEndpoint}. */
 export interface McpEndpointOptions {
-  catalog: McpCatalog;
+  catalog: McpConnector;
   path: string;
   scrub: (s: string) => string;
 }
@@ -42,11 +49,12 @@ export const mcpEndpoint: FastifyPluginAsync<McpEndpointOptions> = async (app, {
   app.post(path, { schema: { hide: true } }, async (request, reply) => {
     const message = request.body;
     // JSON-RPC batches were removed from MCP in 2025-06-18; the SDK would still run them.
-    if (Array.isArray(message)) return sendJsonRpcError(reply, 400, ErrorCode.InvalidRequest, "Invalid Request: JSON-RPC batches are not supported");
-    if (!isJsonRpcMessage(message)) return sendJsonRpcError(reply, 400, ErrorCode.InvalidRequest, "Invalid Request: not a JSON-RPC 2.0 message");
+    if (Array.isArray(message)) return sendJsonRpcError(reply, 400, INVALID_REQUEST, "Invalid Request: JSON-RPC batches are not supported");
+    if (!isJsonRpcMessage(message)) return sendJsonRpcError(reply, 400, INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 message");
 
     // A stream only when it carries something before the result: progress. Else one JSON body.
     const stream = wantsProgress(message);
+    const { WebStandardStreamableHTTPServerTransport } = await loadTransport();
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !stream });
     const server = await catalog.connect({ caller: request.caller, log: request.log, requestId: () => request.id }, transport);
     server.onerror = (err) => request.log.debug({ err: err.message }, "mcp protocol error");
@@ -81,8 +89,8 @@ function isJsonRpcMessage(body: unknown): body is Record<string, unknown> {
 }
 
 function jsonRpcCodeOf(raw: unknown, err: ToolnexusError): number {
-  if (isBodyParseError(raw)) return ErrorCode.ParseError;
-  return err.code === "INVALID_REQUEST" ? ErrorCode.InvalidRequest : SERVER_ERROR;
+  if (isBodyParseError(raw)) return PARSE_ERROR;
+  return err.code === "INVALID_REQUEST" ? INVALID_REQUEST : SERVER_ERROR;
 }
 
 /** A JSON-RPC error response with id null, as the SDK's transport answers HTTP-level failures. */

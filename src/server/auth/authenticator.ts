@@ -4,7 +4,7 @@ import { ToolnexusError } from "../../core/errors.js";
 import type { Logger } from "../../core/types.js";
 import { ApiKeyAuth } from "./api-keys.js";
 import { ANONYMOUS, type Caller } from "./caller.js";
-import { JwtVerifier } from "./jwt.js";
+import type { JwtVerifier } from "./jwt.js";
 import { claimsOf, Policies } from "./policies.js";
 
 /**
@@ -15,13 +15,15 @@ import { claimsOf, Policies } from "./policies.js";
  */
 export class Authenticator {
   private readonly keys: ApiKeyAuth;
-  private readonly jwt?: JwtVerifier;
+  // jose (~50 modules) is imported only when `auth.jwt` is configured, starting at construction.
+  private readonly jwt?: Promise<JwtVerifier>;
   private readonly policies: Policies;
   private readonly groupsClaim: string;
 
   constructor(auth: AuthConfig | undefined, logger: Logger) {
     this.keys = new ApiKeyAuth(auth?.apiKeys ?? []);
-    if (auth?.jwt) this.jwt = new JwtVerifier(auth.jwt, logger);
+    const jwt = auth?.jwt;
+    if (jwt) this.jwt = import("./jwt.js").then((m) => new m.JwtVerifier(jwt, logger));
     this.policies = new Policies(auth?.policies ?? []);
     this.groupsClaim = auth?.jwt?.groupsClaim ?? "groups";
   }
@@ -58,7 +60,7 @@ export class Authenticator {
     const key = this.keys.enabled ? this.keys.match(bearer) : undefined;
     if (key) return key;
     if (!this.jwt) return fail("The API key is not valid");
-    return this.jwt.verify(bearer).then((payload) => this.policies.callerFor(claimsOf(payload, this.groupsClaim), bearer));
+    return this.jwt.then((v) => v.verify(bearer)).then((payload) => this.policies.callerFor(claimsOf(payload, this.groupsClaim), bearer));
   }
 }
 

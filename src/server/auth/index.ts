@@ -3,5 +3,4 @@ export { ApiKeyAuth } from "./api-keys.js";
 export { Authenticator } from "./authenticator.js";
 export { ANONYMOUS, ownerKey, type Caller, type CallerKind } from "./caller.js";
 export { authenticateRequest } from "./hook.js";
-export { JwtVerifier, MAX_TOKEN_CHARS } from "./jwt.js";
 export { Policies, claimsOf, type Claims } from "./policies.js";

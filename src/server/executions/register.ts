@@ -1,11 +1,9 @@
 import type { FastifyInstance } from "fastify";
 import type { Redis } from "ioredis";
 import type { CallPipeline } from "../call-pipeline.js";
-import { connectRedis } from "../redis.js";
 import { executionRoutes } from "../routes/executions.js";
 import type { ServiceState } from "../service-state.js";
 import { MemoryExecutionStore } from "./memory-store.js";
-import { RedisExecutionStore } from "./redis-store.js";
 import { pipelineRunner } from "./runner.js";
 import { EXECUTION_SCHEMAS } from "./schemas.js";
 import type { ExecutionStore } from "./store.js";
@@ -25,6 +23,8 @@ export async function registerExecutions(
   let store: ExecutionStore;
   const closers: (() => void)[] = [];
   if (redis && url) {
+    // BullMQ (~170 modules) is imported only for a Redis-backed store.
+    const [{ connectRedis }, { RedisExecutionStore }] = await Promise.all([import("../redis.js"), import("./redis-store.js")]);
     // The worker and the subscriber wait out an outage; commands (shared with rate limits) fail fast.
     const worker = connectRedis(url, app.log, { blocking: true, name: "worker" });
     const subscriber = connectRedis(url, app.log, { blocking: true, name: "subscriber" });

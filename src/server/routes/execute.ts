@@ -1,4 +1,5 @@
-import { Type, type FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import { Type } from "@sinclair/typebox";
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { CallPipeline } from "../call-pipeline.js";
 import { abortOnDisconnect } from "../disconnect.js";
 import { strayKeysError } from "../envelope.js";

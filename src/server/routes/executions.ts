@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import { Type, type FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import { Type } from "@sinclair/typebox";
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { ToolnexusError } from "../../core/errors.js";
 import { ownerKey } from "../auth/index.js";
 import type { CallPipeline } from "../call-pipeline.js";

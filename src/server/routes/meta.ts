@@ -1,4 +1,5 @@
-import { Type, type FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import { Type } from "@sinclair/typebox";
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Health, ProblemResponse as problem, SkillList, Status } from "../schemas.js";
 import type { ServiceState } from "../service-state.js";
 import { NO_SKILLS_PROMPT } from "../../core/toolkit.js";

@@ -1,4 +1,5 @@
-import { Type, type FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import { Type } from "@sinclair/typebox";
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { Metrics } from "../metrics.js";
 import { ProblemResponse as problem } from "../schemas.js";
 

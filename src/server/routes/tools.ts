@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import { Type, type FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import { Type } from "@sinclair/typebox";
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { toAnthropic, toGemini, toOpenAI } from "../../core/adapters.js";
 import { ToolnexusError } from "../../core/errors.js";
 import type { Tool, ToolInfo as ToolInfoT } from "../../core/types.js";
