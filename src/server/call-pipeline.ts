@@ -157,12 +157,10 @@ export class CallPipeline {
       if ((o.log as { isLevelEnabled?(level: string): boolean }).isLevelEnabled?.("info") !== false) {
         // Audit: the principal (caller), how it authenticated, and the policy that let it in.
         const policy = tool ? o.caller.allowedBy?.(tool.name) : undefined;
-        // One literal of one shape (pino leaves undefined fields out of the line), not
-        // conditional spreads: each spread was a runtime copy on every call.
         o.log.info({
-          tool: name, source: tool?.source, caller: o.caller.id, auth: o.caller.kind || undefined,
-          policy, transport: o.transport, outcome, statusCode,
-          pending: pending || undefined, durationMs: Math.round(ms * 10) / 10, traceId,
+          tool: name, source: tool?.source, caller: o.caller.id, ...(o.caller.kind ? { auth: o.caller.kind } : {}),
+          ...(policy ? { policy } : {}), transport: o.transport, outcome, statusCode,
+          ...(pending ? { pending } : {}), durationMs: Math.round(ms * 10) / 10, ...(traceId ? { traceId } : {}),
         }, "tool call");
       }
     }
