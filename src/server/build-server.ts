@@ -8,9 +8,9 @@ import type { Toolkit } from "../core/toolkit.js";
 import type { Tool } from "../core/types.js";
 import { authenticateRequest, Authenticator } from "./auth/index.js";
 import { CallPipeline } from "./call-pipeline.js";
-import { installErrorHandler } from "./error-handler.js";
+import { installErrorHandler, sendProblem } from "./error-handler.js";
 import { installJsonBodyParser } from "./json-body.js";
-import { clientErrorHandler, frameworkErrors, installProtocolGuards } from "./protocol-errors.js";
+import { clientErrorHandler, frameworkErrors, hostlessRequestError, installProtocolGuards } from "./protocol-errors.js";
 import { RouteMethods } from "./route-methods.js";
 import { SerializerSelector } from "@fastify/fast-json-stringify-compiler";
 import { lazySerializers, lazyValidators } from "./lazy-compilers.js";
@@ -121,11 +121,15 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
   installErrorHandler(app, scrub, new RouteMethods(app));
   installJsonBodyParser(app);
-  installProtocolGuards(app, scrub);
+  installProtocolGuards(app);
   app.decorateRequest("caller", null as never);
   // Callback-style hooks: these run on every request, and an async hook costs a promise each.
+  // One onRequest hook does the request id, the Host guard and auth: each hook is one more
+  // step of Fastify's hook runner on every request.
   app.addHook("onRequest", (request, reply, done) => {
     reply.header("x-request-id", request.id);
+    const hostless = hostlessRequestError(request);
+    if (hostless) return sendProblem(reply, request, hostless, scrub);
     authenticateRequest(state, request, done);
   });
   app.addHook("onResponse", (request, reply, done) => {

@@ -63,10 +63,11 @@ export function clientErrorHandler(this: FastifyInstance, err: NodeJS.ErrnoExcep
 
 /**
  * Guards Node answers itself unless told otherwise: an `Expect` other than `100-continue`
- * (417) and an HTTP/1.1 request without `Host` (400; `requireHostHeader` must be off so the
- * request reaches this hook instead of Node's empty 400).
+ * (417), answered here; an HTTP/1.1 request without `Host` (400; `requireHostHeader` must be
+ * off so the request reaches Fastify instead of Node's empty 400) is refused by the service's
+ * one onRequest hook with {@link hostlessRequestError}.
  */
-export function installProtocolGuards(app: FastifyInstance, scrub: (s: string) => string): void {
+export function installProtocolGuards(app: FastifyInstance): void {
   app.server.on("checkExpectation", (req: IncomingMessage, res: ServerResponse) => {
     const err = new ToolnexusError("EXPECTATION_FAILED", "Only \"Expect: 100-continue\" is supported");
     const requestId = randomUUID();
@@ -75,13 +76,12 @@ export function installProtocolGuards(app: FastifyInstance, scrub: (s: string) =
     res.end(body);
     req.resume();
   });
-  app.addHook("onRequest", (request, reply, done) => {
-    const raw = request.raw;
-    if (raw.httpVersion === "1.1" && raw.headers.host === undefined) {
-      reply.header("x-request-id", request.id);
-      sendProblem(reply, request, new ToolnexusError("INVALID_REQUEST", "An HTTP/1.1 request needs a Host header"), scrub);
-      return;
-    }
-    done();
-  });
+}
+
+/** The 400 of an HTTP/1.1 request without a `Host` header (RFC 9112 §3.2), or undefined. */
+export function hostlessRequestError(request: FastifyRequest): ToolnexusError | undefined {
+  const raw = request.raw;
+  return raw.httpVersion === "1.1" && raw.headers.host === undefined
+    ? new ToolnexusError("INVALID_REQUEST", "An HTTP/1.1 request needs a Host header")
+    : undefined;
 }

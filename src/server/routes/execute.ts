@@ -30,10 +30,14 @@ export const executeRoute: FastifyPluginAsyncTypebox<{ pipeline: CallPipeline; s
   }, (request, reply) => {
     const { name } = request.params;
     const body = request.body ?? {};
-    const base = { caller: request.caller, requestId: request.id, log: request.log };
-    if (wantsEventStream(request.headers.accept)) return streamCall(pipeline, reply, name, body, base, stream);
+    const { caller, id: requestId, log } = request;
+    if (wantsEventStream(request.headers.accept)) return streamCall(pipeline, reply, name, body, { caller, requestId, log }, stream);
+    // One literal, not a spread of a shared `base`: with the spread, ~0.4 KB of every call
+    // was promoted to the old generation (bench/README.md, execute pipeline).
     return pipeline.call(name, body, {
-      ...base,
+      caller,
+      requestId,
+      log,
       transport: "rest",
       onStart: (call) => abortOnDisconnect(reply, call),
       onEnd: (ms) => reply.header("server-timing", `tool;dur=${ms.toFixed(1)}`),

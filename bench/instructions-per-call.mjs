@@ -1,0 +1,62 @@
+// Instructions per request of a server under load, from valgrind's callgrind: a figure that does
+// not move with the machine's load (CPU time does). The server runs under callgrind; after a
+// warm-up (so the JIT has settled) the counters are zeroed, `n` requests are made from `c`
+// closed-loop workers, and the counters are dumped: instructions ÷ n, every thread included
+// (GC helpers and the JIT's compile threads too).
+// Usage: npm run build && node bench/instructions-per-call.mjs [execute|bare] [warm] [n] [c]
+// (BENCH_CLI=<other dist>/cli.js for a before/after). Slow: ~50× under valgrind, start-up ~1 min.
+import { execFileSync, spawn } from "node:child_process";
+import { openSync } from "node:fs";
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { Pool } from "undici";
+import { CLI, ECHO_PLUGIN, ROOT, freePort } from "./lib.mjs";
+
+const [what = "execute", warm = "20000", n = "5000", c = "32"] = process.argv.slice(2);
+const dir = await mkdtemp(path.join(tmpdir(), "tn-callgrind-"));
+const port = await freePort();
+const out = path.join(dir, "callgrind.out");
+let args = [path.join(ROOT, "bench/bare-server.mjs"), String(port)];
+if (what !== "bare") {
+  const file = path.join(dir, "toolnexus.json");
+  await writeFile(file, JSON.stringify({ server: { host: "127.0.0.1", port, maxConcurrent: 1024, logLevel: "info" }, plugins: [ECHO_PLUGIN] }));
+  args = [CLI, "serve", "--config", file];
+}
+const log = openSync(path.join(dir, "server.log"), "a");
+// --smc-check=all: V8 writes and patches machine code at run time.
+const child = spawn("valgrind", ["--tool=callgrind", "--smc-check=all", `--callgrind-out-file=${out}`, process.execPath, ...args], { stdio: ["ignore", log, "ignore"] });
+const url = `http://127.0.0.1:${port}`;
+const pool = new Pool(url, { connections: 64 });
+try {
+  const deadline = Date.now() + 600_000;
+  while (!(await fetch(`${url}${what === "bare" ? "/healthz" : "/readyz"}`).then((r) => r.ok, () => false))) {
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error("the server did not start under valgrind");
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const route = what === "bare" ? "/echo" : "/tools/echo/execute";
+  const body = JSON.stringify({ arguments: { text: "hello" } });
+  const run = async (total) => {
+    let left = total;
+    await Promise.all(Array.from({ length: Number(c) }, async () => {
+      while (left-- > 0) {
+        const res = await pool.request({ path: route, method: "POST", headers: { "content-type": "application/json" }, body });
+        await res.body.text();
+        if (res.statusCode !== 200) throw new Error(`${route}: HTTP ${res.statusCode}`);
+      }
+    }));
+  };
+  await run(Number(warm));
+  execFileSync("callgrind_control", ["-z", String(child.pid)], { stdio: "ignore" });
+  await run(Number(n));
+  execFileSync("callgrind_control", ["-d", String(child.pid)], { stdio: "ignore" });
+  await new Promise((r) => setTimeout(r, 500));
+  // The dump after the zeroing is the one with a numeric suffix.
+  const dump = (await readdir(dir)).find((f) => /^callgrind\.out\.\d+$/.test(f));
+  const total = Number((await readFile(path.join(dir, dump), "utf8")).match(/^(?:summary|totals): (\d+)/m)?.[1]);
+  console.log(`${what} c=${c}: ${(total / Number(n) / 1000).toFixed(1)} k instructions/request (${n} requests after ${warm} of warm-up)`);
+} finally {
+  child.kill("SIGKILL");
+  await pool.close();
+  await rm(dir, { recursive: true, force: true });
+}
