@@ -115,7 +115,7 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
     http: { headersTimeout: server.headersTimeoutMs, requestTimeout: server.requestTimeoutMs, connectionsCheckingInterval: 1000, requireHostHeader: false },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  const state = new ServiceState(loaded, new Authenticator(loaded.config.auth, logger));
+  const state = new ServiceState(loaded, await Authenticator.create(loaded.config.auth, logger));
   const metrics = new Metrics(state);
 
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);

@@ -89,6 +89,8 @@ export class ConfigReloader {
       // that guard command and file built-ins.
       const refusal = refusalReason(loaded.config, this.opts.insecure);
       if (refusal) throw new Error(refusal.replace("refusing to start", "refusing this config"));
+      // Before the toolkit: a bad auth section (a jwksUri that is no URL) leaves nothing started.
+      const auth = await Authenticator.create(loaded.config.auth, logger);
       const tk = await createToolkit(loaded, { tools, logger, reuse: old });
       if (state.draining) {
         await tk.close();
@@ -96,7 +98,7 @@ export class ConfigReloader {
       }
       this.opts.onSecrets?.(loaded.secrets);
       warnOnRestartOnlyChanges(state.loaded.config.server, loaded.config.server, logger);
-      state.setToolkit(tk, loaded, new Authenticator(loaded.config.auth, logger));
+      state.setToolkit(tk, loaded, auth);
       state.lastReload = { at, ok: true };
       logger.info({ tools: tk.tools().length }, "config reloaded");
       return true;

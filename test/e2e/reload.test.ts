@@ -128,3 +128,24 @@ describe("reload keeps the start-up security rule", () => {
     expect(status.reload.error).toContain("refusing this config");
   });
 });
+
+describe("a jwksUri that is no URL", () => {
+  // Matches the schema's ^https?:// but `new URL` refuses it (a space in the host).
+  const jwt = "auth: { jwt: { issuer: https://idp.example, audience: toolnexus, jwksUri: 'https://idp example/jwks' } }\n";
+
+  it("fails the start-up like any other config error", async () => {
+    const dir = await tempDir({ "toolnexus.yaml": jwt });
+    await expect(startServer({ config: path.join(dir, "toolnexus.yaml") })).rejects.toThrow(/Invalid URL/);
+  });
+
+  it("fails the reload that brings it; the previous config keeps serving", async () => {
+    const dir = await tempDir({ "toolnexus.yaml": "plugins: [./plugins/a.mjs]\n", "plugins/a.mjs": tool("alpha") });
+    s = await startServer({ config: path.join(dir, "toolnexus.yaml") });
+    await writeFile(path.join(dir, "toolnexus.yaml"), `plugins: [./plugins/a.mjs]\n${jwt}`);
+    expect(await s.app.toolnexus.reload()).toBe(false);
+    // Still open (no auth) and still serving alpha: the bad auth section was not applied.
+    expect(await toolNames(s.url)).toEqual(["alpha"]);
+    const status = (await (await fetch(`${s.url}/status`)).json()) as { reload: { ok: boolean; error: string } };
+    expect(status.reload).toMatchObject({ ok: false, error: expect.stringMatching(/Invalid URL/) });
+  });
+});

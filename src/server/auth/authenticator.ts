@@ -15,15 +15,21 @@ import { claimsOf, Policies } from "./policies.js";
  */
 export class Authenticator {
   private readonly keys: ApiKeyAuth;
-  // jose (~50 modules) is imported only when `auth.jwt` is configured, starting at construction.
-  private readonly jwt?: Promise<JwtVerifier>;
   private readonly policies: Policies;
   private readonly groupsClaim: string;
 
-  constructor(auth: AuthConfig | undefined, logger: Logger) {
+  /**
+   * The authenticator of `auth`. jose (~50 modules) is imported only when `auth.jwt` is
+   * configured; the verifier is built here, so a bad `jwksUri` fails the start-up or the
+   * reload that brought it, as any other config error.
+   */
+  static async create(auth: AuthConfig | undefined, logger: Logger): Promise<Authenticator> {
+    const verifier = auth?.jwt ? new (await import("./jwt.js")).JwtVerifier(auth.jwt, logger) : undefined;
+    return new Authenticator(auth, verifier);
+  }
+
+  private constructor(auth: AuthConfig | undefined, private readonly jwt?: JwtVerifier) {
     this.keys = new ApiKeyAuth(auth?.apiKeys ?? []);
-    const jwt = auth?.jwt;
-    if (jwt) this.jwt = import("./jwt.js").then((m) => new m.JwtVerifier(jwt, logger));
     this.policies = new Policies(auth?.policies ?? []);
     this.groupsClaim = auth?.jwt?.groupsClaim ?? "groups";
   }
@@ -60,7 +66,7 @@ export class Authenticator {
     const key = this.keys.enabled ? this.keys.match(bearer) : undefined;
     if (key) return key;
     if (!this.jwt) return fail("The API key is not valid");
-    return this.jwt.then((v) => v.verify(bearer)).then((payload) => this.policies.callerFor(claimsOf(payload, this.groupsClaim), bearer));
+    return this.jwt.verify(bearer).then((payload) => this.policies.callerFor(claimsOf(payload, this.groupsClaim), bearer));
   }
 }
 
