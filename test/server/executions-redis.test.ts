@@ -1,7 +1,7 @@
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { defineTool } from "../../src/core/define-tool.js";
-import { pollUntil, readEvents, submit, type ExecutionBody } from "../helpers/executions.js";
+import { getExecution, pollUntil, readEvents, submit, type ExecutionBody } from "../helpers/executions.js";
 import { startRedis } from "../helpers/redis.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 import { testTools, type SignalLog } from "../helpers/tools.js";
@@ -114,6 +114,29 @@ describe("executions on Redis, retention per caller", () => {
       expect(await gone.json()).toMatchObject({ code: "EXECUTION_NOT_FOUND" });
       const list = (await (await fetch(`${r.url}/executions`)).json()) as { executions: { id: string }[] };
       expect(list.executions.map((e) => e.id)).toEqual([ids[2], ids[1]]);
+    } finally {
+      await r.close();
+    }
+  });
+});
+
+describe("executions on Redis, retention ordered by finish", () => {
+  it("an execution submitted long before the ones that pushed it past maxRetainedPerCaller is kept when it finishes", async () => {
+    const r = await startServer({ config: { redis: { url: `${inject("redisUrl")}/3` }, executions: { maxRetainedPerCaller: 2 } }, tools: testTools() });
+    try {
+      const long = await accepted(await submit(r.url, "slow", { arguments: { ms: 20_000 } }));
+      const quick: string[] = [];
+      for (const text of ["b", "c", "d"]) {
+        const e = await accepted(await submit(r.url, "echo", { arguments: { text } }));
+        await pollUntil(r.url, e.id, ["succeeded"]);
+        quick.push(e.id);
+      }
+      expect((await fetch(`${r.url}/executions/${long.id}/cancel`, { method: "POST" })).status).toBe(200);
+      // It finished last, so it is the newest finished one: b and c (finished first) went.
+      expect((await getExecution(r.url, long.id)).body.status).toBe("cancelled");
+      expect((await fetch(`${r.url}/executions/${quick[0]}`)).status).toBe(404);
+      expect((await fetch(`${r.url}/executions/${quick[1]}`)).status).toBe(404);
+      expect((await fetch(`${r.url}/executions/${quick[2]}`)).status).toBe(200);
     } finally {
       await r.close();
     }

@@ -240,6 +240,27 @@ describe("retention", () => {
       await r.close();
     }
   });
+
+  it("an execution submitted long before the ones that pushed it past maxRetainedPerCaller is kept when it finishes", async () => {
+    const r = await startServer({ config: { executions: { maxRetainedPerCaller: 2 } }, tools: testTools() });
+    try {
+      const long = await accepted2(await submit(r.url, "slow", { arguments: { ms: 20_000 } }));
+      const quick: string[] = [];
+      for (const text of ["b", "c", "d"]) {
+        const e = await accepted2(await submit(r.url, "echo", { arguments: { text } }));
+        await pollUntil(r.url, e.id, ["succeeded"]);
+        quick.push(e.id);
+      }
+      expect((await fetch(`${r.url}/executions/${long.id}/cancel`, { method: "POST" })).status).toBe(200);
+      // It finished last, so it is the newest finished one: b and c (finished first) went.
+      expect((await getExecution(r.url, long.id)).body.status).toBe("cancelled");
+      expect((await fetch(`${r.url}/executions/${quick[0]}`)).status).toBe(404);
+      expect((await fetch(`${r.url}/executions/${quick[1]}`)).status).toBe(404);
+      expect((await fetch(`${r.url}/executions/${quick[2]}`)).status).toBe(200);
+    } finally {
+      await r.close();
+    }
+  });
 });
 
 async function accepted2(res: Response): Promise<ExecutionBody> {

@@ -33,6 +33,8 @@ export class MemoryExecutionStore implements ExecutionStore {
   private readonly byOwner = new Map<string, string[]>();
   private readonly idempotency = new Map<string, string>();
   private readonly active = new Map<string, number>();
+  /** Each owner's finished executions, in the order they finished (trimmed from the front). */
+  private readonly finished = new Map<string, string[]>();
   private seq = 0;
   private readonly sweep: NodeJS.Timeout;
 
@@ -142,21 +144,20 @@ export class MemoryExecutionStore implements ExecutionStore {
       this.emit(e, { id: e.events.length + 1, event: "error", data: outcome.error });
     }
     e.listeners.clear();
-    this.trim(s.owner);
+    this.trim(s.owner, e.execution.id);
   }
 
   // Retention alone would let one caller pile up a day of finished results in this process:
-  // past maxRetainedPerCaller, its oldest finished executions go first.
-  private trim(owner: string): void {
-    const ids = this.byOwner.get(owner) ?? [];
-    let excess = ids.length - (this.active.get(owner) ?? 0) - this.config().maxRetainedPerCaller;
-    for (const id of [...ids]) {
-      if (excess <= 0) break;
-      const e = this.entries.get(id);
-      if (e && isTerminal(e.execution.status)) {
-        this.drop(e);
-        excess--;
-      }
+  // past maxRetainedPerCaller, the executions that finished first go first (never the one
+  // that just finished, however long ago it was submitted).
+  private trim(owner: string, justFinished: string): void {
+    let done = this.finished.get(owner);
+    if (!done) this.finished.set(owner, (done = []));
+    done.push(justFinished);
+    while (done.length > this.config().maxRetainedPerCaller) {
+      const e = this.entries.get(done[0] ?? "");
+      if (e) this.drop(e);
+      else done.shift();
     }
   }
 
@@ -194,6 +195,10 @@ export class MemoryExecutionStore implements ExecutionStore {
     const i = ids?.indexOf(e.execution.id) ?? -1;
     if (ids && i >= 0) ids.splice(i, 1);
     if (ids?.length === 0) this.byOwner.delete(e.owner);
+    const done = this.finished.get(e.owner);
+    const j = done?.indexOf(e.execution.id) ?? -1;
+    if (done && j >= 0) done.splice(j, 1);
+    if (done?.length === 0) this.finished.delete(e.owner);
   }
 }
 

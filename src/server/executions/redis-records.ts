@@ -13,6 +13,7 @@ export const key = {
   channel: (id: string) => `${RECORD_PREFIX}${id}:live`,
   owner: (owner: string) => `toolnexus:owner:${owner}`,
   active: (owner: string) => `toolnexus:active:${owner}`,
+  finished: (owner: string) => `toolnexus:finished:${owner}`,
   idempotency: (owner: string, k: string) => `toolnexus:idem:${createHash("sha256").update(owner).update("\n").update(k).digest("hex")}`,
   seq: "toolnexus:seq",
 };

@@ -62,11 +62,12 @@ return 1
 `;
 
 /**
- * KEYS: record, events, active set, owner index. ARGV: nowIso, status, "result"|"error", JSON,
- * expireAtMs, expiresAtIso, channel, id, maxRetained, recordPrefix. 1 when it ended here, 0 when
- * it was already terminal. Past maxRetained finished executions of the owner, the oldest are
- * deleted (retention alone would let one caller fill Redis with a day of results); only the
- * oldest `excess + active` entries of the index need looking at, as at most `active` are running.
+ * KEYS: record, events, active set, owner index, owner's finished index, sequence. ARGV: nowIso,
+ * status, "result"|"error", JSON, expireAtMs, expiresAtIso, channel, id, maxRetained,
+ * recordPrefix. 1 when it ended here, 0 when it was already terminal. Past maxRetained
+ * finished executions of the owner, those that finished first are deleted with their events
+ * and Idempotency-Key (retention alone would let one caller fill Redis with a day of results);
+ * the one finishing here is the newest, so it is never among them.
  */
 const FINISH = `${APPEND}
 if not active(redis.call("HGET", KEYS[1], "status")) then return 0 end
@@ -76,17 +77,18 @@ redis.call("SREM", KEYS[3], ARGV[8])
 local ik = redis.call("HGET", KEYS[1], "ik")
 if ik and ik ~= "" then redis.call("PEXPIREAT", ik, ARGV[5]) end
 append(KEYS[1], KEYS[2], ARGV[3] == "result" and "result" or "error", ARGV[4], ARGV[5], ARGV[7])
-local running = redis.call("SCARD", KEYS[3])
-local excess = redis.call("ZCARD", KEYS[4]) - running - tonumber(ARGV[9])
+redis.call("ZADD", KEYS[5], redis.call("INCR", KEYS[6]), ARGV[8])
+redis.call("PEXPIREAT", KEYS[5], ARGV[5])
+local excess = redis.call("ZCARD", KEYS[5]) - tonumber(ARGV[9])
 if excess > 0 then
-  for _, id in ipairs(redis.call("ZRANGE", KEYS[4], 0, excess + running - 1)) do
-    if excess <= 0 then break end
-    if redis.call("SISMEMBER", KEYS[3], id) == 0 then
-      redis.call("DEL", ARGV[10] .. id, ARGV[10] .. id .. ":events")
-      redis.call("ZREM", KEYS[4], id)
-      excess = excess - 1
-    end
+  for _, id in ipairs(redis.call("ZRANGE", KEYS[5], 0, excess - 1)) do
+    local rec = ARGV[10] .. id
+    local oldIk = redis.call("HGET", rec, "ik")
+    if oldIk and oldIk ~= "" and redis.call("GET", oldIk) == id then redis.call("DEL", oldIk) end
+    redis.call("DEL", rec, rec .. ":events")
+    redis.call("ZREM", KEYS[4], id)
   end
+  redis.call("ZREMRANGEBYRANK", KEYS[5], 0, excess - 1)
 end
 return 1
 `;
@@ -104,6 +106,6 @@ export function withExecutionCommands(redis: Redis): Redis & ExecutionCommands {
   redis.defineCommand("tnxSubmit", { numberOfKeys: 5, lua: SUBMIT });
   redis.defineCommand("tnxStart", { numberOfKeys: 1, lua: START });
   redis.defineCommand("tnxProgress", { numberOfKeys: 2, lua: PROGRESS });
-  redis.defineCommand("tnxFinish", { numberOfKeys: 4, lua: FINISH });
+  redis.defineCommand("tnxFinish", { numberOfKeys: 6, lua: FINISH });
   return redis as Redis & ExecutionCommands;
 }

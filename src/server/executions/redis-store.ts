@@ -246,7 +246,7 @@ export class RedisExecutionStore implements ExecutionStore {
     const expireAt = Date.now() + retentionMs;
     const [field, value] = outcome.status === "succeeded" ? ["result", outcome.result] : ["error", outcome.error];
     const done = await this.redis.tnxFinish(
-      key.record(job.id), key.events(job.id), key.active(job.owner), key.owner(job.owner),
+      key.record(job.id), key.events(job.id), key.active(job.owner), key.owner(job.owner), key.finished(job.owner), key.seq,
       iso(Date.now()), outcome.status, field, JSON.stringify(value), String(expireAt), iso(expireAt), key.channel(job.id), job.id,
       String(maxRetainedPerCaller), RECORD_PREFIX,
     );
