@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync, FastifyReply } from "fastify";
 import type * as StreamableHttp from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import type { ToolnexusError } from "../core/errors.js";
+import { ToolnexusError } from "../core/errors.js";
 import { normalizeError } from "./error-handler.js";
 import type { McpConnector } from "./mcp/lazy-catalog.js";
 import { isBodyParseError } from "./json-body.js";
@@ -14,7 +14,11 @@ const INVALID_REQUEST = -32600;
 
 // The SDK's transport (with its zod schemas, ~150 ms at start-up) is imported on the first MCP message.
 let transportModule: Promise<typeof StreamableHttp> | undefined;
-const loadTransport = () => (transportModule ??= import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"));
+// A failed import is not kept: the next request tries again.
+const loadTransport = () => (transportModule ??= import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js").catch((err: unknown) => {
+  transportModule = undefined;
+  throw err;
+}));
 
 /** Options of {@link mcpEndpoint}. */
 export interface McpEndpointOptions {
@@ -58,6 +62,11 @@ export const mcpEndpoint: FastifyPluginAsync<McpEndpointOptions> = async (app, {
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !stream });
     const server = await catalog.connect({ caller: request.caller, log: request.log, requestId: () => request.id }, transport);
     server.onerror = (err) => request.log.debug({ err: err.message }, "mcp protocol error");
+    // The client may have left while the SDK was loading (the first MCP request): run nothing.
+    if (reply.raw.destroyed) {
+      void transport.close();
+      throw new ToolnexusError("CLIENT_CLOSED", "The client closed the request");
+    }
 
     // A response closed before it ended (not the request's "close": it fires once the body is
     // read) closes the transport; the SDK then aborts the handler's signal, and so the call

@@ -16,7 +16,11 @@ export function lazyCatalog(state: ServiceState, pipeline: CallPipeline, scrub: 
   let catalog: Promise<McpCatalog> | undefined;
   return {
     async connect(session: McpSession, transport: Transport) {
-      catalog ??= import("./catalog-server.js").then(({ McpCatalog }) => new McpCatalog(state, pipeline, scrub));
+      // A failed import is not kept: the next connection tries again.
+      catalog ??= import("./catalog-server.js").then(({ McpCatalog }) => new McpCatalog(state, pipeline, scrub), (err: unknown) => {
+        catalog = undefined;
+        throw err;
+      });
       return (await catalog).connect(session, transport);
     },
   };
