@@ -1,6 +1,5 @@
 import { createRequire } from "node:module";
-import type * as OtelApi from "@opentelemetry/api";
-import type { Span, Tracer } from "@opentelemetry/api";
+import { context, propagation, SpanKind, SpanStatusCode, trace, type Span, type Tracer } from "@opentelemetry/api";
 import type { ToolnexusConfig } from "../config/schema/index.js";
 import type { Logger } from "../core/types.js";
 
@@ -25,9 +24,6 @@ interface Instrumentation {
 }
 
 let tracer: Tracer | undefined;
-// The OpenTelemetry API too is imported only when tracing starts (~45 modules, ~20 ms at start-up);
-// set whenever `tracer` is, and every use below is behind a tracer or a span.
-let api: typeof OtelApi | undefined;
 let running: { handle: TelemetryHandle; users: number } | undefined;
 // Created once per process: the require hook that patches node:http fires once per module,
 // so a later provider re-enables these rather than building new ones that would never patch.
@@ -65,8 +61,7 @@ export async function startTelemetry(config: ToolnexusConfig, logger: Logger, en
   if (target.protocol !== "http/protobuf" && target.protocol !== "http/json") {
     throw new Error(`OTEL_EXPORTER_OTLP_PROTOCOL "${target.protocol}" is not supported: use http/protobuf or http/json`);
   }
-  const [otel, sdk, resources, http, undici, exporterModule] = await Promise.all([
-    import("@opentelemetry/api"),
+  const [sdk, resources, http, undici, exporterModule] = await Promise.all([
     import("@opentelemetry/sdk-trace-node"),
     import("@opentelemetry/resources"),
     import("@opentelemetry/instrumentation-http"),
@@ -95,7 +90,6 @@ export async function startTelemetry(config: ToolnexusConfig, logger: Logger, en
     i.setTracerProvider(provider);
     i.enable();
   }
-  api = otel;
   tracer = provider.getTracer("toolnexus");
   logger.info({ endpoint: target.endpoint, protocol: target.protocol }, "tracing on");
   const handle: TelemetryHandle = {
@@ -106,9 +100,9 @@ export async function startTelemetry(config: ToolnexusConfig, logger: Logger, en
       running = undefined;
       for (const i of active) i.disable();
       await provider.shutdown();
-      otel.trace.disable();
-      otel.propagation.disable();
-      otel.context.disable();
+      trace.disable();
+      propagation.disable();
+      context.disable();
     },
   };
   running = { handle, users: 1 };
@@ -130,13 +124,13 @@ function shared(r: { handle: TelemetryHandle; users: number }): TelemetryHandle 
 
 /** The span of one tool call, or undefined (at no cost) when tracing is off. */
 export function startToolSpan(toolName: string, caller: string): Span | undefined {
-  if (!tracer || !api) return undefined;
-  return tracer.startSpan(`tool ${toolName}`, { kind: api.SpanKind.INTERNAL, attributes: { "tool.name": toolName, "toolnexus.caller": caller } });
+  if (!tracer) return undefined;
+  return tracer.startSpan(`tool ${toolName}`, { kind: SpanKind.INTERNAL, attributes: { "tool.name": toolName, "toolnexus.caller": caller } });
 }
 
 /** Runs `fn` with `span` active, so egress client spans and injected `traceparent`s are its children. */
 export function runInSpan<T>(span: Span | undefined, fn: () => T): T {
-  return span && api ? api.context.with(api.trace.setSpan(api.context.active(), span), fn) : fn();
+  return span ? context.with(trace.setSpan(context.active(), span), fn) : fn();
 }
 
 /** Ends a tool span with what became of the call; returns its trace id for the call's log line. */
@@ -145,7 +139,7 @@ export function endToolSpan(span: Span | undefined, source: string | undefined, 
   if (source) span.setAttribute("tool.source", source);
   span.setAttribute("toolnexus.outcome", outcome);
   span.setAttribute("toolnexus.status_code", statusCode);
-  if (!OK_OUTCOMES.has(outcome) && api) span.setStatus({ code: api.SpanStatusCode.ERROR, message: outcome });
+  if (!OK_OUTCOMES.has(outcome)) span.setStatus({ code: SpanStatusCode.ERROR, message: outcome });
   span.end();
   return span.spanContext().traceId;
 }
