@@ -1,4 +1,5 @@
 import { EventSourceParserStream, type EventSourceMessage } from "eventsource-parser/stream";
+import { expect } from "vitest";
 import { eventually } from "./wait.js";
 
 /** An execution as the wire shows it. */
@@ -53,3 +54,48 @@ export async function readEvents(
   }
   return { res, events };
 }
+
+/** The execution a 202 submission answered with (the test fails on any other status). */
+export async function acceptedExecution(res: Response): Promise<ExecutionBody> {
+  expect(res.status).toBe(202);
+  return (await res.json()) as ExecutionBody;
+}
+
+/** Submits an `echo` per text and waits for each to succeed, one after the other; their ids. */
+async function echoesToEnd(baseUrl: string, texts: string[]): Promise<string[]> {
+  const ids: string[] = [];
+  for (const text of texts) {
+    const e = await acceptedExecution(await submit(baseUrl, "echo", { arguments: { text } }));
+    await pollUntil(baseUrl, e.id, ["succeeded"]);
+    ids.push(e.id);
+  }
+  return ids;
+}
+
+/**
+ * What `executions.maxRetainedPerCaller` means, the same for every store: run against a
+ * server with `maxRetainedPerCaller: 2`, `testTools()` and no executions of its caller yet.
+ */
+export const retentionChecks = {
+  /** Past the cap, the executions that finished first are gone (404) and the list shows the rest. */
+  async firstFinishedGoFirst(baseUrl: string): Promise<void> {
+    const ids = await echoesToEnd(baseUrl, ["one", "two", "three"]);
+    const gone = await fetch(`${baseUrl}/executions/${ids[0]}`);
+    expect(gone.status).toBe(404);
+    expect(await gone.json()).toMatchObject({ code: "EXECUTION_NOT_FOUND" });
+    const list = (await (await fetch(`${baseUrl}/executions`)).json()) as { executions: { id: string }[] };
+    expect(list.executions.map((e) => e.id)).toEqual([ids[2], ids[1]]);
+  },
+
+  /** An execution submitted before the ones that filled the cap is kept when it finishes last. */
+  async longRunKeptWhenItFinishes(baseUrl: string): Promise<void> {
+    const long = await acceptedExecution(await submit(baseUrl, "slow", { arguments: { ms: 20_000 } }));
+    const quick = await echoesToEnd(baseUrl, ["b", "c", "d"]);
+    expect((await fetch(`${baseUrl}/executions/${long.id}/cancel`, { method: "POST" })).status).toBe(200);
+    // It finished last, so it is the newest finished one: b and c (finished first) went.
+    expect((await getExecution(baseUrl, long.id)).body.status).toBe("cancelled");
+    expect((await fetch(`${baseUrl}/executions/${quick[0]}`)).status).toBe(404);
+    expect((await fetch(`${baseUrl}/executions/${quick[1]}`)).status).toBe(404);
+    expect((await fetch(`${baseUrl}/executions/${quick[2]}`)).status).toBe(200);
+  },
+};

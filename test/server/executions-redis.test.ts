@@ -1,7 +1,7 @@
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { defineTool } from "../../src/core/define-tool.js";
-import { getExecution, pollUntil, readEvents, submit, type ExecutionBody } from "../helpers/executions.js";
+import { acceptedExecution, pollUntil, readEvents, retentionChecks, submit, type ExecutionBody } from "../helpers/executions.js";
 import { startRedis } from "../helpers/redis.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 import { testTools, type SignalLog } from "../helpers/tools.js";
@@ -34,20 +34,16 @@ afterAll(async () => {
   await Promise.all([a?.close(), b?.close()]);
 });
 
-async function accepted(res: Response): Promise<ExecutionBody> {
-  expect(res.status).toBe(202);
-  return (await res.json()) as ExecutionBody;
-}
 
 describe("executions on Redis, two servers", () => {
   it("submit on A, poll on B → succeeded", async () => {
-    const e = await accepted(await submit(a.url, "echo", { arguments: { text: "shared" } }));
+    const e = await acceptedExecution(await submit(a.url, "echo", { arguments: { text: "shared" } }));
     const done = await pollUntil(b.url, e.id, ["succeeded"]);
     expect(done.result).toEqual({ output: "shared", isError: false });
   });
 
   it("events on B: execution, progress…, result; Last-Event-ID resumes", async () => {
-    const e = await accepted(await submit(a.url, "steps", { arguments: { n: 3 } }));
+    const e = await acceptedExecution(await submit(a.url, "steps", { arguments: { n: 3 } }));
     const { events } = await readEvents(b.url, e.id);
     expect(events.map((x) => x.event)).toEqual(["execution", "progress", "progress", "progress", "result"]);
     expect(events.slice(1).map((x) => x.id)).toEqual(["1", "2", "3", "4"]);
@@ -56,7 +52,7 @@ describe("executions on Redis, two servers", () => {
   });
 
   it("cancel on either replica aborts the tool where it runs", async () => {
-    const e = await accepted(await submit(a.url, "slow", { arguments: { ms: 20_000 } }));
+    const e = await acceptedExecution(await submit(a.url, "slow", { arguments: { ms: 20_000 } }));
     await pollUntil(b.url, e.id, ["running"]);
     const res = await fetch(`${b.url}/executions/${e.id}/cancel`, { method: "POST" });
     expect(res.status).toBe(200);
@@ -66,16 +62,16 @@ describe("executions on Redis, two servers", () => {
   });
 
   it("timeout → failed/TOOL_TIMEOUT, isError → succeeded", async () => {
-    const t = await accepted(await submit(a.url, "slow", { arguments: { ms: 5000 }, timeoutMs: 100 }));
+    const t = await acceptedExecution(await submit(a.url, "slow", { arguments: { ms: 5000 }, timeoutMs: 100 }));
     expect((await pollUntil(b.url, t.id, ["failed"])).error).toMatchObject({ code: "TOOL_TIMEOUT" });
-    const d = await accepted(await submit(b.url, "divide", { arguments: { a: 1, b: 0 } }));
+    const d = await acceptedExecution(await submit(b.url, "divide", { arguments: { a: 1, b: 0 } }));
     expect((await pollUntil(a.url, d.id, ["succeeded"])).result).toEqual({ output: "Cannot divide by zero", isError: true });
   });
 
   it("Idempotency-Key replays across replicas and conflicts on another body", async () => {
     const h = { "idempotency-key": "redis-k1" };
-    const first = await accepted(await submit(a.url, "echo", { arguments: { text: "once" } }, h));
-    const again = await accepted(await submit(b.url, "echo", { arguments: { text: "once" } }, h));
+    const first = await acceptedExecution(await submit(a.url, "echo", { arguments: { text: "once" } }, h));
+    const again = await acceptedExecution(await submit(b.url, "echo", { arguments: { text: "once" } }, h));
     expect(again.id).toBe(first.id);
     const conflict = await submit(b.url, "echo", { arguments: { text: "other" } }, h);
     expect(conflict.status).toBe(409);
@@ -84,7 +80,7 @@ describe("executions on Redis, two servers", () => {
 
   it("the active limit is shared, and the list is newest first", async () => {
     const ids = [];
-    for (let i = 0; i < 5; i++) ids.push((await accepted(await submit(i % 2 ? a.url : b.url, "slow", { arguments: { ms: 20_000 } }))).id);
+    for (let i = 0; i < 5; i++) ids.push((await acceptedExecution(await submit(i % 2 ? a.url : b.url, "slow", { arguments: { ms: 20_000 } }))).id);
     const over = await submit(a.url, "slow", { arguments: { ms: 1 } });
     expect(over.status).toBe(429);
     expect(await over.json()).toMatchObject({ code: "OVERLOADED" });
@@ -99,44 +95,22 @@ describe("executions on Redis, two servers", () => {
 });
 
 describe("executions on Redis, retention per caller", () => {
-  it("past executions.maxRetainedPerCaller a caller's oldest finished executions are deleted from Redis", async () => {
-    // Its own database: the count of finished executions must start at zero.
-    const r = await startServer({ config: { redis: { url: `${inject("redisUrl")}/2` }, executions: { maxRetainedPerCaller: 2 } }, tools: testTools() });
+  // Each on its own database: the count of finished executions must start at zero.
+  const withCap = (db: number) => startServer({ config: { redis: { url: `${inject("redisUrl")}/${db}` }, executions: { maxRetainedPerCaller: 2 } }, tools: testTools() });
+
+  it("past executions.maxRetainedPerCaller the executions that finished first are deleted from Redis", async () => {
+    const r = await withCap(2);
     try {
-      const ids: string[] = [];
-      for (const text of ["one", "two", "three"]) {
-        const e = await accepted(await submit(r.url, "echo", { arguments: { text } }));
-        await pollUntil(r.url, e.id, ["succeeded"]);
-        ids.push(e.id);
-      }
-      const gone = await fetch(`${r.url}/executions/${ids[0]}`);
-      expect(gone.status).toBe(404);
-      expect(await gone.json()).toMatchObject({ code: "EXECUTION_NOT_FOUND" });
-      const list = (await (await fetch(`${r.url}/executions`)).json()) as { executions: { id: string }[] };
-      expect(list.executions.map((e) => e.id)).toEqual([ids[2], ids[1]]);
+      await retentionChecks.firstFinishedGoFirst(r.url);
     } finally {
       await r.close();
     }
   });
-});
 
-describe("executions on Redis, retention ordered by finish", () => {
   it("an execution submitted long before the ones that pushed it past maxRetainedPerCaller is kept when it finishes", async () => {
-    const r = await startServer({ config: { redis: { url: `${inject("redisUrl")}/3` }, executions: { maxRetainedPerCaller: 2 } }, tools: testTools() });
+    const r = await withCap(3);
     try {
-      const long = await accepted(await submit(r.url, "slow", { arguments: { ms: 20_000 } }));
-      const quick: string[] = [];
-      for (const text of ["b", "c", "d"]) {
-        const e = await accepted(await submit(r.url, "echo", { arguments: { text } }));
-        await pollUntil(r.url, e.id, ["succeeded"]);
-        quick.push(e.id);
-      }
-      expect((await fetch(`${r.url}/executions/${long.id}/cancel`, { method: "POST" })).status).toBe(200);
-      // It finished last, so it is the newest finished one: b and c (finished first) went.
-      expect((await getExecution(r.url, long.id)).body.status).toBe("cancelled");
-      expect((await fetch(`${r.url}/executions/${quick[0]}`)).status).toBe(404);
-      expect((await fetch(`${r.url}/executions/${quick[1]}`)).status).toBe(404);
-      expect((await fetch(`${r.url}/executions/${quick[2]}`)).status).toBe(200);
+      await retentionChecks.longRunKeptWhenItFinishes(r.url);
     } finally {
       await r.close();
     }
@@ -161,7 +135,7 @@ describe("executions on Redis, live events across a subscriber reconnect", () =>
     const r = await startServer({ config: { redis: { url: redis.url } }, tools: [gate] });
     const admin = new Redis(redis.url);
     try {
-      const e = await accepted(await submit(r.url, "gate"));
+      const e = await acceptedExecution(await submit(r.url, "gate"));
       const { events } = await readEvents(r.url, e.id, {}, (ev) => {
         if (ev.event !== "progress" || JSON.parse(ev.data).progress !== 1) return;
         // The replica's subscriber is cut; progress 2 and the result are published at once, long

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defineTool } from "../../src/core/define-tool.js";
-import { getExecution, pollUntil, readEvents, submit, type ExecutionBody } from "../helpers/executions.js";
+import { acceptedExecution, getExecution, pollUntil, readEvents, retentionChecks, submit, type ExecutionBody } from "../helpers/executions.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 import { testTools, type SignalLog } from "../helpers/tools.js";
 
@@ -212,7 +212,7 @@ describe("retention", () => {
   it("a finished execution is 404 after executions.retentionMs, events included", async () => {
     const r = await startServer({ config: { executions: { retentionMs: 300 } }, tools: testTools() });
     try {
-      const e = await accepted2(await submit(r.url, "echo", { arguments: { text: "gone" } }));
+      const e = await acceptedExecution(await submit(r.url, "echo", { arguments: { text: "gone" } }));
       await pollUntil(r.url, e.id, ["succeeded"]);
       await new Promise((res) => setTimeout(res, 400));
       await problem(await fetch(`${r.url}/executions/${e.id}`), 404, "EXECUTION_NOT_FOUND");
@@ -224,18 +224,10 @@ describe("retention", () => {
     }
   });
 
-  it("past executions.maxRetainedPerCaller a caller's oldest finished executions are dropped first", async () => {
+  it("past executions.maxRetainedPerCaller the executions that finished first are dropped", async () => {
     const r = await startServer({ config: { executions: { maxRetainedPerCaller: 2 } }, tools: testTools() });
     try {
-      const ids: string[] = [];
-      for (const text of ["one", "two", "three"]) {
-        const e = await accepted2(await submit(r.url, "echo", { arguments: { text } }));
-        await pollUntil(r.url, e.id, ["succeeded"]);
-        ids.push(e.id);
-      }
-      await problem(await fetch(`${r.url}/executions/${ids[0]}`), 404, "EXECUTION_NOT_FOUND");
-      const list = (await (await fetch(`${r.url}/executions`)).json()) as { executions: { id: string }[] };
-      expect(list.executions.map((e) => e.id)).toEqual([ids[2], ids[1]]);
+      await retentionChecks.firstFinishedGoFirst(r.url);
     } finally {
       await r.close();
     }
@@ -244,26 +236,9 @@ describe("retention", () => {
   it("an execution submitted long before the ones that pushed it past maxRetainedPerCaller is kept when it finishes", async () => {
     const r = await startServer({ config: { executions: { maxRetainedPerCaller: 2 } }, tools: testTools() });
     try {
-      const long = await accepted2(await submit(r.url, "slow", { arguments: { ms: 20_000 } }));
-      const quick: string[] = [];
-      for (const text of ["b", "c", "d"]) {
-        const e = await accepted2(await submit(r.url, "echo", { arguments: { text } }));
-        await pollUntil(r.url, e.id, ["succeeded"]);
-        quick.push(e.id);
-      }
-      expect((await fetch(`${r.url}/executions/${long.id}/cancel`, { method: "POST" })).status).toBe(200);
-      // It finished last, so it is the newest finished one: b and c (finished first) went.
-      expect((await getExecution(r.url, long.id)).body.status).toBe("cancelled");
-      expect((await fetch(`${r.url}/executions/${quick[0]}`)).status).toBe(404);
-      expect((await fetch(`${r.url}/executions/${quick[1]}`)).status).toBe(404);
-      expect((await fetch(`${r.url}/executions/${quick[2]}`)).status).toBe(200);
+      await retentionChecks.longRunKeptWhenItFinishes(r.url);
     } finally {
       await r.close();
     }
   });
 });
-
-async function accepted2(res: Response): Promise<ExecutionBody> {
-  expect(res.status).toBe(202);
-  return (await res.json()) as ExecutionBody;
-}
