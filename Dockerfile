@@ -3,7 +3,7 @@
 # test/packaging/docker-install.test.ts replays the final stage's install without Docker
 # and checks that its COPY lines name the same paths, so keep the COPY lines plain.
 
-ARG NODE_IMAGE=node:22-bookworm-slim
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app

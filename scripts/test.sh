@@ -6,6 +6,8 @@ cd "$(dirname "$0")/.."
 mkdir -p .tmp/counts
 rm -f .tmp/counts/*
 status=0
+# Node.js 24 first on PATH when the system node is older (prints which node runs).
+source scripts/lib/node24.sh || exit 1
 bash scripts/ensure-tools.sh || { echo "tool setup failed"; status=1; }
 
 npx vitest run --reporter=default --reporter=json --outputFile=.tmp/vitest.json "$@" || status=1
@@ -34,5 +36,10 @@ for c in .tmp/counts/*; do
   passed=$((passed + p)); failed=$((failed + f))
 done
 [ "$failed" -eq 0 ] || status=1
-echo "$passed passed, $failed failed"
+# .ci/run prints the closing line itself (once): it asks for it in a file.
+if [ -n "${TOOLNEXUS_SUMMARY_FILE:-}" ]; then
+  echo "$passed passed, $failed failed" > "$TOOLNEXUS_SUMMARY_FILE"
+else
+  echo "$passed passed, $failed failed"
+fi
 exit "$status"
