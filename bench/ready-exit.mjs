@@ -8,7 +8,7 @@ import { performance } from "node:perf_hooks";
 const root = process.env.BENCH_ROOT ?? path.resolve(import.meta.dirname, "..");
 const config = process.argv[2] ?? path.join(root, "examples/config");
 const { loadConfig } = await import(path.join(root, "dist/config/load.js"));
-const { refusalReason } = await import(path.join(root, "dist/server/startup-checks.js"));
+const { refusalReason } = await import(path.join(root, "dist/server/service/startup-checks.js"));
 const loaded = await loadConfig(config);
 if (refusalReason(loaded.config)) throw new Error("the config would be refused");
 const { buildServer } = await import(path.join(root, "dist/server/build-server.js"));

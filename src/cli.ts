@@ -5,7 +5,7 @@ import { configPathFrom, loadConfig, type LoadedConfig } from "./config/load.js"
 import { ConfigError } from "./config/config-error.js";
 import { isToolnexusError } from "./core/errors.js";
 import type { Progress } from "./core/types.js";
-import { exposureWarning, refusalReason } from "./server/startup-checks.js";
+import { exposureWarning, refusalReason } from "./server/service/startup-checks.js";
 
 // Heavy modules (Fastify, the sources) load only for the command that needs them: --help stays instant.
 const { version: VERSION } = createRequire(import.meta.url)("../package.json") as { version: string };

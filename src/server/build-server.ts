@@ -7,33 +7,33 @@ import type { LoadedConfig } from "../config/load.js";
 import type { Toolkit } from "../core/toolkit.js";
 import type { Tool } from "../core/types.js";
 import { authenticateRequest, Authenticator } from "./auth/index.js";
-import { CallPipeline } from "./call-pipeline.js";
-import { installErrorHandler, sendProblem } from "./error-handler.js";
-import { installJsonBodyParser } from "./json-body.js";
-import { clientErrorHandler, frameworkErrors, hostlessRequestError, installProtocolGuards } from "./protocol-errors.js";
-import { RouteMethods } from "./route-methods.js";
+import { CallPipeline } from "./calls/call-pipeline.js";
+import { installErrorHandler, sendProblem } from "./http/error-handler.js";
+import { installJsonBodyParser } from "./http/json-body.js";
+import { clientErrorHandler, frameworkErrors, hostlessRequestError, installProtocolGuards } from "./http/protocol-errors.js";
+import { RouteMethods } from "./http/route-methods.js";
 import { SerializerSelector } from "@fastify/fast-json-stringify-compiler";
-import { lazySerializers, lazyValidators } from "./lazy-compilers.js";
-import { strictBodyValidator } from "./validator-compiler.js";
+import { lazySerializers, lazyValidators } from "./http/lazy-compilers.js";
+import { strictBodyValidator } from "./http/validator-compiler.js";
 import { registerExecutions } from "./executions/register.js";
-import { ConfigReloader } from "./config-reloader.js";
-import { redactingLogger, SecretScrubber } from "./logger.js";
-import "./request-caller.js";
-import { registerLimits } from "./limits.js";
-import { Metrics } from "./metrics.js";
-import { executeRoute } from "./routes/execute.js";
+import { ConfigReloader } from "./service/config-reloader.js";
+import { redactingLogger, SecretScrubber } from "./observability/logger.js";
+import "./auth/request-caller.js";
+import { registerLimits } from "./calls/limits.js";
+import { Metrics } from "./observability/metrics.js";
+import { executeRoute } from "./calls/execute-route.js";
 import { lazyCatalog, type McpConnector } from "./mcp/lazy-catalog.js";
-import { mcpEndpoint } from "./mcp-endpoint.js";
-import { metricsRoute } from "./routes/metrics.js";
-import { metaRoutes } from "./routes/meta.js";
-import { openapiRoute } from "./routes/openapi.js";
-import { registerPortal } from "./portal/portal.js";
-import { toolRoutes } from "./routes/tools.js";
-import { SHARED_SCHEMAS } from "./schemas.js";
-import { ServiceState } from "./service-state.js";
-import { registerSwagger } from "./swagger.js";
-import { ToolDocuments } from "./tool-documents.js";
-import { startTelemetry } from "./telemetry.js";
+import { mcpEndpoint } from "./mcp/http-endpoint.js";
+import { metricsRoute } from "./observability/metrics-route.js";
+import { metaRoutes } from "./service/meta-routes.js";
+import { openapiRoute } from "./openapi/openapi-route.js";
+import { registerPortal } from "./openapi/portal.js";
+import { toolRoutes } from "./catalog/tools-route.js";
+import { SHARED_SCHEMAS } from "./http/schemas.js";
+import { ServiceState } from "./service/service-state.js";
+import { registerSwagger } from "./openapi/swagger.js";
+import { ToolDocuments } from "./openapi/tool-documents.js";
+import { startTelemetry } from "./observability/telemetry.js";
 
 /** Options of {@link buildServer}. */
 export interface BuildServerOptions {
@@ -142,7 +142,7 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   await registerSwagger(app);
   // Shared state of several replicas (DESIGN §10): rate-limit counters and executions.
   // ioredis (and BullMQ, in registerExecutions) load only with `redis:`: ~100 ms and ~20 MB otherwise.
-  const redis = loaded.config.redis ? (await import("./redis.js")).connectRedis(loaded.config.redis.url, logger) : undefined;
+  const redis = loaded.config.redis ? (await import("./redis/connect-redis.js")).connectRedis(loaded.config.redis.url, logger) : undefined;
   await registerLimits(app, state, redis);
   await app.register(metaRoutes, { state, scrub });
   await app.register(metricsRoute, { metrics, scrub });

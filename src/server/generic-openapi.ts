@@ -2,8 +2,8 @@ import { pino } from "pino";
 import type { LoadedConfig } from "../config/load.js";
 import { ANONYMOUS } from "./auth/index.js";
 import { buildServer } from "./build-server.js";
-import { SecretScrubber } from "./logger.js";
-import { ToolDocuments } from "./tool-documents.js";
+import { SecretScrubber } from "./observability/logger.js";
+import { ToolDocuments } from "./openapi/tool-documents.js";
 
 /**
  * The OpenAPI document of the generic routes, exactly as committed in openapi/openapi.json

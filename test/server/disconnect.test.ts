@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { callSignal } from "../../src/server/call-signal.js";
-import { abortOnDisconnect } from "../../src/server/disconnect.js";
+import { callSignal } from "../../src/server/calls/call-signal.js";
+import { abortOnDisconnect } from "../../src/server/calls/disconnect.js";
 import { afterClientLeft } from "../helpers/client-left.js";
 
 describe("abortOnDisconnect", () => {

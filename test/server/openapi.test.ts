@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { genericOpenApi } from "../../src/server/generic-openapi.js";
-import { withToolOperations } from "../../src/server/tool-openapi.js";
+import { withToolOperations } from "../../src/server/openapi/tool-openapi.js";
 
 describe("openapi/openapi.json", () => {
   it("is exactly what the route schemas generate (run `npm run openapi` after changing a route)", async () => {

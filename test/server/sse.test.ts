@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { openSse } from "../../src/server/sse.js";
+import { openSse } from "../../src/server/calls/sse.js";
 import { afterClientLeft } from "../helpers/client-left.js";
 
 describe("openSse", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { normalizeConfig } from "../../src/config/load.js";
-import { exposureWarning, refusalReason } from "../../src/server/startup-checks.js";
+import { exposureWarning, refusalReason } from "../../src/server/service/startup-checks.js";
 import { tempDir } from "../helpers/temp-dir.js";
 
 async function config(raw: Record<string, unknown>) {

@@ -1,7 +1,7 @@
 import type { FastifyRequest, HookHandlerDoneFunction } from "fastify";
 import { ToolnexusError } from "../../core/errors.js";
-import { isPortalPath } from "../portal/portal.js";
-import type { ServiceState } from "../service-state.js";
+import { isPortalPath } from "../openapi/portal.js";
+import type { ServiceState } from "../service/service-state.js";
 import type { Caller } from "./caller.js";
 
 /** Routes only an operator caller may read once auth is configured (DESIGN §12). */

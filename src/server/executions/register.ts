@@ -1,8 +1,8 @@
 import type { FastifyInstance } from "fastify";
 import type { Redis } from "ioredis";
-import type { CallPipeline } from "../call-pipeline.js";
-import { executionRoutes } from "../routes/executions.js";
-import type { ServiceState } from "../service-state.js";
+import type { CallPipeline } from "../calls/call-pipeline.js";
+import { executionRoutes } from "./routes.js";
+import type { ServiceState } from "../service/service-state.js";
 import { MemoryExecutionStore } from "./memory-store.js";
 import { pipelineRunner } from "./runner.js";
 import { EXECUTION_SCHEMAS } from "./schemas.js";
@@ -24,7 +24,7 @@ export async function registerExecutions(
   const closers: (() => void)[] = [];
   if (redis && url) {
     // BullMQ (~170 modules) is imported only for a Redis-backed store.
-    const [{ connectRedis }, { RedisExecutionStore }] = await Promise.all([import("../redis.js"), import("./redis-store.js")]);
+    const [{ connectRedis }, { RedisExecutionStore }] = await Promise.all([import("../redis/connect-redis.js"), import("./redis-store.js")]);
     // The worker and the subscriber wait out an outage; commands (shared with rate limits) fail fast.
     const worker = connectRedis(url, app.log, { blocking: true, name: "worker" });
     const subscriber = connectRedis(url, app.log, { blocking: true, name: "subscriber" });

@@ -1,7 +1,7 @@
 import { ToolnexusError } from "../../core/errors.js";
 import type { FastifyBaseLogger } from "fastify";
-import type { CallPipeline } from "../call-pipeline.js";
-import { normalizeError, toProblem } from "../error-handler.js";
+import type { CallPipeline } from "../calls/call-pipeline.js";
+import { normalizeError, toProblem } from "../http/error-handler.js";
 import type { Outcome, Runner } from "./store.js";
 
 /**

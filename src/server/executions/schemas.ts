@@ -1,5 +1,5 @@
 import { Type, type Static } from "@sinclair/typebox";
-import { Problem, Progress, StringEnum, ToolResult } from "../schemas.js";
+import { Problem, Progress, StringEnum, ToolResult } from "../http/schemas.js";
 
 /**
  * Wire shapes of asynchronous executions (DESIGN §9), one TypeBox schema each: Fastify

@@ -1,5 +1,5 @@
 import type { Progress, ToolResult } from "../../core/types.js";
-import type { ExecuteBodyT, ProblemT } from "../schemas.js";
+import type { ExecuteBodyT, ProblemT } from "../http/schemas.js";
 import type { ExecutionStatusT, ExecutionT } from "./schemas.js";
 
 /** One event of an execution's stream; `id` increases from 1 so `Last-Event-ID` resumes after it. */

@@ -11,9 +11,9 @@ import {
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { isToolnexusError, ToolnexusError } from "../../core/errors.js";
 import { ownerKey, type Caller } from "../auth/index.js";
-import type { CallPipeline } from "../call-pipeline.js";
-import { visibleTools } from "../routes/tools.js";
-import type { ServiceState } from "../service-state.js";
+import type { CallPipeline } from "../calls/call-pipeline.js";
+import { visibleTools } from "../catalog/tools-route.js";
+import type { ServiceState } from "../service/service-state.js";
 import { InFlightMcpCalls } from "./in-flight.js";
 import { invalidArgumentsResult, JsonRpcError, toCallToolResult, toJsonRpcError } from "./results.js";
 

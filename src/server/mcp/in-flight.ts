@@ -1,6 +1,6 @@
 import type { RequestId } from "@modelcontextprotocol/sdk/types.js";
 import { ToolnexusError } from "../../core/errors.js";
-import type { CallSignal } from "../call-signal.js";
+import type { CallSignal } from "../calls/call-signal.js";
 
 /**
  * The `tools/call` requests running on this replica, by caller and JSON-RPC id. Stateless

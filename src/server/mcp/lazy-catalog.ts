@@ -1,6 +1,6 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { CallPipeline } from "../call-pipeline.js";
-import type { ServiceState } from "../service-state.js";
+import type { CallPipeline } from "../calls/call-pipeline.js";
+import type { ServiceState } from "../service/service-state.js";
 import type { McpCatalog, McpSession } from "./catalog-server.js";
 
 /** What a transport (`/mcp`, `toolnexus mcp`) needs of the catalog: a connection. */

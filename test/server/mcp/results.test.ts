@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ToolnexusError } from "../../../src/core/errors.js";
 import { InFlightMcpCalls } from "../../../src/server/mcp/in-flight.js";
 import { invalidArgumentsResult, toCallToolResult, toJsonRpcError } from "../../../src/server/mcp/results.js";
-import { callSignal } from "../../../src/server/call-signal.js";
+import { callSignal } from "../../../src/server/calls/call-signal.js";
 
 describe("ToolResult → CallToolResult", () => {
   it("keeps text and isError", () => {

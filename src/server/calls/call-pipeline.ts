@@ -1,0 +1,198 @@
+import type { FastifyBaseLogger } from "fastify";
+import { DEFAULT_SHAPE_LIMITS, shapeError } from "../../core/argument-shape.js";
+import { ToolnexusError, isToolnexusError } from "../../core/errors.js";
+import { pendingOf } from "../../core/pending.js";
+import type { Toolkit } from "../../core/toolkit.js";
+import type { Answer, Progress, Tool, ToolContext, ToolResult } from "../../core/types.js";
+import type { Caller } from "../auth/index.js";
+import { callSignal, type CallSignal } from "./call-signal.js";
+import type { Metrics, Outcome } from "../observability/metrics.js";
+import type { ExecuteBodyT } from "../http/schemas.js";
+import type { ServiceState } from "../service/service-state.js";
+import { endToolSpan, runInSpan, startToolSpan } from "../observability/telemetry.js";
+
+/** How a call reached the service; the `transport` field of its log line. */
+export type Transport = "rest" | "sse" | "mcp" | "execution";
+
+// How an error that ended a call reads in logs and metrics; anything else before the tool ran is "rejected".
+const OUTCOME_BY_CODE: Partial<Record<ToolnexusError["code"], Outcome>> = {
+  TOOL_TIMEOUT: "timeout",
+  CLIENT_CLOSED: "cancelled",
+  CANCELLED: "cancelled",
+  NOT_READY: "cancelled",
+  TOOL_FAILED: "failed",
+  UPSTREAM_UNAVAILABLE: "failed",
+  INTERNAL: "failed",
+};
+
+/** A call that passed lookup, the caller's allowlist, limits and argument validation. */
+export interface PreparedCall {
+  tool: Tool;
+  args: Record<string, unknown>;
+  timeoutMs: number;
+  answer?: Answer;
+  /** Held until the tool's work is done; {@link CallPipeline.release} when the call never runs. */
+  toolkit: Toolkit;
+}
+
+/** What one call carries besides its envelope. */
+export interface CallOptions {
+  caller: Caller;
+  requestId: string;
+  transport: Transport;
+  log: FastifyBaseLogger;
+  /** Upper bound of the envelope's timeoutMs (default `server.maxTimeoutMs`). */
+  maxTimeoutMs?: number;
+  /** Called once the call passed every check and before the tool runs: bind abort sources to `call` here. */
+  onStart?(call: CallSignal): void;
+  /** Receives the tool's progress reports. */
+  onProgress?(p: Progress): void;
+  /** Called with the duration when the call ended, whatever the outcome (e.g. a Server-Timing header). */
+  onEnd?(ms: number): void;
+}
+
+/** The ToolContext of one call. A class, so `signal` stays a cheap lazy getter on a stable shape. */
+class CallContext implements ToolContext {
+  readonly caller: string;
+  /** The caller's bearer, for a `forwardAuth` tool and a JWT caller only (API keys never leave). */
+  readonly auth?: { bearer: string };
+  constructor(
+    private readonly call: CallSignal, readonly timeout: number, readonly requestId: string, caller: Caller, tool: Tool,
+    readonly answer?: Answer, readonly onProgress?: (p: Progress) => void,
+  ) {
+    this.caller = caller.id;
+    if (tool.forwardAuth === true && caller.kind === "jwt" && caller.bearer) this.auth = { bearer: caller.bearer };
+  }
+  get signal(): AbortSignal {
+    return this.call.signal;
+  }
+}
+
+/**
+ * The one execute pipeline of DESIGN §4–§5 behind every transport (REST, SSE, `/mcp`,
+ * executions): lookup, allowlist, limits, validation, one AbortSignal, the run, metrics and
+ * the per-call log line. Transports differ only in how they bind cancellation and progress.
+ */
+export class CallPipeline {
+  constructor(
+    private readonly state: ServiceState,
+    private readonly metrics: Metrics,
+    private readonly scrubResult: (r: ToolResult) => ToolResult,
+  ) {}
+
+  /**
+   * Checks a call without running it. Throws TOOL_NOT_FOUND, FORBIDDEN, OVERLOADED, NOT_READY
+   * or INVALID_ARGUMENTS. The returned call holds its toolkit: run it or {@link release} it.
+   */
+  prepare(name: string, body: ExecuteBodyT, caller: Caller, maxTimeoutMs?: number): PreparedCall {
+    return this.check(name, body, caller, maxTimeoutMs, {});
+  }
+
+  /** {@link prepare}, noting the tool in `found` as soon as it is known (metrics label a rejected call by it). */
+  private check(name: string, body: ExecuteBodyT, caller: Caller, maxTimeoutMs: number | undefined, found: { tool?: Tool }): PreparedCall {
+    // Read per call: a reload may change limits and timeouts.
+    const { server } = this.state.loaded.config;
+    const tk = this.state.acquire();
+    try {
+      const tool = tk.get(name);
+      if (!tool) throw new ToolnexusError("TOOL_NOT_FOUND", `No tool named "${name}"`);
+      found.tool = tool;
+      if (!caller.allows(tool.name)) throw new ToolnexusError("FORBIDDEN", `This key may not use "${tool.name}"`);
+      // Work a tool kept doing after its call was abandoned (it ignored its signal) still counts.
+      if (this.state.inFlight + this.state.abandoned >= server.maxConcurrent) {
+        throw new ToolnexusError("OVERLOADED", `More than ${server.maxConcurrent} calls in flight`, { headers: { "retry-after": "1" } });
+      }
+      const args = body.arguments ?? {};
+      tk.validate(tool, args);
+      // The answer's data reaches the tool as it is: bounded like arguments (DESIGN §13).
+      const deep = body.answer?.data === undefined ? undefined : shapeError(body.answer.data, DEFAULT_SHAPE_LIMITS, "/answer/data");
+      if (deep) throw new ToolnexusError("INVALID_REQUEST", `The answer's data ${deep.message}`, { errors: [deep] });
+      const timeoutMs = Math.min(body.timeoutMs ?? server.timeoutMs, maxTimeoutMs ?? server.maxTimeoutMs);
+      return { tool, args, timeoutMs, answer: body.answer, toolkit: tk };
+    } catch (err) {
+      this.state.release(tk);
+      throw err;
+    }
+  }
+
+  /** Gives back the toolkit of a prepared call that will not run. */
+  release(prepared: PreparedCall): void {
+    this.state.release(prepared.toolkit);
+  }
+
+  /**
+   * Prepares and runs one call, records its metrics and writes its log line. Resolves with
+   * the (scrubbed) ToolResult; rejects with a ToolnexusError carrying the status to answer.
+   */
+  async call(name: string, body: ExecuteBodyT, o: CallOptions): Promise<ToolResult> {
+    const started = performance.now();
+    const found: { tool?: Tool } = {};
+    let outcome: Outcome = "rejected";
+    let pending = false;
+    let statusCode = 200;
+    const span = startToolSpan(name, o.caller.id);
+    try {
+      const prepared = this.check(name, body, o.caller, o.maxTimeoutMs, found);
+      const result = await runInSpan(span, () => this.run(prepared, o));
+      pending = pendingOf(result) !== undefined;
+      outcome = result.isError && !pending ? "tool_error" : "ok";
+      return this.scrubResult(result);
+    } catch (err) {
+      const { tool } = found;
+      if (isToolnexusError(err)) {
+        statusCode = err.status;
+        if (tool) outcome = OUTCOME_BY_CODE[err.code] ?? outcome;
+      } else {
+        statusCode = 500;
+      }
+      if (outcome === "failed") o.log.error({ err: (err as Error).cause ?? err, tool: tool?.name }, "tool failed");
+      throw err;
+    } finally {
+      const { tool } = found;
+      const ms = performance.now() - started;
+      this.metrics.record(tool?.name, tool?.source, outcome, ms / 1000);
+      const traceId = endToolSpan(span, tool?.source, outcome, statusCode);
+      o.onEnd?.(ms);
+      // The line's object is built only when it will be written (a hot path at logLevel warn).
+      if ((o.log as { isLevelEnabled?(level: string): boolean }).isLevelEnabled?.("info") !== false) {
+        // Audit: the principal (caller), how it authenticated, and the policy that let it in.
+        const policy = tool ? o.caller.allowedBy?.(tool.name) : undefined;
+        o.log.info({
+          tool: name, source: tool?.source, caller: o.caller.id, ...(o.caller.kind ? { auth: o.caller.kind } : {}),
+          ...(policy ? { policy } : {}), transport: o.transport, outcome, statusCode,
+          ...(pending ? { pending } : {}), durationMs: Math.round(ms * 10) / 10, ...(traceId ? { traceId } : {}),
+        }, "tool call");
+      }
+    }
+  }
+
+  /**
+   * Runs a prepared call under its call signal and releases the toolkit when the tool's work
+   * is done. A throw that is not ours becomes TOOL_FAILED. A tool that ignores its signal keeps
+   * its concurrency slot and its toolkit until its work really stops, though the caller got 504.
+   */
+  private async run(p: PreparedCall, o: CallOptions): Promise<ToolResult> {
+    const { state } = this;
+    const call = callSignal(p.timeoutMs);
+    state.track(call);
+    try {
+      o.onStart?.(call);
+      const ctx = new CallContext(call, p.timeoutMs, o.requestId, o.caller, p.tool, p.answer, o.onProgress);
+      return await call.run(() => p.tool.execute(p.args, ctx));
+    } catch (err) {
+      throw isToolnexusError(err) ? err : new ToolnexusError("TOOL_FAILED", `Tool "${p.tool.name}" failed; see the server log for request ${o.requestId}`, { cause: err });
+    } finally {
+      state.calls.delete(call);
+      call.dispose();
+      if (call.running) {
+        state.abandoned++;
+        void call.settled.then(() => {
+          state.abandoned--;
+          state.release(p.toolkit);
+        });
+      } else {
+        state.release(p.toolkit);
+      }
+    }
+  }
+}

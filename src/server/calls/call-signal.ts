@@ -1,0 +1,114 @@
+import { ToolnexusError } from "../../core/errors.js";
+
+/** The abort signal of one call and how to run a tool under it. */
+export interface CallSignal {
+  signal: AbortSignal;
+  /** Runs `fn`, settling as soon as the call is aborted (with the reason) even if `fn` ignores its signal. */
+  run<T>(fn: () => Promise<T>): Promise<T>;
+  /** Aborts the call with `reason` (shutdown, a disconnect, a cancel request). */
+  abort(reason: ToolnexusError): void;
+  /** Runs `fn` when the call is disposed (a transport unhooks its disconnect listener here). */
+  onDispose(fn: () => void): void;
+  /** True while the tool's own work is unsettled — also after `run` gave up on it at an abort. */
+  readonly running: boolean;
+  /** Settles when the tool's own work does. */
+  readonly settled: Promise<void>;
+  dispose(): void;
+}
+
+/**
+ * One AbortSignal per call = timeout ∪ whatever the transport binds (client disconnect, an
+ * execution's cancel) ∪ shutdown (DESIGN §5). The reason is a ToolnexusError saying which one
+ * fired. Shutdown reaches calls through {@link CallSignal.abort} from the in-flight registry,
+ * so a call costs no listener on a shared signal.
+ */
+export function callSignal(timeoutMs: number): CallSignal {
+  return new Call(timeoutMs);
+}
+
+const SETTLED: Promise<void> = Promise.resolve();
+
+function fireTimeout(call: Call, timeoutMs: number): void {
+  call.abort(new ToolnexusError("TOOL_TIMEOUT", `The tool did not finish within ${timeoutMs} ms`));
+}
+
+/**
+ * A class rather than an object of closures: this runs once per call on the hot path, and
+ * methods on a prototype allocate nothing per call where eight closures and their context did
+ * (bench/README.md, allocations per call).
+ */
+class Call implements CallSignal {
+  running = false;
+  settled = SETTLED;
+  // The AbortController is made on first read of `signal`: creating one is a visible share of a
+  // fast call's cost, and many tools (pure functions) never look at their signal.
+  private ac?: AbortController;
+  private reason?: ToolnexusError;
+  private rejectRun?: (reason: unknown) => void;
+  private disposers?: (() => void)[];
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(timeoutMs: number) {
+    this.timer = setTimeout(fireTimeout, timeoutMs, this, timeoutMs);
+  }
+
+  get signal(): AbortSignal {
+    if (!this.ac) {
+      this.ac = new AbortController();
+      if (this.reason) this.ac.abort(this.reason);
+    }
+    return this.ac.signal;
+  }
+
+  abort(why: ToolnexusError): void {
+    if (this.reason) return;
+    this.reason = why;
+    this.ac?.abort(why);
+    const reject = this.rejectRun;
+    this.rejectRun = undefined;
+    reject?.(why);
+  }
+
+  onDispose(fn: () => void): void {
+    (this.disposers ??= []).push(fn);
+  }
+
+  run<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.reason) return Promise.reject(this.reason);
+    // One promise per call: it settles with the tool, or first with the abort reason.
+    return new Promise<T>((resolve, reject) => {
+      this.rejectRun = reject;
+      this.running = true;
+      let work: Promise<T>;
+      try {
+        work = fn();
+      } catch (err) {
+        this.finish();
+        reject(err);
+        return;
+      }
+      this.settled = work.then(
+        (value) => {
+          this.finish();
+          // A tool that honoured the signal returns right after it fired: the abort still decides.
+          if (this.reason) reject(this.reason);
+          else resolve(value);
+        },
+        (err: unknown) => {
+          this.finish();
+          reject(this.reason ?? err);
+        },
+      );
+    });
+  }
+
+  dispose(): void {
+    clearTimeout(this.timer);
+    if (this.disposers) for (const fn of this.disposers) fn();
+  }
+
+  private finish(): void {
+    this.running = false;
+    this.rejectRun = undefined;
+  }
+}

@@ -1,0 +1,66 @@
+import type { FastifyReply } from "fastify";
+import { negotiate } from "@fastify/accept-negotiator";
+import { ToolnexusError } from "../../core/errors.js";
+import type { Progress } from "../../core/types.js";
+import type { CallOptions, CallPipeline } from "./call-pipeline.js";
+import { problemBody } from "../http/error-handler.js";
+import type { ExecuteBodyT } from "../http/schemas.js";
+import { openSse, type SseStream } from "./sse.js";
+
+// Ties go to JSON, the first of these: a client listing both without a preference gets what it got before.
+const MEDIA_TYPES = ["application/json", "text/event-stream"];
+
+/** True when the Accept header prefers `text/event-stream` to JSON (DESIGN §9). */
+export function wantsEventStream(accept: string | undefined): boolean {
+  return accept !== undefined && negotiate(accept, MEDIA_TYPES) === "text/event-stream";
+}
+
+/** What a streamed call needs besides the pipeline. */
+export interface StreamSettings {
+  /** Read per call: a reload may change `server.heartbeatMs`. */
+  heartbeatMs(): number;
+  /** Removes secret values from text a source produced (progress messages, error details). */
+  scrub(text: string): string;
+}
+
+/** The options of a streamed call that the route decides; the stream binds the rest. */
+export type StreamCallOptions = Omit<CallOptions, "transport" | "onStart" | "onProgress" | "onEnd">;
+
+/**
+ * Runs one call through the pipeline and answers it as `text/event-stream` (DESIGN §9). The
+ * stream opens only once the call passed every check, so lookup, auth, limits and argument
+ * failures still reject with their problem+json status. After that: one `progress` event per
+ * report, then `result` or `error` (the problem the sync call would have answered) last.
+ * Closing the stream aborts the call with CLIENT_CLOSED, exactly like a disconnect.
+ */
+export async function streamCall(
+  pipeline: CallPipeline, reply: FastifyReply, name: string, body: ExecuteBodyT, o: StreamCallOptions, settings: StreamSettings,
+): Promise<void> {
+  let sse: SseStream | undefined;
+  try {
+    const result = await pipeline.call(name, body, {
+      ...o,
+      transport: "sse",
+      onStart: (call) => {
+        sse = openSse(reply, settings.heartbeatMs());
+        sse.onClientClose(() => call.abort(new ToolnexusError("CLIENT_CLOSED", "The client closed the event stream")));
+      },
+      onProgress: (p) => sse?.send("progress", progressEvent(p, settings.scrub)),
+    });
+    sse?.send("result", result);
+  } catch (err) {
+    if (!sse) throw err; // not started: the error handler answers with the status
+    sse.send("error", JSON.parse(problemBody(err, o.requestId, settings.scrub)) as unknown);
+  } finally {
+    sse?.close();
+  }
+}
+
+/** Only the contract's fields: a source may hand over more than it should. */
+function progressEvent(p: Progress, scrub: (s: string) => string): Progress {
+  return {
+    progress: p.progress,
+    ...(p.total !== undefined ? { total: p.total } : {}),
+    ...(p.message !== undefined ? { message: scrub(p.message) } : {}),
+  };
+}

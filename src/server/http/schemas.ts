@@ -1,0 +1,170 @@
+import { Type, type Static } from "@sinclair/typebox";
+import { TOOL_FORMATS, TOOL_SOURCES } from "../catalog/tool-query.js";
+import { TOOL_NAME } from "../../core/tool-name.js";
+
+/**
+ * One TypeBox schema per wire shape. Fastify validates and serializes with these and
+ * @fastify/swagger turns them into openapi/openapi.json, so the three never drift apart.
+ * Shapes with an $id become OpenAPI components.
+ */
+
+const FreeObject = Type.Object({}, { additionalProperties: true });
+
+/**
+ * A string enum as one `{type: string, enum}` schema rather than a union of literals: client
+ * generators (openapi-python-client, oapi-codegen) then make one enum type of it, not one per value.
+ */
+export function StringEnum<const T extends readonly string[]>(values: T, opts: { description?: string; $id?: string } = {}) {
+  return Type.Unsafe<T[number]>({ type: "string", enum: [...values], ...opts });
+}
+
+/** RFC 9457 problem details with a stable `code`. */
+export const Problem = Type.Object({
+  type: Type.String(),
+  title: Type.String(),
+  status: Type.Integer(),
+  detail: Type.String(),
+  code: Type.String({ description: "Stable error code, e.g. TOOL_NOT_FOUND." }),
+  requestId: Type.String(),
+  errors: Type.Optional(Type.Array(Type.Object({ pointer: Type.String(), message: Type.String() }))),
+}, { $id: "Problem", description: "RFC 9457 problem details (application/problem+json)." });
+
+/** A tool as listed: no behaviour. */
+export const ToolInfo = Type.Object({
+  name: Type.String(),
+  description: Type.String(),
+  inputSchema: FreeObject,
+  source: StringEnum(TOOL_SOURCES),
+}, { $id: "ToolInfo" });
+
+/** `GET /tools`. */
+export const ToolList = Type.Object({ tools: Type.Array(Type.Ref(ToolInfo)) }, { $id: "ToolList" });
+
+/** `GET /tools?format=openai|anthropic|gemini`: the provider's own declaration shape. */
+export const AdapterToolList = Type.Object({ tools: Type.Array(FreeObject) }, { $id: "AdapterToolList" });
+
+// What `?source=` accepts: known sources, comma-separated (spaces around them allowed).
+const ONE_SOURCE = `\\s*(${TOOL_SOURCES.join("|")})\\s*`;
+const SOURCE_LIST = `^${ONE_SOURCE}(,${ONE_SOURCE})*$`;
+
+/** Query of `GET /tools`. */
+export const ToolListQuery = Type.Object({
+  source: Type.Optional(Type.String({ maxLength: 256, pattern: SOURCE_LIST, description: "Comma-separated sources, e.g. mcp,http." })),
+  format: Type.Optional(StringEnum(TOOL_FORMATS)),
+}, { additionalProperties: false });
+
+/** Path parameters naming a tool. */
+export const ToolParams = Type.Object({ name: Type.String({ pattern: TOOL_NAME.source, maxLength: 128 }) });
+
+/** The resolution of a suspension, sent on the resumed call (DESIGN §6). */
+export const Answer = Type.Object({
+  id: Type.String({ maxLength: 1024 }),
+  ok: Type.Boolean(),
+  data: Type.Optional(FreeObject),
+  reason: Type.Optional(Type.String({ maxLength: 65_536 })),
+}, { $id: "Answer" });
+
+/** Body of `POST /tools/{name}/execute`. */
+export const ExecuteBody = Type.Object({
+  arguments: Type.Optional(FreeObject),
+  timeoutMs: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647, format: "int32", description: "Per-call timeout; capped by server.maxTimeoutMs." })),
+  answer: Type.Optional(Type.Ref(Answer)),
+}, { $id: "ExecuteBody", additionalProperties: false, examples: [{ arguments: {} }] });
+
+/** What a tool returns. `isError: true` is an outcome for the model, still HTTP 200. */
+export const ToolResult = Type.Object({
+  output: Type.String(),
+  isError: Type.Boolean(),
+  metadata: Type.Optional(FreeObject),
+}, { $id: "ToolResult" });
+
+/** A tool's progress report: an SSE `progress` event (DESIGN §9). */
+export const Progress = Type.Object({
+  progress: Type.Number({ description: "Increases with every report; not necessarily an integer." }),
+  total: Type.Optional(Type.Number({ description: "What `progress` reaches at the end, when known." })),
+  message: Type.Optional(Type.String()),
+}, { $id: "Progress" });
+
+/**
+ * One event of a call's `text/event-stream`, as a client parses it: `event` is the SSE event
+ * name, `data` the JSON of its `data:` line. `progress`… then `result` or `error` last.
+ */
+export const StreamEvent = Type.Union([
+  Type.Object({ event: Type.Literal("progress"), data: Type.Ref(Progress) }),
+  Type.Object({ event: Type.Literal("result"), data: Type.Ref(ToolResult) }),
+  Type.Object({ event: Type.Literal("error"), data: Type.Ref(Problem) }),
+], { $id: "StreamEvent", description: "One server-sent event of a streamed call (event name and parsed data)." });
+
+/** One source instance in `GET /status`. */
+export const SourceStatus = Type.Object({
+  source: Type.String(),
+  name: Type.String(),
+  state: StringEnum(["connected", "connecting", "reconnecting", "failed", "disabled"]),
+  tools: Type.Integer(),
+  error: Type.Optional(Type.String()),
+}, { $id: "SourceStatus" });
+
+/** `GET /status`. */
+export const Status = Type.Object({
+  ready: Type.Boolean(),
+  state: StringEnum(["loading", "ready", "draining"]),
+  tools: Type.Integer(),
+  sources: Type.Array(Type.Ref(SourceStatus)),
+  error: Type.Optional(Type.String({ description: "Why the sources could not be loaded, when they could not." })),
+  reload: Type.Optional(Type.Object({
+    at: Type.String({ description: "When the last config reload ran (ISO 8601)." }),
+    ok: Type.Boolean(),
+    error: Type.Optional(Type.String({ description: "Why it was refused; the previous config is still serving." })),
+  })),
+}, { $id: "Status" });
+
+/** `GET /skills`. */
+export const SkillList = Type.Object({
+  skills: Type.Array(Type.Object({ name: Type.String(), description: Type.String(), location: Type.String() })),
+  skipped: Type.Array(Type.Object({ reason: Type.String(), location: Type.String(), error: Type.Optional(Type.String()) })),
+}, { $id: "SkillList" });
+
+/** `GET /healthz` and `GET /readyz`. */
+export const Health = Type.Object({ status: Type.String() }, { $id: "Health" });
+
+/** Every schema with an $id, registered once with Fastify (and so emitted as components). */
+export const SHARED_SCHEMAS = [Problem, ToolInfo, ToolList, AdapterToolList, Answer, ExecuteBody, ToolResult, Progress, StreamEvent, SourceStatus, Status, SkillList, Health];
+
+export type ExecuteBodyT = Static<typeof ExecuteBody>;
+export type ProblemT = Static<typeof Problem>;
+
+/** A route response entry for errors: the shared Problem schema as application/problem+json. */
+export const ProblemResponse = {
+  description: "Problem details (RFC 9457)",
+  content: { "application/problem+json": { schema: Type.Ref(Problem) } },
+};
+
+/**
+ * The 200 of an execute: the ToolResult as JSON, or with `Accept: text/event-stream` the
+ * call's events (DESIGN §9). The stream is written by hand, so its schema only documents it.
+ */
+export const ExecuteOkResponse = {
+  description: "The ToolResult; with `Accept: text/event-stream`, the call's events instead.",
+  content: {
+    "application/json": { schema: Type.Ref(ToolResult) },
+    "text/event-stream": {
+      schema: sseEvent(["progress", "result", "error"], "Server-sent events, each `data:` one line of JSON (parsed: StreamEvent): "
+        + "`progress` (Progress) for each report, then `result` (ToolResult, isError ones too) or `error` (Problem) last. "
+        + "A `: ping` comment every server.heartbeatMs. Closing the stream cancels the call."),
+    },
+  },
+};
+
+/**
+ * The schema of one server-sent event as it travels (what an SSE parser yields, and what a
+ * validating client such as Schemathesis checks each event against): its name, its `data:`
+ * line of JSON and, on an execution's stream, its `id:`. OpenAPI 3.1 has no per-event slot,
+ * so the media type's schema is the event's.
+ */
+export function sseEvent(names: readonly string[], description: string) {
+  return Type.Object({
+    event: StringEnum(names),
+    data: Type.String({ contentMediaType: "application/json", description: "One line of JSON." }),
+    id: Type.Optional(Type.String({ pattern: "^[0-9]{1,9}$", description: "Resume point for Last-Event-ID." })),
+  }, { description });
+}

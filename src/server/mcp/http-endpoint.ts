@@ -1,0 +1,110 @@
+import type { FastifyPluginAsync, FastifyReply } from "fastify";
+import type * as StreamableHttp from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { ToolnexusError } from "../../core/errors.js";
+import { normalizeError } from "../http/error-handler.js";
+import type { McpConnector } from "./lazy-catalog.js";
+import { isBodyParseError } from "../http/json-body.js";
+
+// JSON-RPC's implementation-defined server error, as the SDK's transport uses for HTTP-level failures.
+const SERVER_ERROR = -32000;
+// JSON-RPC 2.0's own codes (the SDK's ErrorCode.ParseError and InvalidRequest), named here so
+// what is refused before any MCP traffic (401, 400, 413, a batch) does not load the SDK.
+const PARSE_ERROR = -32700;
+const INVALID_REQUEST = -32600;
+
+// The SDK's transport (with its zod schemas, ~150 ms at start-up) is imported on the first MCP message.
+let transportModule: Promise<typeof StreamableHttp> | undefined;
+// A failed import is not kept: the next request tries again.
+const loadTransport = () => (transportModule ??= import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js").catch((err: unknown) => {
+  transportModule = undefined;
+  throw err;
+}));
+
+/** Options of {@link mcpEndpoint}. */
+export interface McpEndpointOptions {
+  catalog: McpConnector;
+  path: string;
+  scrub: (s: string) => string;
+}
+
+/**
+ * `/mcp`: the catalog over MCP streamable HTTP, stateless (DESIGN §11), so any replica answers
+ * any request. Each POST gets a fresh SDK Server and transport (the SDK's stateless pattern);
+ * the web-standard transport, so the reply goes out through Fastify (one write for JSON).
+ * Auth, rate limits and the body limit are the service's own hooks, run before any MCP
+ * traffic; failures before the SDK sees a message are JSON-RPC error bodies with the HTTP status.
+ */
+export const mcpEndpoint: FastifyPluginAsync<McpEndpointOptions> = async (app, { catalog, path, scrub }) => {
+  app.setErrorHandler((error, request, reply) => {
+    const err = normalizeError(error);
+    if (err.code === "INTERNAL") request.log.error({ err: error }, "internal error");
+    if (reply.raw.destroyed) return;
+    return sendJsonRpcError(reply, err.status, jsonRpcCodeOf(error, err), scrub(err.message), err, request.id);
+  });
+
+  // Stateless: no standalone SSE stream to GET and no session to DELETE.
+  const notAllowed = (_request: unknown, reply: FastifyReply) => {
+    reply.header("allow", "POST");
+    return sendJsonRpcError(reply, 405, SERVER_ERROR, "Method not allowed: this stateless MCP endpoint takes POST only");
+  };
+  app.get(path, { schema: { hide: true } }, notAllowed);
+  app.delete(path, { schema: { hide: true } }, notAllowed);
+
+  app.post(path, { schema: { hide: true } }, async (request, reply) => {
+    const message = request.body;
+    // JSON-RPC batches were removed from MCP in 2025-06-18; the SDK would still run them.
+    if (Array.isArray(message)) return sendJsonRpcError(reply, 400, INVALID_REQUEST, "Invalid Request: JSON-RPC batches are not supported");
+    if (!isJsonRpcMessage(message)) return sendJsonRpcError(reply, 400, INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 message");
+
+    // A stream only when it carries something before the result: progress. Else one JSON body.
+    const stream = wantsProgress(message);
+    const { WebStandardStreamableHTTPServerTransport } = await loadTransport();
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !stream });
+    const server = await catalog.connect({ caller: request.caller, log: request.log, requestId: () => request.id }, transport);
+    server.onerror = (err) => request.log.debug({ err: err.message }, "mcp protocol error");
+    // The client may have left while the SDK was loading (the first MCP request): run nothing.
+    if (reply.raw.destroyed) {
+      void transport.close();
+      throw new ToolnexusError("CLIENT_CLOSED", "The client closed the request");
+    }
+
+    // A response closed before it ended (not the request's "close": it fires once the body is
+    // read) closes the transport; the SDK then aborts the handler's signal, and so the call
+    // (CLIENT_CLOSED). A response that ended leaves nothing open: both are simply dropped.
+    reply.raw.once("close", () => {
+      if (!reply.raw.writableEnded) void transport.close();
+    });
+    // The web-standard transport with the body Fastify already parsed: the SDK sees only the
+    // headers it checks (Accept, Content-Type, MCP-Protocol-Version).
+    const webRequest = new Request(`${request.protocol}://${request.host}${request.url}`, { method: "POST", headers: request.headers as Record<string, string> });
+    const response = await transport.handleRequest(webRequest, { parsedBody: message });
+    reply.code(response.status);
+    response.headers.forEach((value, name) => void reply.header(name, value));
+    // One JSON body is sent in one write; an SSE stream is piped as the SDK produces it.
+    return stream && response.body ? reply.send(response.body) : reply.send(await response.text());
+  });
+};
+
+function wantsProgress(message: Record<string, unknown>): boolean {
+  const params = message.params as { _meta?: { progressToken?: unknown } } | undefined;
+  return message.method === "tools/call" && params?._meta?.progressToken !== undefined;
+}
+
+// The shape check JSON-RPC 2.0 asks for before anything else: the SDK checks the rest.
+function isJsonRpcMessage(body: unknown): body is Record<string, unknown> {
+  if (typeof body !== "object" || body === null) return false;
+  const m = body as Record<string, unknown>;
+  return m.jsonrpc === "2.0" && (typeof m.method === "string" || "result" in m || "error" in m);
+}
+
+function jsonRpcCodeOf(raw: unknown, err: ToolnexusError): number {
+  if (isBodyParseError(raw)) return PARSE_ERROR;
+  return err.code === "INVALID_REQUEST" ? INVALID_REQUEST : SERVER_ERROR;
+}
+
+/** A JSON-RPC error response with id null, as the SDK's transport answers HTTP-level failures. */
+function sendJsonRpcError(reply: FastifyReply, status: number, code: number, message: string, err?: ToolnexusError, requestId?: string): FastifyReply {
+  for (const [k, v] of Object.entries(err?.headers ?? {})) reply.header(k, v);
+  const data = err ? { code: err.code, status: err.status, requestId } : undefined;
+  return reply.code(status).type("application/json").send(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code, message, ...(data ? { data } : {}) } }));
+}

@@ -1,0 +1,85 @@
+import { pino, type DestinationStream, type Logger, type LoggerOptions } from "pino";
+import type { ToolResult } from "../../core/types.js";
+
+// Shorter values are too likely to be ordinary words or numbers to be worth scrubbing.
+const MIN_SECRET_LENGTH = 6;
+
+/** Header paths pino redacts structurally, whatever their value. */
+export const REDACT_PATHS = [
+  "req.headers.authorization",
+  'req.headers["x-api-key"]',
+  "headers.authorization",
+  'headers["x-api-key"]',
+];
+
+/** Replaces known secret values in finished log lines. The set can change on reload. */
+export class SecretScrubber {
+  private needles: string[] = [];
+
+  constructor(secrets: readonly string[] = []) {
+    this.set(secrets);
+  }
+
+  /** Replaces the secret set (a reload may expand new values). */
+  set(secrets: readonly string[]): void {
+    // A secret may sit in a line JSON-escaped; longest first so overlapping values go whole.
+    this.needles = [...new Set(secrets.filter((s) => s.length >= MIN_SECRET_LENGTH).flatMap((s) => [s, JSON.stringify(s).slice(1, -1)]))]
+      .sort((a, b) => b.length - a.length);
+  }
+
+  /**
+   * A tool result with every secret replaced. The output string is scrubbed as is (no JSON
+   * round trip of a possibly large text); only metadata goes through JSON. Free when no
+   * secret is known.
+   */
+  scrubResult(result: ToolResult): ToolResult {
+    if (this.needles.length === 0) return result;
+    const output = this.scrub(result.output);
+    const metadata = result.metadata && (JSON.parse(this.scrub(JSON.stringify(result.metadata))) as ToolResult["metadata"]);
+    return { ...result, output, ...(metadata ? { metadata } : {}) };
+  }
+
+  /** `text` with every secret replaced by `[redacted]`. */
+  scrub(text: string): string {
+    let out = text;
+    for (const n of this.needles) if (out.includes(n)) out = out.split(n).join("[redacted]");
+    return out;
+  }
+}
+
+// Log lines wait at most this long (or until LOG_BATCH_BYTES are pending) before they are written.
+const LOG_FLUSH_MS = 100;
+const LOG_BATCH_BYTES = 4096;
+
+let stdout: DestinationStream | undefined;
+
+/**
+ * The default log destination: stdout, written asynchronously in batches; one per process, so
+ * several servers in one process share one buffer (and one flush timer). pino's default is a
+ * synchronous write(2) per line, and with the per-call line on (logLevel info) that syscall was
+ * ~9 % of the server's time in a CPU profile (bench/README.md). Every line is still written, in
+ * order; at most LOG_FLUSH_MS late, and pino flushes what is pending synchronously at exit.
+ */
+export function stdoutDestination(): DestinationStream {
+  if (!stdout) {
+    // Buffer mode: the pending lines are a list, concatenated once per write(2). In its
+    // default string mode SonicBoom appends each line to one growing string and takes that
+    // string's byte length on every line, which copies the whole pending batch each time:
+    // ~5 KB allocated per log line at c=32 (bench/README.md, execute pipeline).
+    const batched = pino.destination({ dest: 1, sync: false, minLength: LOG_BATCH_BYTES, periodicFlush: LOG_FLUSH_MS, contentMode: "buffer" });
+    // The typings know only string writes; buffer mode takes Buffers.
+    const writeBuffer = batched.write.bind(batched) as unknown as (data: Buffer) => boolean;
+    stdout = { write: (line: string) => writeBuffer(Buffer.from(line)) };
+  }
+  return stdout;
+}
+
+/**
+ * A pino logger that never writes a secret: auth headers are redacted by path, and every
+ * value expanded from the environment (`${VAR}` in the config) is replaced in the finished
+ * line, wherever it hides (an error message, a URL, a header dump).
+ */
+export function redactingLogger(scrubber: SecretScrubber, opts: LoggerOptions = {}, out: DestinationStream = stdoutDestination()): Logger {
+  const dest: DestinationStream = { write: (line: string) => out.write(scrubber.scrub(line)) };
+  return pino({ redact: { paths: REDACT_PATHS, censor: "[redacted]" }, ...opts }, dest);
+}

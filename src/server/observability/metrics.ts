@@ -1,0 +1,60 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import type { ServiceState } from "../service/service-state.js";
+
+/** How a call ended; the `outcome` label of toolnexus_tool_calls_total. */
+export type Outcome = "ok" | "tool_error" | "failed" | "timeout" | "cancelled" | "rejected";
+
+interface Children { calls: { inc(): void }; duration: { observe(v: number): void } }
+
+/**
+ * The Prometheus metrics of one server. A registry per server (not prom-client's global one)
+ * so several servers in one process — tests, embedders — never collide.
+ */
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly calls: Counter<"tool" | "source" | "outcome">;
+  private readonly duration: Histogram<"tool" | "source">;
+  private readonly inFlight: Gauge;
+  // tool → source → outcome → labelled children. Nested maps keyed by the tool's own strings
+  // (their hashes are cached) rather than one joined key, which cost a new string per call.
+  private readonly children = new Map<string, Map<string, Map<Outcome, Children>>>();
+
+  constructor(state: ServiceState) {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry });
+    this.calls = new Counter({ name: "toolnexus_tool_calls_total", help: "Tool calls by outcome", labelNames: ["tool", "source", "outcome"], registers });
+    this.duration = new Histogram({
+      name: "toolnexus_tool_duration_seconds", help: "Tool call duration", labelNames: ["tool", "source"], registers,
+      buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+    });
+    this.inFlight = new Gauge({ name: "toolnexus_tool_calls_in_flight", help: "Tool calls running now", registers, collect() { this.set(state.inFlight); } });
+    new Gauge({
+      name: "toolnexus_source_up", help: "1 when a source is connected, else 0", labelNames: ["source", "name"], registers,
+      collect() {
+        this.reset();
+        for (const s of state.peek()?.status() ?? []) this.set({ source: s.source, name: s.name }, s.state === "connected" ? 1 : 0);
+      },
+    });
+  }
+
+  /**
+   * Records one call. `tool` is only a label for tools that exist: an unknown name in a
+   * rejected call must not mint a new time series.
+   */
+  record(tool: string | undefined, source: string | undefined, outcome: Outcome, seconds: number): void {
+    const t = tool ?? "(unknown)";
+    const s = source ?? "(unknown)";
+    // Labelled children are cached: resolving labels on every call shows up in the hot path.
+    let bySource = this.children.get(t);
+    if (!bySource) this.children.set(t, (bySource = new Map()));
+    let byOutcome = bySource.get(s);
+    if (!byOutcome) bySource.set(s, (byOutcome = new Map()));
+    let child = byOutcome.get(outcome);
+    if (!child) {
+      child = { calls: this.calls.labels(t, s, outcome), duration: this.duration.labels(t, s) };
+      byOutcome.set(outcome, child);
+    }
+    child.calls.inc();
+    if (outcome !== "rejected") child.duration.observe(seconds);
+  }
+}

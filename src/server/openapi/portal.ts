@@ -1,0 +1,32 @@
+import swaggerUi from "@fastify/swagger-ui";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { Caller } from "../auth/index.js";
+import type { ToolDocuments } from "./tool-documents.js";
+import { PORTAL_SCRIPT } from "./portal-script.js";
+
+/** Where the developer portal lives. */
+export const PORTAL_PREFIX = "/docs";
+
+/** True for the portal page, its assets and its document (`/docs`, `/docs/...`). */
+export function isPortalPath(path: string): boolean {
+  return path === PORTAL_PREFIX || path.startsWith(`${PORTAL_PREFIX}/`);
+}
+
+/**
+ * The developer portal: Swagger UI served by the service itself (no CDN). The page and its
+ * assets need no key. Its document (`/docs/json`) is the caller's per-tool document when a key
+ * comes with the request (or no keys are configured), else the generic routes only, so no tool
+ * name reaches an anonymous visitor. The browser script re-fetches it with the key on Authorize.
+ */
+export async function registerPortal(app: FastifyInstance, documents: ToolDocuments): Promise<void> {
+  await app.register(swaggerUi, {
+    routePrefix: PORTAL_PREFIX,
+    theme: { title: "toolnexus API", js: [{ filename: "toolnexus-portal.js", content: PORTAL_SCRIPT }] },
+    transformSpecificationClone: false,
+    transformSpecification: (_spec: Readonly<Record<string, unknown>>, request: FastifyRequest) => {
+      // The auth hook leaves `caller` unset for a portal request that presents no key.
+      const caller = request.caller as Caller | null;
+      return JSON.parse(caller ? documents.forCaller(caller) : documents.generic()) as Record<string, unknown>;
+    },
+  });
+}

@@ -1,0 +1,116 @@
+import type { Toolkit } from "../../core/toolkit.js";
+import { ToolnexusError } from "../../core/errors.js";
+import type { LoadedConfig } from "../../config/load.js";
+import type { Authenticator } from "../auth/index.js";
+import type { CallSignal } from "../calls/call-signal.js";
+
+/** Where the service is in its life: building sources, serving, or shutting down. */
+export type Phase = "loading" | "ready" | "draining";
+
+/** The outcome of the last config reload, shown by `GET /status`. */
+export interface ReloadResult {
+  at: string;
+  ok: boolean;
+  error?: string;
+}
+
+/**
+ * The mutable state routes read: the current toolkit, config and keys, the phase, the
+ * in-flight count and the shutdown signal every call listens to. A reload swaps the toolkit
+ * here; calls in flight keep the one they started on, which closes when its last call ends.
+ */
+export class ServiceState {
+  phase: Phase = "loading";
+  /** Tools still working after their call gave up on them (they ignored the abort). */
+  abandoned = 0;
+  /** Calls running now; shutdown aborts them all at the end of the grace period. */
+  readonly calls = new Set<CallSignal>();
+  loadError?: string;
+  lastReload?: ReloadResult;
+  private current?: Toolkit;
+  private readonly users = new Map<Toolkit, number>();
+  private readonly retiring = new Set<Toolkit>();
+  private shuttingDown = false;
+
+  constructor(public loaded: LoadedConfig, public auth: Authenticator) {}
+
+  /** True once shutdown began. */
+  get draining(): boolean {
+    return this.phase === "draining";
+  }
+
+  /** How many calls are running now. */
+  get inFlight(): number {
+    return this.calls.size;
+  }
+
+  /** Registers a running call; one that starts after the grace period is aborted at once. */
+  track(call: CallSignal): void {
+    this.calls.add(call);
+    if (this.shuttingDown) call.abort(shutdownError());
+  }
+
+  /** The toolkit, or NOT_READY while loading or draining. */
+  toolkit(): Toolkit {
+    if (this.phase !== "ready" || !this.current) {
+      throw new ToolnexusError("NOT_READY", this.phase === "draining" ? "The server is shutting down" : "Tool sources are still loading");
+    }
+    return this.current;
+  }
+
+  /** The toolkit for one call; pair with {@link release} so a swapped-out toolkit closes after it. */
+  acquire(): Toolkit {
+    const tk = this.toolkit();
+    this.users.set(tk, (this.users.get(tk) ?? 0) + 1);
+    return tk;
+  }
+
+  /** Ends a call begun with {@link acquire}. */
+  release(tk: Toolkit): void {
+    const n = (this.users.get(tk) ?? 1) - 1;
+    if (n > 0) {
+      this.users.set(tk, n);
+      return;
+    }
+    this.users.delete(tk);
+    if (this.retiring.delete(tk)) void tk.close();
+  }
+
+  /** The toolkit when one is built, whatever the phase (status and shutdown use it). */
+  peek(): Toolkit | undefined {
+    return this.current;
+  }
+
+  /** Installs a toolkit (first load or reload) and turns ready unless draining; retires the old one. */
+  setToolkit(tk: Toolkit, loaded?: LoadedConfig, auth?: Authenticator): void {
+    const old = this.current;
+    this.current = tk;
+    if (loaded) this.loaded = loaded;
+    if (auth) this.auth = auth;
+    if (this.phase === "loading") this.phase = "ready";
+    if (old && old !== tk) {
+      if (this.users.has(old)) this.retiring.add(old);
+      else void old.close();
+    }
+  }
+
+  /** Stops readiness at once; calls in flight continue until {@link abortInFlight}. */
+  drain(): void {
+    this.phase = "draining";
+  }
+
+  /** Aborts every in-flight call (end of the shutdown grace period). */
+  abortInFlight(): void {
+    this.shuttingDown = true;
+    for (const call of this.calls) call.abort(shutdownError());
+  }
+
+  /** Every toolkit still open: the current one and those waiting for their last call. */
+  openToolkits(): Toolkit[] {
+    return [...new Set([...(this.current ? [this.current] : []), ...this.retiring])];
+  }
+}
+
+function shutdownError(): ToolnexusError {
+  return new ToolnexusError("NOT_READY", "The server is shutting down");
+}
