@@ -33,7 +33,7 @@ import { SHARED_SCHEMAS } from "./http/schemas.js";
 import { ServiceState } from "./service/service-state.js";
 import { registerSwagger } from "./openapi/swagger.js";
 import { ToolDocuments } from "./openapi/tool-documents.js";
-import { startTelemetry } from "./observability/telemetry.js";
+import { skipTracing, startTelemetry } from "./observability/telemetry.js";
 
 /** Options of {@link buildServer}. */
 export interface BuildServerOptions {
@@ -118,6 +118,11 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   const state = new ServiceState(loaded, await Authenticator.create(loaded.config.auth, logger));
   const metrics = new Metrics(state);
 
+  // Each route declares its policy in its config (http/route-policy.ts); tracing is decided
+  // before routing, so the untraced paths are collected as the routes register.
+  app.addHook("onRoute", (route) => {
+    if (route.config?.traced === false) skipTracing(route.url);
+  });
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
   installErrorHandler(app, scrub, new RouteMethods(app));
   installJsonBodyParser(app);

@@ -1,30 +1,32 @@
 import type { FastifyRequest, HookHandlerDoneFunction } from "fastify";
+import type { ToolnexusConfig } from "../../config/schema/index.js";
 import { ToolnexusError } from "../../core/errors.js";
-import { isPortalPath } from "../openapi/portal.js";
-import type { ServiceState } from "../service/service-state.js";
+import { policyOf } from "../http/route-policy.js";
+import type { Authenticator } from "./authenticator.js";
 import type { Caller } from "./caller.js";
 
-/** Routes only an operator caller may read once auth is configured (DESIGN §12). */
-const OPERATOR_ONLY = new Set(["/status", "/metrics"]);
+/** What the hook reads per request: the authenticator and config in service now (a reload swaps both). */
+export interface AuthState {
+  readonly auth: Authenticator;
+  readonly loaded: { readonly config: ToolnexusConfig };
+}
 
 /**
- * The onRequest step that sets `request.caller`: probes are open, `/metrics` too when
- * `metrics.public`, the portal to a visitor without a credential (it then shows the generic
- * routes only), `/status` and `/metrics` need an operator. Callback style, so an API-key
- * request costs no promise; a JWT one waits for its verification.
+ * The onRequest step that sets `request.caller`, by the route's declared access
+ * (http/route-policy.ts): probes are open, so is a route whose `publicWhen` holds (`/metrics`
+ * with `metrics.public`), a public route (the portal) to a visitor without a credential (it
+ * then shows the generic routes only), and operator routes need an operator. Callback style,
+ * so an API-key request costs no promise; a JWT one waits for its verification.
  */
-export function authenticateRequest(state: ServiceState, request: FastifyRequest, done: HookHandlerDoneFunction): void {
-  // The router stops at "?" and "#" alike: so must the path every rule here is matched on
-  // (`/status#x` is routed to /status). The matched route, when there is one, is the truth.
-  const path = request.routeOptions.url ?? request.url.split(/[?#]/, 1)[0] ?? "";
-  if (path === "/healthz" || path === "/readyz") return done();
-  const isPublic = path === "/metrics" && state.loaded.config.metrics?.public === true;
-  if (isPublic) return done();
-  if (isPortalPath(path) && !state.auth.presentsKey(request)) return done();
+export function authenticateRequest(state: AuthState, request: FastifyRequest, done: HookHandlerDoneFunction): void {
+  const { access, publicWhen } = policyOf(request);
+  if (access === "probe") return done();
+  if (publicWhen?.(state.loaded.config)) return done();
+  if (access === "public" && !state.auth.presentsKey(request)) return done();
   const admit = (caller: Caller): void => {
     request.caller = caller;
-    if (OPERATOR_ONLY.has(path) && !caller.operator) {
-      return done(new ToolnexusError("FORBIDDEN", `${path} is for operator callers only`));
+    if (access === "operator" && !caller.operator) {
+      return done(new ToolnexusError("FORBIDDEN", `${request.routeOptions.url ?? ""} is for operator callers only`));
     }
     done();
   };

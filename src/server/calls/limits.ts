@@ -1,10 +1,11 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { Redis } from "ioredis";
 import { ToolnexusError } from "../../core/errors.js";
+import { policyOf } from "../http/route-policy.js";
 import type { ServiceState } from "../service/service-state.js";
 
-/** Routes that never count against a budget nor shed: probes must see the truth. */
-const PROBES = new Set(["/healthz", "/readyz"]);
+// Probe routes never count against a budget nor shed: probes must see the truth.
+const isProbe = (req: FastifyRequest) => policyOf(req).access === "probe";
 
 /**
  * Per-key request budgets (@fastify/rate-limit) and load shedding (@fastify/under-pressure),
@@ -27,7 +28,7 @@ export async function registerLimits(app: FastifyInstance, state: ServiceState, 
       ...(redis ? { redis, nameSpace: "toolnexus:ratelimit:", skipOnError: true } : {}),
       hook: "preHandler", // after the auth hook, so the budget is the caller's
       keyGenerator: (req) => (req.caller && req.caller.id !== "anonymous" ? `${req.caller.kind === "jwt" ? "sub" : "key"}:${req.caller.id}` : `ip:${req.ip}`),
-      allowList: (req) => PROBES.has(req.url.split("?", 1)[0] ?? "") || budget(req) === undefined,
+      allowList: (req) => isProbe(req) || budget(req) === undefined,
       max: (req) => budget(req)?.max ?? Number.MAX_SAFE_INTEGER,
       timeWindow: (req) => budget(req)?.timeWindowMs ?? 60_000,
       errorResponseBuilder: (_req, ctx) => new ToolnexusError("RATE_LIMITED", `Rate limit of ${ctx.max} requests exceeded; retry in ${ctx.after}`),
@@ -41,7 +42,7 @@ export async function registerLimits(app: FastifyInstance, state: ServiceState, 
       ...(p.maxHeapUsedBytes ? { maxHeapUsedBytes: p.maxHeapUsedBytes } : {}),
       ...(p.maxRssBytes ? { maxRssBytes: p.maxRssBytes } : {}),
       pressureHandler: (req, _reply, type) => {
-        if (PROBES.has(req.url.split("?", 1)[0] ?? "")) return undefined;
+        if (isProbe(req)) return undefined;
         throw new ToolnexusError("UNDER_PRESSURE", `The server is under pressure (${type}); retry shortly`, { headers: { "retry-after": "5" } });
       },
     });

@@ -3,8 +3,12 @@ import { context, propagation, SpanKind, SpanStatusCode, trace, type Span, type 
 import type { ToolnexusConfig } from "../../config/schema/index.js";
 import type { Logger } from "../../core/types.js";
 
-/** Routes polled by probes and scrapers: a span each would drown the traces that matter. */
-const UNTRACED_PATHS = new Set(["/healthz", "/readyz", "/metrics"]);
+/**
+ * Paths of the routes declared `traced: false` (probes and scrapers: a span each would drown
+ * the traces that matter), filled by {@link skipTracing} as routes register. The http
+ * instrumentation sees requests before any routing, so it matches the path as the router does.
+ */
+const untracedPaths = new Set<string>();
 /** Outcomes of a call that are not a failure of the call (a tool's isError is the model's business). */
 const OK_OUTCOMES = new Set(["ok", "tool_error"]);
 
@@ -77,7 +81,7 @@ export async function startTelemetry(config: ToolnexusConfig, logger: Logger, en
   provider.register();
   if (!instrumentations) {
     instrumentations = [
-      new http.HttpInstrumentation({ ignoreIncomingRequestHook: (req) => UNTRACED_PATHS.has((req.url ?? "").split("?", 1)[0] ?? "") }),
+      new http.HttpInstrumentation({ ignoreIncomingRequestHook: (req) => untracedPaths.has((req.url ?? "").split(/[?#]/, 1)[0] ?? "") }),
       new undici.UndiciInstrumentation(),
     ];
     // The http instrumentation patches node:http when it is next required; ESM imports (ours,
@@ -120,6 +124,11 @@ function shared(r: { handle: TelemetryHandle; users: number }): TelemetryHandle 
       if (--r.users === 0) await r.handle.shutdown();
     },
   };
+}
+
+/** Makes no server span for requests to `path` (a static route path, declared `traced: false`). */
+export function skipTracing(path: string): void {
+  untracedPaths.add(path);
 }
 
 /** The span of one tool call, or undefined (at no cost) when tracing is off. */

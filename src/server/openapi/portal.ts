@@ -5,12 +5,7 @@ import type { ToolDocuments } from "./tool-documents.js";
 import { PORTAL_SCRIPT } from "./portal-script.js";
 
 /** Where the developer portal lives. */
-export const PORTAL_PREFIX = "/docs";
-
-/** True for the portal page, its assets and its document (`/docs`, `/docs/...`). */
-export function isPortalPath(path: string): boolean {
-  return path === PORTAL_PREFIX || path.startsWith(`${PORTAL_PREFIX}/`);
-}
+const PORTAL_PREFIX = "/docs";
 
 /**
  * The developer portal: Swagger UI served by the service itself (no CDN). The page and its
@@ -19,6 +14,16 @@ export function isPortalPath(path: string): boolean {
  * name reaches an anonymous visitor. The browser script re-fetches it with the key on Authorize.
  */
 export async function registerPortal(app: FastifyInstance, documents: ToolDocuments): Promise<void> {
+  // In a scope of its own, so this onRoute hook declares the policy of the plugin's routes only.
+  await app.register(async (portal) => {
+    portal.addHook("onRoute", (route) => {
+      route.config = { ...route.config, access: "public", traced: true };
+    });
+    await registerSwaggerUi(portal, documents);
+  });
+}
+
+async function registerSwaggerUi(app: FastifyInstance, documents: ToolDocuments): Promise<void> {
   await app.register(swaggerUi, {
     routePrefix: PORTAL_PREFIX,
     theme: { title: "toolnexus API", js: [{ filename: "toolnexus-portal.js", content: PORTAL_SCRIPT }] },

@@ -9,10 +9,12 @@ const SKILL_TOOL = "skill";
 /** `/healthz`, `/readyz`, `/status`, `/skills`, `/skills/prompt`. */
 export const metaRoutes: FastifyPluginAsyncTypebox<{ state: ServiceState; scrub: (s: string) => string }> = async (app, { state, scrub }) => {
   app.get("/healthz", {
+    config: { access: "probe", traced: false },
     schema: { operationId: "health", summary: "Liveness: 200 while the process lives", tags: ["service"], security: [], response: { 200: Type.Ref(Health) } },
   }, async () => ({ status: "ok" }));
 
   app.get("/readyz", {
+    config: { access: "probe", traced: false },
     schema: { operationId: "ready", summary: "Readiness: 200 once sources are loaded, 503 while loading or draining", tags: ["service"], security: [], response: { 200: Type.Ref(Health), 503: problem } },
   }, async () => {
     state.toolkit();
@@ -20,6 +22,7 @@ export const metaRoutes: FastifyPluginAsyncTypebox<{ state: ServiceState; scrub:
   });
 
   app.get("/status", {
+    config: { access: "operator", traced: true },
     schema: { operationId: "status", summary: "Per-source status, without secrets", tags: ["service"], response: { 200: Type.Ref(Status), "4xx": problem } },
   }, async () => {
     const tk = state.peek();
