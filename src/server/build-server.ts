@@ -29,6 +29,7 @@ import { metaRoutes } from "./service/meta-routes.js";
 import { openapiRoute } from "./openapi/openapi-route.js";
 import { registerPortal } from "./openapi/portal.js";
 import { toolRoutes } from "./catalog/tools-route.js";
+import { CatalogViews } from "./catalog/view.js";
 import { SHARED_SCHEMAS } from "./http/schemas.js";
 import { ServiceState } from "./service/service-state.js";
 import { registerSwagger } from "./openapi/swagger.js";
@@ -151,15 +152,17 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   await registerLimits(app, state, redis);
   await app.register(metaRoutes, { state, scrub });
   await app.register(metricsRoute, { metrics, scrub });
-  await app.register(toolRoutes, { state, scrub });
+  // One per-caller view of the catalog for GET /tools, the per-tool documents and /mcp.
+  const views = new CatalogViews(state);
+  await app.register(toolRoutes, { state, views, scrub });
   // A tool's output may echo a secret it was configured with (a URL, a header): never return it.
   const pipeline = new CallPipeline(state, metrics, (r) => scrubber.scrubResult(r));
   await app.register(executeRoute, { pipeline, stream: { heartbeatMs: () => state.loaded.config.server.heartbeatMs, scrub } });
   const closeExecutions = await registerExecutions(app, state, pipeline, scrub, redis);
-  const documents = new ToolDocuments(app, state, scrub);
+  const documents = new ToolDocuments(app, state, views, scrub);
   await app.register(openapiRoute, { documents });
   await registerPortal(app, documents);
-  const mcp = lazyCatalog(state, pipeline, scrub);
+  const mcp = lazyCatalog(state, views, pipeline, scrub);
   if (server.mcp.enabled) await app.register(mcpEndpoint, { catalog: mcp, path: server.mcp.path, scrub });
 
   const ready = (opts.toolkit ? Promise.resolve(opts.toolkit) : createToolkit(loaded, { tools: opts.tools ?? [], logger }))

@@ -2,6 +2,7 @@ import { pino } from "pino";
 import type { LoadedConfig } from "../config/load.js";
 import { ANONYMOUS } from "./auth/index.js";
 import { buildServer } from "./build-server.js";
+import { CatalogViews } from "./catalog/view.js";
 import { SecretScrubber } from "./observability/logger.js";
 import { ToolDocuments } from "./openapi/tool-documents.js";
 
@@ -34,7 +35,7 @@ export async function deploymentOpenApi(loaded: LoadedConfig, keyId?: string): P
     await app.ready();
     await app.toolnexus.ready;
     if (state.loadError) throw new Error(`tool sources could not be loaded: ${state.loadError}`);
-    const documents = new ToolDocuments(app, state, (s) => new SecretScrubber(state.loaded.secrets).scrub(s));
+    const documents = new ToolDocuments(app, state, new CatalogViews(state), (s) => new SecretScrubber(state.loaded.secrets).scrub(s));
     return `${JSON.stringify(JSON.parse(documents.forCaller(caller)), null, 2)}\n`;
   } finally {
     await app.close();

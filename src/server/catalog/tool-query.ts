@@ -1,11 +1,5 @@
 import { ToolnexusError } from "../../core/errors.js";
-import type { ToolSource } from "../../core/types.js";
-
-/** Every value of a tool's `source`, as `?source=` accepts them. */
-export const TOOL_SOURCES = ["mcp", "skill", "builtin", "native", "http", "a2a", "custom"] as const satisfies readonly ToolSource[];
-
-/** The provider shapes of `?format=`. */
-export const TOOL_FORMATS = ["openai", "anthropic", "gemini"] as const;
+import { TOOL_FORMATS, TOOL_SOURCES } from "../http/schemas.js";
 
 // Names a newcomer reaches for that are not sources of their own.
 const HINTS: Record<string, string> = {

@@ -1,6 +1,6 @@
 import { Type, type Static } from "@sinclair/typebox";
-import { TOOL_FORMATS, TOOL_SOURCES } from "../catalog/tool-query.js";
 import { TOOL_NAME } from "../../core/tool-name.js";
+import type { ToolSource } from "../../core/types.js";
 
 /**
  * One TypeBox schema per wire shape. Fastify validates and serializes with these and
@@ -9,6 +9,12 @@ import { TOOL_NAME } from "../../core/tool-name.js";
  */
 
 const FreeObject = Type.Object({}, { additionalProperties: true });
+
+/** Every value of a tool's `source`, as `?source=` accepts them. */
+export const TOOL_SOURCES = ["mcp", "skill", "builtin", "native", "http", "a2a", "custom"] as const satisfies readonly ToolSource[];
+
+/** The provider shapes of `?format=`. */
+export const TOOL_FORMATS = ["openai", "anthropic", "gemini"] as const;
 
 /**
  * A string enum as one `{type: string, enum}` schema rather than a union of literals: client

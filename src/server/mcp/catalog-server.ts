@@ -12,7 +12,8 @@ import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv
 import { isToolnexusError, ToolnexusError } from "../../core/errors.js";
 import { ownerKey, type Caller } from "../auth/index.js";
 import type { CallPipeline } from "../calls/call-pipeline.js";
-import { visibleTools } from "../catalog/tools-route.js";
+import type { CatalogViews } from "../catalog/view.js";
+import { scrubDeep } from "../observability/scrub-deep.js";
 import type { ServiceState } from "../service/service-state.js";
 import { InFlightMcpCalls } from "./in-flight.js";
 import { invalidArgumentsResult, JsonRpcError, toCallToolResult, toJsonRpcError } from "./results.js";
@@ -42,10 +43,10 @@ export class McpCatalog {
   readonly inFlight = new InFlightMcpCalls();
   // Built on the first MCP request: a service that never gets one pays nothing for it.
   private validator?: AjvJsonSchemaValidator;
-  private readonly listings = new Map<string, McpTool[]>();
 
   constructor(
     private readonly state: ServiceState,
+    private readonly views: CatalogViews,
     private readonly pipeline: CallPipeline,
     private readonly scrub: (s: string) => string,
   ) {}
@@ -104,19 +105,12 @@ export class McpCatalog {
   }
 
   private listing(caller: Caller): McpTool[] {
-    const tk = this.state.toolkit();
-    const key = `${tk.version}|${caller.viewKey ?? caller.id}`;
-    let tools = this.listings.get(key);
-    if (!tools) {
-      const infos = visibleTools(this.state, caller).map((t): McpTool => ({
-        name: t.name, description: t.description, inputSchema: { type: "object", ...t.inputSchema },
-      }));
+    const view = this.views.of(caller);
+    return view.form("mcp tools/list", () => {
+      const infos = view.tools.map((t): McpTool => ({ name: t.name, description: t.description, inputSchema: { type: "object", ...t.inputSchema } }));
       // A description derived from a URL may hold an expanded ${VAR}: never list it (as GET /tools).
-      tools = JSON.parse(this.scrub(JSON.stringify(infos))) as McpTool[];
-      if (this.listings.size > 256) this.listings.clear();
-      this.listings.set(key, tools);
-    }
-    return tools;
+      return scrubDeep(infos, this.scrub);
+    });
   }
 
   /**

@@ -1,5 +1,6 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { CallPipeline } from "../calls/call-pipeline.js";
+import type { CatalogViews } from "../catalog/view.js";
 import type { ServiceState } from "../service/service-state.js";
 import type { McpCatalog, McpSession } from "./catalog-server.js";
 
@@ -12,12 +13,12 @@ export type McpConnector = Pick<McpCatalog, "connect">;
  * speaks MCP to never loads them. The catalog holds nothing before a connection, so one built
  * late is the same catalog.
  */
-export function lazyCatalog(state: ServiceState, pipeline: CallPipeline, scrub: (s: string) => string): McpConnector {
+export function lazyCatalog(state: ServiceState, views: CatalogViews, pipeline: CallPipeline, scrub: (s: string) => string): McpConnector {
   let catalog: Promise<McpCatalog> | undefined;
   return {
     async connect(session: McpSession, transport: Transport) {
       // A failed import is not kept: the next connection tries again.
-      catalog ??= import("./catalog-server.js").then(({ McpCatalog }) => new McpCatalog(state, pipeline, scrub), (err: unknown) => {
+      catalog ??= import("./catalog-server.js").then(({ McpCatalog }) => new McpCatalog(state, views, pipeline, scrub), (err: unknown) => {
         catalog = undefined;
         throw err;
       });

@@ -1,7 +1,19 @@
 import { randomUUID } from "node:crypto";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import type { FastifyBaseLogger } from "fastify";
 import { ANONYMOUS } from "../auth/index.js";
-import type { ToolnexusServer } from "../build-server.js";
+import type { McpConnector } from "./lazy-catalog.js";
+
+/** What `toolnexus mcp` needs of a built server (build-server.ts's ToolnexusServer is one). */
+export interface StdioHost {
+  log: FastifyBaseLogger;
+  toolnexus: {
+    /** Settles when the sources are loaded. */
+    ready: Promise<void>;
+    mcp: McpConnector;
+    shutdown(): Promise<void>;
+  };
+}
 
 /**
  * `toolnexus mcp`: the catalog of a built (not listening) server over stdio, for desktop
@@ -11,7 +23,7 @@ import type { ToolnexusServer } from "../build-server.js";
  * have sent logs to stderr. Resolves when the client goes away (stdin ends) or on SIGTERM/SIGINT,
  * after the service drained.
  */
-export async function serveStdio(app: ToolnexusServer): Promise<void> {
+export async function serveStdio(app: StdioHost): Promise<void> {
   // Answer initialize once the sources are loaded, so the first tools/list sees them all.
   await app.toolnexus.ready;
   const server = await app.toolnexus.mcp.connect({ caller: ANONYMOUS, log: app.log, requestId: () => randomUUID() }, new StdioServerTransport());

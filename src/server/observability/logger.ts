@@ -1,5 +1,6 @@
 import { pino, type DestinationStream, type Logger, type LoggerOptions } from "pino";
 import type { ToolResult } from "../../core/types.js";
+import { scrubDeep } from "./scrub-deep.js";
 
 // Shorter values are too likely to be ordinary words or numbers to be worth scrubbing.
 const MIN_SECRET_LENGTH = 6;
@@ -35,7 +36,7 @@ export class SecretScrubber {
   scrubResult(result: ToolResult): ToolResult {
     if (this.needles.length === 0) return result;
     const output = this.scrub(result.output);
-    const metadata = result.metadata && (JSON.parse(this.scrub(JSON.stringify(result.metadata))) as ToolResult["metadata"]);
+    const metadata = result.metadata && scrubDeep(result.metadata, (text) => this.scrub(text));
     return { ...result, output, ...(metadata ? { metadata } : {}) };
   }
 

@@ -1,5 +1,13 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
-import type { ServiceState } from "../service/service-state.js";
+import type { Toolkit } from "../../core/toolkit.js";
+
+/** What the gauges read at each scrape (service/service-state.ts's ServiceState is one). */
+export interface MetricsSource {
+  /** Calls running now. */
+  readonly inFlight: number;
+  /** The toolkit when one is built, whatever the phase. */
+  peek(): Pick<Toolkit, "status"> | undefined;
+}
 
 /** How a call ended; the `outcome` label of toolnexus_tool_calls_total. */
 export type Outcome = "ok" | "tool_error" | "failed" | "timeout" | "cancelled" | "rejected";
@@ -19,7 +27,7 @@ export class Metrics {
   // (their hashes are cached) rather than one joined key, which cost a new string per call.
   private readonly children = new Map<string, Map<string, Map<Outcome, Children>>>();
 
-  constructor(state: ServiceState) {
+  constructor(state: MetricsSource) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
     this.calls = new Counter({ name: "toolnexus_tool_calls_total", help: "Tool calls by outcome", labelNames: ["tool", "source", "outcome"], registers });

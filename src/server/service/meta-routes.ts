@@ -2,6 +2,7 @@ import { Type } from "@sinclair/typebox";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Health, ProblemResponse as problem, SkillList, Status } from "../http/schemas.js";
 import type { ServiceState } from "./service-state.js";
+import { scrubDeep } from "../observability/scrub-deep.js";
 import { NO_SKILLS_PROMPT } from "../../core/toolkit.js";
 
 const SKILL_TOOL = "skill";
@@ -35,7 +36,7 @@ export const metaRoutes: FastifyPluginAsyncTypebox<{ state: ServiceState; scrub:
       ...(state.lastReload ? { reload: state.lastReload } : {}),
     };
     // Source names and errors come from many libraries: scrub known secrets on the way out.
-    return JSON.parse(scrub(JSON.stringify(body))) as typeof body;
+    return scrubDeep(body, scrub);
   });
 
   app.get("/skills", {

@@ -2,7 +2,11 @@ import type { Toolkit } from "../../core/toolkit.js";
 import { ToolnexusError } from "../../core/errors.js";
 import type { LoadedConfig } from "../../config/load.js";
 import type { Authenticator } from "../auth/index.js";
-import type { CallSignal } from "../calls/call-signal.js";
+
+/** A call as the service state sees it: something shutdown can abort (calls/call-signal.ts). */
+export interface Abortable {
+  abort(reason: ToolnexusError): void;
+}
 
 /** Where the service is in its life: building sources, serving, or shutting down. */
 export type Phase = "loading" | "ready" | "draining";
@@ -24,7 +28,7 @@ export class ServiceState {
   /** Tools still working after their call gave up on them (they ignored the abort). */
   abandoned = 0;
   /** Calls running now; shutdown aborts them all at the end of the grace period. */
-  readonly calls = new Set<CallSignal>();
+  readonly calls = new Set<Abortable>();
   loadError?: string;
   lastReload?: ReloadResult;
   private current?: Toolkit;
@@ -45,7 +49,7 @@ export class ServiceState {
   }
 
   /** Registers a running call; one that starts after the grace period is aborted at once. */
-  track(call: CallSignal): void {
+  track(call: Abortable): void {
     this.calls.add(call);
     if (this.shuttingDown) call.abort(shutdownError());
   }

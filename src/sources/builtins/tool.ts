@@ -1,14 +1,10 @@
 import { isToolnexusError } from "../../core/errors.js";
 import type { JSONSchema, Tool, ToolContext, ToolResult } from "../../core/types.js";
+import { BuiltinError } from "./builtin-error.js";
 import type { Workspace } from "./workspace.js";
 
-/**
- * A refusal or bad input the model can act on (escape attempt, missing file, hunk that does
- * not match). Becomes an `isError` result; any other throw is a bug and surfaces as 500.
- */
-export class BuiltinError extends Error {
-  override readonly name = "BuiltinError";
-}
+/** Re-exported beside builtinTool: every built-in throws it. */
+export { BuiltinError };
 
 /** What {@link builtinTool} turns into a Tool. */
 export interface BuiltinDefinition {
