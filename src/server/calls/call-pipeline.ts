@@ -7,7 +7,7 @@ import type { Answer, Progress, Tool, ToolContext, ToolResult } from "../../core
 import type { Caller } from "../auth/index.js";
 import { callSignal, type CallSignal } from "./call-signal.js";
 import type { Metrics, Outcome } from "../observability/metrics.js";
-import type { ExecuteBodyT } from "../http/schemas.js";
+import type { CallEnvelope } from "./envelope.js";
 import type { ServiceState } from "../service/service-state.js";
 import { endToolSpan, runInSpan, startToolSpan } from "../observability/telemetry.js";
 
@@ -84,12 +84,12 @@ export class CallPipeline {
    * Checks a call without running it. Throws TOOL_NOT_FOUND, FORBIDDEN, OVERLOADED, NOT_READY
    * or INVALID_ARGUMENTS. The returned call holds its toolkit: run it or {@link release} it.
    */
-  prepare(name: string, body: ExecuteBodyT, caller: Caller, maxTimeoutMs?: number): PreparedCall {
+  prepare(name: string, body: CallEnvelope, caller: Caller, maxTimeoutMs?: number): PreparedCall {
     return this.check(name, body, caller, maxTimeoutMs, {});
   }
 
   /** {@link prepare}, noting the tool in `found` as soon as it is known (metrics label a rejected call by it). */
-  private check(name: string, body: ExecuteBodyT, caller: Caller, maxTimeoutMs: number | undefined, found: { tool?: Tool }): PreparedCall {
+  private check(name: string, body: CallEnvelope, caller: Caller, maxTimeoutMs: number | undefined, found: { tool?: Tool }): PreparedCall {
     // Read per call: a reload may change limits and timeouts.
     const { server } = this.state.loaded.config;
     const tk = this.state.acquire();
@@ -124,7 +124,7 @@ export class CallPipeline {
    * Prepares and runs one call, records its metrics and writes its log line. Resolves with
    * the (scrubbed) ToolResult; rejects with a ToolnexusError carrying the status to answer.
    */
-  async call(name: string, body: ExecuteBodyT, o: CallOptions): Promise<ToolResult> {
+  async call(name: string, body: CallEnvelope, o: CallOptions): Promise<ToolResult> {
     const started = performance.now();
     const found: { tool?: Tool } = {};
     let outcome: Outcome = "rejected";

@@ -1,4 +1,18 @@
 import { ToolnexusError } from "../../core/errors.js";
+import type { Answer } from "../../core/types.js";
+
+/**
+ * What a call carries besides the tool's name, whatever its transport: the body of
+ * `POST /tools/{name}/execute` (the `ExecuteBody` wire schema), an MCP `tools/call`'s
+ * arguments, an execution's stored request.
+ */
+export interface CallEnvelope {
+  arguments?: Record<string, unknown>;
+  /** Capped by `server.maxTimeoutMs` (or the transport's own bound). */
+  timeoutMs?: number;
+  /** The resolution of a suspension, on a resumed call. */
+  answer?: Answer;
+}
 
 const ENVELOPE_KEYS = new Set(["arguments", "timeoutMs", "answer"]);
 

@@ -2,10 +2,19 @@ import type { FastifyReply } from "fastify";
 import { negotiate } from "@fastify/accept-negotiator";
 import { ToolnexusError } from "../../core/errors.js";
 import type { Progress } from "../../core/types.js";
+import { normalizeError, toProblem } from "../http/problem.js";
+import { scrubDeep } from "../observability/scrub-deep.js";
+import { bindAbort, type AbortListen } from "./bind-abort.js";
 import type { CallOptions, CallPipeline } from "./call-pipeline.js";
-import { problemBody } from "../http/error-handler.js";
-import type { ExecuteBodyT } from "../http/schemas.js";
+import type { CallEnvelope } from "./envelope.js";
 import { openSse, type SseStream } from "./sse.js";
+
+const streamClosed = () => new ToolnexusError("CLIENT_CLOSED", "The client closed the event stream");
+// The stream's listeners live and die with the stream: nothing to unhook.
+const onStreamGone: AbortListen<SseStream> = (sse, abort) => {
+  sse.onClientClose(abort);
+  return undefined;
+};
 
 // Ties go to JSON, the first of these: a client listing both without a preference gets what it got before.
 const MEDIA_TYPES = ["application/json", "text/event-stream"];
@@ -34,7 +43,7 @@ export type StreamCallOptions = Omit<CallOptions, "transport" | "onStart" | "onP
  * Closing the stream aborts the call with CLIENT_CLOSED, exactly like a disconnect.
  */
 export async function streamCall(
-  pipeline: CallPipeline, reply: FastifyReply, name: string, body: ExecuteBodyT, o: StreamCallOptions, settings: StreamSettings,
+  pipeline: CallPipeline, reply: FastifyReply, name: string, body: CallEnvelope, o: StreamCallOptions, settings: StreamSettings,
 ): Promise<void> {
   let sse: SseStream | undefined;
   try {
@@ -43,14 +52,14 @@ export async function streamCall(
       transport: "sse",
       onStart: (call) => {
         sse = openSse(reply, settings.heartbeatMs());
-        sse.onClientClose(() => call.abort(new ToolnexusError("CLIENT_CLOSED", "The client closed the event stream")));
+        bindAbort(call, sse, onStreamGone, streamClosed);
       },
       onProgress: (p) => sse?.send("progress", progressEvent(p, settings.scrub)),
     });
     sse?.send("result", result);
   } catch (err) {
     if (!sse) throw err; // not started: the error handler answers with the status
-    sse.send("error", JSON.parse(problemBody(err, o.requestId, settings.scrub)) as unknown);
+    sse.send("error", scrubDeep(toProblem(normalizeError(err), o.requestId), settings.scrub));
   } finally {
     sse?.close();
   }

@@ -4,7 +4,7 @@ import type { FastifyBaseLogger } from "fastify";
 import { ToolnexusError } from "../../core/errors.js";
 import type { Progress } from "../../core/types.js";
 import type { ExecutionsConfig } from "../../config/schema/index.js";
-import { toProblem } from "../http/error-handler.js";
+import { toProblem } from "../http/problem.js";
 import { newExecutionId } from "./memory-store.js";
 import { RedisChannels } from "./redis-channels.js";
 import { RECORD_PREFIX, key, store, toExecution, unavailable } from "./redis-records.js";

@@ -1,8 +1,11 @@
 import { ToolnexusError } from "../../core/errors.js";
 import type { FastifyBaseLogger } from "fastify";
+import { bindAbort, onSignalAbort } from "../calls/bind-abort.js";
 import type { CallPipeline } from "../calls/call-pipeline.js";
-import { normalizeError, toProblem } from "../http/error-handler.js";
+import { normalizeError, toProblem } from "../http/problem.js";
 import type { Outcome, Runner } from "./store.js";
+
+const cancelled = () => new ToolnexusError("CANCELLED", "The execution was cancelled");
 
 /**
  * The runner every store uses: one execution is one call through the pipeline (limits,
@@ -20,12 +23,7 @@ export function pipelineRunner(pipeline: CallPipeline, log: FastifyBaseLogger, m
         log: log.child({ reqId: job.requestId, execution: job.id }),
         maxTimeoutMs: maxTimeoutMs(),
         onStart: (call) => {
-          const cancel = () => call.abort(new ToolnexusError("CANCELLED", "The execution was cancelled"));
-          if (hooks.signal.aborted) cancel();
-          else {
-            hooks.signal.addEventListener("abort", cancel, { once: true });
-            call.onDispose(() => hooks.signal.removeEventListener("abort", cancel));
-          }
+          bindAbort(call, hooks.signal, onSignalAbort, cancelled);
           hooks.onStart();
         },
         onProgress: (p) => hooks.onProgress(p),

@@ -1,19 +1,20 @@
 import type { Progress, ToolResult } from "../../core/types.js";
-import type { ExecuteBodyT, ProblemT } from "../http/schemas.js";
+import type { CallEnvelope } from "../calls/envelope.js";
+import type { Problem } from "../http/problem.js";
 import type { ExecutionStatusT, ExecutionT } from "./schemas.js";
 
 /** One event of an execution's stream; `id` increases from 1 so `Last-Event-ID` resumes after it. */
 export type ExecutionEvent =
   | { id: number; event: "progress"; data: Progress }
   | { id: number; event: "result"; data: ToolResult }
-  | { id: number; event: "error"; data: ProblemT };
+  | { id: number; event: "error"; data: Problem };
 
 /** A call to run later, as accepted by `POST /tools/{name}/executions`. */
 export interface Submission {
   /** The caller id that owns the execution (an API key id, a JWT subject, or "anonymous"). */
   owner: string;
   tool: string;
-  body: ExecuteBodyT;
+  body: CallEnvelope;
   requestId: string;
   /** Scoped to the owner; the same key with the same call ⇒ the same execution. */
   idempotencyKey?: string;
@@ -26,14 +27,14 @@ export interface Job {
   id: string;
   owner: string;
   tool: string;
-  body: ExecuteBodyT;
+  body: CallEnvelope;
   requestId: string;
 }
 
 /** How a run ended. */
 export type Outcome =
   | { status: "succeeded"; result: ToolResult }
-  | { status: "failed" | "cancelled"; error: ProblemT };
+  | { status: "failed" | "cancelled"; error: Problem };
 
 /** What a store gives the runner of one job. */
 export interface RunHooks {

@@ -1,51 +1,7 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { ERRORS, ToolnexusError, type ErrorCode, type FieldError } from "../../core/errors.js";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { ToolnexusError } from "../../core/errors.js";
+import { normalizeError, problemBody } from "./problem.js";
 import type { RouteMethods } from "./route-methods.js";
-import type { ProblemT } from "./schemas.js";
-
-// Fastify's own error codes that mean "the request was bad", mapped onto ours.
-const FASTIFY_CODES: Record<string, ErrorCode> = {
-  FST_ERR_CTP_BODY_TOO_LARGE: "PAYLOAD_TOO_LARGE",
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: "UNSUPPORTED_MEDIA_TYPE",
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: "INVALID_REQUEST",
-  FST_ERR_CTP_EMPTY_JSON_BODY: "INVALID_REQUEST",
-  FST_ERR_CTP_INVALID_JSON_BODY: "INVALID_REQUEST",
-  FST_ERR_VALIDATION: "INVALID_REQUEST",
-};
-
-/** The problem+json body for an error. The only place errors become HTTP. */
-export function toProblem(err: ToolnexusError, requestId: string): ProblemT {
-  return {
-    type: `https://toolnexus.dev/problems/${err.code.toLowerCase().replace(/_/g, "-")}`,
-    title: ERRORS[err.code].title,
-    status: err.status,
-    detail: err.message,
-    code: err.code,
-    requestId,
-    ...(err.errors ? { errors: err.errors } : {}),
-  };
-}
-
-/** Normalizes anything thrown in a route into a ToolnexusError; unknown errors become INTERNAL. */
-export function normalizeError(err: unknown): ToolnexusError {
-  if (err instanceof ToolnexusError) return err;
-  const fe = err as FastifyError;
-  const mapped = fe?.code ? FASTIFY_CODES[fe.code] : undefined;
-  if (mapped) {
-    const errors = fe.validation?.map((v): FieldError => ({ pointer: v.instancePath, message: v.message ?? "is invalid" }));
-    return new ToolnexusError(mapped, fe.message, errors?.length ? { errors } : {});
-  }
-  if (typeof fe?.statusCode === "number" && fe.statusCode === 400) return new ToolnexusError("INVALID_REQUEST", fe.message);
-  return new ToolnexusError("INTERNAL", "Internal error", { cause: err });
-}
-
-/**
- * The serialized problem for anything thrown, with secret values a source may have put in a
- * message removed by `scrub`: the body of a problem+json reply and the data of an SSE `error` event.
- */
-export function problemBody(err: unknown, requestId: string, scrub: (s: string) => string): string {
-  return scrub(JSON.stringify(toProblem(normalizeError(err), requestId)));
-}
 
 /** Sends a problem+json reply; `scrub` removes secret values a source may have put in a message. */
 export function sendProblem(reply: FastifyReply, request: FastifyRequest, err: ToolnexusError, scrub: (s: string) => string): FastifyReply {

@@ -3,7 +3,8 @@ import { STATUS_CODES, type IncomingMessage, type ServerResponse } from "node:ht
 import type { Socket } from "node:net";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { ToolnexusError } from "../../core/errors.js";
-import { sendProblem, toProblem } from "./error-handler.js";
+import { sendProblem } from "./error-handler.js";
+import { toProblem } from "./problem.js";
 
 /**
  * Problem+json for what Fastify's router and Node's HTTP parser answer before any route runs

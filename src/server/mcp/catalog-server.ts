@@ -11,6 +11,7 @@ import {
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { isToolnexusError, ToolnexusError } from "../../core/errors.js";
 import { ownerKey, type Caller } from "../auth/index.js";
+import { bindAbort, onSignalAbort } from "../calls/bind-abort.js";
 import type { CallPipeline } from "../calls/call-pipeline.js";
 import type { CatalogViews } from "../catalog/view.js";
 import { scrubDeep } from "../observability/scrub-deep.js";
@@ -20,6 +21,7 @@ import { invalidArgumentsResult, JsonRpcError, toCallToolResult, toJsonRpcError 
 
 const { version } = createRequire(import.meta.url)("../../../package.json") as { version: string };
 const SKILL_TOOL = "skill";
+const clientClosed = () => new ToolnexusError("CLIENT_CLOSED", "The client closed the connection");
 const SKILLS_PROMPT = "skills";
 
 /** Who an MCP connection serves and how its calls are identified in logs. */
@@ -127,10 +129,7 @@ export class McpCatalog {
         onStart: (call) => {
           this.inFlight.add(ownerKey(caller), extra.requestId, call);
           // The SDK aborts extra.signal when the transport closes: over HTTP, the response stream.
-          const closed = () => call.abort(new ToolnexusError("CLIENT_CLOSED", "The client closed the connection"));
-          if (extra.signal.aborted) return closed();
-          extra.signal.addEventListener("abort", closed, { once: true });
-          call.onDispose(() => extra.signal.removeEventListener("abort", closed));
+          bindAbort(call, extra.signal, onSignalAbort, clientClosed);
         },
         ...(progressToken === undefined ? {} : {
           onProgress: (p) => {

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync, FastifyReply } from "fastify";
 import type * as StreamableHttp from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { ToolnexusError } from "../../core/errors.js";
-import { normalizeError } from "../http/error-handler.js";
+import { normalizeError } from "../http/problem.js";
 import type { McpConnector } from "./lazy-catalog.js";
 import { isBodyParseError } from "../http/json-body.js";
 
