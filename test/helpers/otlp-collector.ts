@@ -2,7 +2,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 
 /** One received span, in OTLP/JSON terms (ids as lowercase hex, attributes flattened). */
-export interface ReceivedSpan {
+interface ReceivedSpan {
   traceId: string;
   spanId: string;
   parentSpanId: string;

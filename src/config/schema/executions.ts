@@ -17,5 +17,4 @@ export const ExecutionsSection = Type.Object({
   lostAfterMs: Type.Integer({ minimum: 200, maximum: MAX_TIMER, default: 30_000, description: "With Redis: an execution whose replica died is failed with EXECUTION_LOST within this time." }),
 }, { additionalProperties: false, default: {} });
 
-export type RedisConfig = Static<typeof RedisSection>;
 export type ExecutionsConfig = Static<typeof ExecutionsSection>;

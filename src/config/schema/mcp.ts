@@ -5,7 +5,7 @@ import { Type, type Static } from "@sinclair/typebox";
  * (`command` array, `environment`) shapes. `url` ⇒ remote, `command` ⇒ local.
  * Normalized into a connection spec by src/sources/mcp/server-spec.ts.
  */
-export const McpServer = Type.Object({
+const McpServer = Type.Object({
   type: Type.Optional(Type.Union([Type.Literal("local"), Type.Literal("remote"), Type.Literal("stdio"), Type.Literal("http"), Type.Literal("streamable-http"), Type.Literal("sse")], {
     description: "Inferred when omitted: url ⇒ remote (streamable HTTP, falling back to SSE), command ⇒ local (stdio). http/streamable-http and sse pin one remote transport.",
   })),

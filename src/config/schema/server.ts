@@ -2,13 +2,13 @@ import { Type, type Static } from "@sinclair/typebox";
 import { JwtSection, Policy } from "./auth.js";
 
 /** A request budget: at most `max` requests per `timeWindowMs`, per API key (or client IP without auth). */
-export const RateLimit = Type.Object({
+const RateLimit = Type.Object({
   max: Type.Integer({ minimum: 1 }),
   timeWindowMs: Type.Integer({ minimum: 1 }),
 }, { additionalProperties: false });
 
 /** `server.mcp:` — the catalog as an MCP server over streamable HTTP (DESIGN §11). */
-export const McpSection = Type.Object({
+const McpSection = Type.Object({
   enabled: Type.Boolean({ default: true }),
   path: Type.String({ pattern: "^/[A-Za-z0-9/_.-]*$", default: "/mcp" }),
   pageSize: Type.Integer({ minimum: 1, default: 500, description: "Tools per tools/list page; a larger catalog is paginated with a cursor." }),
@@ -45,7 +45,7 @@ export const ServerSection = Type.Object({
 }, { additionalProperties: false, default: {} });
 
 /** One API key. Give `key` (usually `${ENV}`) or its hex `sha256`, never both. */
-export const ApiKey = Type.Object({
+const ApiKey = Type.Object({
   id: Type.String({ minLength: 1 }),
   key: Type.Optional(Type.String({ minLength: 16 })),
   sha256: Type.Optional(Type.String({ pattern: "^[a-fA-F0-9]{64}$" })),

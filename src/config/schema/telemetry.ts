@@ -1,4 +1,4 @@
-import { Type, type Static } from "@sinclair/typebox";
+import { Type } from "@sinclair/typebox";
 
 /**
  * `telemetry:` — OpenTelemetry traces over OTLP/HTTP. Also on when OTEL_EXPORTER_OTLP_ENDPOINT
@@ -12,5 +12,3 @@ export const TelemetrySection = Type.Object({
   }, { additionalProperties: false })),
   serviceName: Type.Optional(Type.String({ minLength: 1, description: "Default toolnexus (OTEL_SERVICE_NAME wins)." })),
 }, { additionalProperties: false });
-
-export type TelemetryConfig = Static<typeof TelemetrySection>;

@@ -1,5 +1,5 @@
 /** How a caller proved who it is. */
-export type CallerKind = "anonymous" | "apiKey" | "jwt";
+type CallerKind = "anonymous" | "apiKey" | "jwt";
 
 /**
  * Who is calling, once authenticated. `id` is the principal (the API key id or the JWT `sub`):

@@ -1,6 +1,4 @@
-/** Who may call: API keys, JWT callers and their policies, and the request hook (DESIGN §4, §12). */
-export { ApiKeyAuth } from "./api-keys.js";
+/** Who may call: API keys, JWT callers and their policies, and the request hook. */
 export { Authenticator } from "./authenticator.js";
-export { ANONYMOUS, ownerKey, type Caller, type CallerKind } from "./caller.js";
+export { ANONYMOUS, ownerKey, type Caller } from "./caller.js";
 export { authenticateRequest } from "./hook.js";
-export { Policies, claimsOf, type Claims } from "./policies.js";

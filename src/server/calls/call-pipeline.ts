@@ -12,7 +12,7 @@ import type { ServiceState } from "../service/service-state.js";
 import { endToolSpan, runInSpan, startToolSpan } from "../observability/telemetry.js";
 
 /** How a call reached the service; the `transport` field of its log line. */
-export type Transport = "rest" | "sse" | "mcp" | "execution";
+type Transport = "rest" | "sse" | "mcp" | "execution";
 
 // How an error that ended a call reads in logs and metrics; anything else before the tool ran is "rejected".
 const OUTCOME_BY_CODE: Partial<Record<ToolnexusError["code"], Outcome>> = {

@@ -9,7 +9,7 @@ import { Problem, Progress, StringEnum, ToolResult } from "../http/schemas.js";
 const STATUSES = ["queued", "running", "succeeded", "failed", "cancelled"] as const;
 
 /** Where an execution is in its life; the last three are terminal. */
-export const ExecutionStatus = StringEnum(STATUSES, { $id: "ExecutionStatus" });
+const ExecutionStatus = StringEnum(STATUSES, { $id: "ExecutionStatus" });
 
 /** An asynchronous call and, once it ended, its result or problem. */
 export const Execution = Type.Object({

@@ -37,7 +37,7 @@ export type Outcome =
   | { status: "failed" | "cancelled"; error: Problem };
 
 /** What a store gives the runner of one job. */
-export interface RunHooks {
+interface RunHooks {
   /** Aborts when the execution is cancelled, wherever the cancel request arrived. */
   signal: AbortSignal;
   /** The call passed its checks and the tool starts: the execution turns `running`. */

@@ -38,7 +38,7 @@ function parserError(err: NodeJS.ErrnoException): ToolnexusError {
 }
 
 /** A complete HTTP/1.1 problem+json response, for a socket no response object exists for yet. */
-export function rawProblemResponse(err: ToolnexusError, requestId: string = randomUUID()): string {
+function rawProblemResponse(err: ToolnexusError, requestId: string = randomUUID()): string {
   const body = JSON.stringify(toProblem(err, requestId));
   return `HTTP/1.1 ${err.status} ${STATUS_CODES[err.status] ?? ""}\r\n`
     + "Content-Type: application/problem+json\r\n"

@@ -8,7 +8,7 @@ import type { ToolnexusConfig } from "../../config/schema/index.js";
  * - `caller`: an authenticated caller (everyone when no auth is configured), the default;
  * - `operator`: an authenticated caller with `operator: true`.
  */
-export type Access = "probe" | "public" | "caller" | "operator";
+type Access = "probe" | "public" | "caller" | "operator";
 
 /** What a route declares in its Fastify `config`; the hooks (auth, limits, tracing) read it. */
 export interface RoutePolicy {

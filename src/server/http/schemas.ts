@@ -1,4 +1,4 @@
-import { Type, type Static } from "@sinclair/typebox";
+import { Type } from "@sinclair/typebox";
 import { TOOL_NAME } from "../../core/tool-name.js";
 import type { ToolSource } from "../../core/types.js";
 
@@ -63,7 +63,7 @@ export const ToolListQuery = Type.Object({
 export const ToolParams = Type.Object({ name: Type.String({ pattern: TOOL_NAME.source, maxLength: 128 }) });
 
 /** The resolution of a suspension, sent on the resumed call (DESIGN §6). */
-export const Answer = Type.Object({
+const Answer = Type.Object({
   id: Type.String({ maxLength: 1024 }),
   ok: Type.Boolean(),
   data: Type.Optional(FreeObject),
@@ -95,14 +95,14 @@ export const Progress = Type.Object({
  * One event of a call's `text/event-stream`, as a client parses it: `event` is the SSE event
  * name, `data` the JSON of its `data:` line. `progress`… then `result` or `error` last.
  */
-export const StreamEvent = Type.Union([
+const StreamEvent = Type.Union([
   Type.Object({ event: Type.Literal("progress"), data: Type.Ref(Progress) }),
   Type.Object({ event: Type.Literal("result"), data: Type.Ref(ToolResult) }),
   Type.Object({ event: Type.Literal("error"), data: Type.Ref(Problem) }),
 ], { $id: "StreamEvent", description: "One server-sent event of a streamed call (event name and parsed data)." });
 
 /** One source instance in `GET /status`. */
-export const SourceStatus = Type.Object({
+const SourceStatus = Type.Object({
   source: Type.String(),
   name: Type.String(),
   state: StringEnum(["connected", "connecting", "reconnecting", "failed", "disabled"]),
@@ -136,8 +136,6 @@ export const Health = Type.Object({ status: Type.String() }, { $id: "Health" });
 /** Every schema with an $id, registered once with Fastify (and so emitted as components). */
 export const SHARED_SCHEMAS = [Problem, ToolInfo, ToolList, AdapterToolList, Answer, ExecuteBody, ToolResult, Progress, StreamEvent, SourceStatus, Status, SkillList, Health];
 
-export type ExecuteBodyT = Static<typeof ExecuteBody>;
-export type ProblemT = Static<typeof Problem>;
 
 /** A route response entry for errors: the shared Problem schema as application/problem+json. */
 export const ProblemResponse = {

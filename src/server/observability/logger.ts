@@ -6,7 +6,7 @@ import { scrubDeep } from "./scrub-deep.js";
 const MIN_SECRET_LENGTH = 6;
 
 /** Header paths pino redacts structurally, whatever their value. */
-export const REDACT_PATHS = [
+const REDACT_PATHS = [
   "req.headers.authorization",
   'req.headers["x-api-key"]',
   "headers.authorization",
@@ -61,7 +61,7 @@ let stdout: DestinationStream | undefined;
  * ~9 % of the server's time in a CPU profile (bench/README.md). Every line is still written, in
  * order; at most LOG_FLUSH_MS late, and pino flushes what is pending synchronously at exit.
  */
-export function stdoutDestination(): DestinationStream {
+function stdoutDestination(): DestinationStream {
   if (!stdout) {
     // Buffer mode: the pending lines are a list, concatenated once per write(2). In its
     // default string mode SonicBoom appends each line to one growing string and takes that

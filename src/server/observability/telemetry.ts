@@ -34,7 +34,7 @@ let running: { handle: TelemetryHandle; users: number } | undefined;
 let instrumentations: Instrumentation[] | undefined;
 
 /** Where and how to export, from the standard OTEL_* variables first, then `telemetry.otlp`; undefined when off. */
-export function exportTarget(config: ToolnexusConfig, env: NodeJS.ProcessEnv = process.env): { url?: string; endpoint: string; protocol: string; headers?: Record<string, string> } | undefined {
+function exportTarget(config: ToolnexusConfig, env: NodeJS.ProcessEnv = process.env): { url?: string; endpoint: string; protocol: string; headers?: Record<string, string> } | undefined {
   if (env.OTEL_SDK_DISABLED === "true") return undefined;
   const fromEnv = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? env.OTEL_EXPORTER_OTLP_ENDPOINT;
   const otlp = config.telemetry?.otlp;

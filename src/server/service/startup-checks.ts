@@ -2,7 +2,7 @@ import type { ToolnexusConfig } from "../../config/schema/index.js";
 import { exposedCommandBuiltins } from "../../sources/builtins/names.js";
 
 /** True when the config authenticates callers (API keys or JWT). */
-export function hasAuth(config: ToolnexusConfig): boolean {
+function hasAuth(config: ToolnexusConfig): boolean {
   return (config.auth?.apiKeys.length ?? 0) > 0 || config.auth?.jwt !== undefined;
 }
 

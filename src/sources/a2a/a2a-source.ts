@@ -8,8 +8,8 @@ import { guardedFetch } from "./guarded-fetch.js";
 import { skillTools } from "./skill-tools.js";
 
 /** Contract §7A defaults. */
-export const DEFAULT_TIMEOUT_MS = 300_000;
-export const DEFAULT_POLL_EVERY_MS = 1_000;
+const DEFAULT_TIMEOUT_MS = 300_000;
+const DEFAULT_POLL_EVERY_MS = 1_000;
 /** The card is read while the service starts: a silent agent must not hold readiness for minutes. */
 const CARD_TIMEOUT_CAP_MS = 30_000;
 

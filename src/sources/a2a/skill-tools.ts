@@ -6,7 +6,7 @@ import type { ConnectedAgent } from "./connect-agent.js";
 import { runTask } from "./run-task.js";
 
 /** The one input every A2A skill tool takes (contract §7A). */
-export const TASK_INPUT_SCHEMA: JSONSchema = {
+const TASK_INPUT_SCHEMA: JSONSchema = {
   type: "object",
   properties: { task: { type: "string" } },
   required: ["task"],

@@ -44,7 +44,7 @@ export function textOf(parts: readonly Part[] | undefined): string[] {
 }
 
 /** A completed task's output: every artifact text part joined by "\n", else the last agent message's text. */
-export function taskOutput(task: Task): string {
+function taskOutput(task: Task): string {
   const texts = (task.artifacts ?? []).flatMap((a) => textOf(a.parts));
   if (texts.length > 0) return texts.join("\n");
   const history = task.history ?? [];

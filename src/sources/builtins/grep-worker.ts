@@ -15,7 +15,7 @@ export interface GrepJob {
 }
 
 /** One matching line. */
-export interface GrepHit {
+interface GrepHit {
   file: string;
   line: number;
   text: string;

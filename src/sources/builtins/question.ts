@@ -13,7 +13,7 @@ interface Question {
  * order, " (options: a, b, c)" appended when it has options, joined by "\n". `header` is not
  * rendered; it stays in `data.questions`.
  */
-export function renderQuestions(questions: readonly Question[]): string {
+function renderQuestions(questions: readonly Question[]): string {
   return questions
     .map((q) => (q.options && q.options.length > 0 ? `${q.question} (options: ${q.options.join(", ")})` : q.question))
     .join("\n");

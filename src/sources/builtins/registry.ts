@@ -28,4 +28,4 @@ export const BUILTIN_FACTORIES: readonly BuiltinFactory[] = [
   todowriteTool,
 ];
 
-export { COMMAND_AND_WRITE_BUILTINS, CONTRACT_BUILTIN_NAMES } from "./names.js";
+export { CONTRACT_BUILTIN_NAMES } from "./names.js";

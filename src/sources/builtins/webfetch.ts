@@ -117,7 +117,7 @@ function isTextual(contentType: string): boolean {
  * HTML → markdown with turndown; scripts, styles and other non-content elements dropped.
  * Turndown (and its DOM) is imported on first use: most configs never fetch a page.
  */
-export async function toMarkdown(html: string): Promise<string> {
+async function toMarkdown(html: string): Promise<string> {
   const { default: TurndownService } = await import("turndown");
   const td = new TurndownService({ headingStyle: "atx", hr: "---", bulletListMarker: "-", codeBlockStyle: "fenced", emDelimiter: "*" });
   td.remove(["head", "title", "script", "style", "noscript", "meta", "link", "iframe", "object", "embed"]);

@@ -18,7 +18,7 @@ export interface ParamSpec {
 }
 
 /** How the request body is sent and where its value comes from. */
-export interface BodySpec {
+interface BodySpec {
   mediaType: string;
   mode: "json" | "form" | "raw";
   /** Merged: the body object's properties are top-level arguments; else one argument holds it. */

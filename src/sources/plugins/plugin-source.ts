@@ -5,7 +5,7 @@ import { ToolListSource, type SourceContext } from "../../core/source.js";
 import type { Logger, Tool } from "../../core/types.js";
 
 /** What a plugin's async factory receives. */
-export interface PluginContext {
+interface PluginContext {
   logger: Logger;
   /** Absolute path of the plugin module. */
   file: string;

@@ -11,7 +11,7 @@ export const SKILL_FILE = "SKILL.md";
 /** Directories never searched: dependency trees and VCS data hold no skills of ours. */
 export const SKIP_DIRS: ReadonlySet<string> = new Set(["node_modules", ".git"]);
 /** A SKILL.md above this size is refused: it is meant to be read into a model's context. */
-export const MAX_SKILL_BYTES = 1024 * 1024;
+const MAX_SKILL_BYTES = 1024 * 1024;
 
 /** What discovery found across every skills directory. */
 export interface Discovery {

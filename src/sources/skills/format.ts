@@ -21,7 +21,7 @@ export const SKILL_TOOL_SCHEMA: JSONSchema = {
 };
 
 /** The instruction preamble of the prompt catalog, byte-identical across ports. */
-export const PROMPT_PREAMBLE = "Skills provide specialized instructions and workflows for specific tasks.\n"
+const PROMPT_PREAMBLE = "Skills provide specialized instructions and workflows for specific tasks.\n"
   + "Use the skill tool to load a skill when a task matches its description.";
 
 /** A loaded skill: its frontmatter fields, its body and where it lives. */

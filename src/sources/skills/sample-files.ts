@@ -2,7 +2,7 @@ import { SKILL_FILE, SKIP_DIRS } from "./discover.js";
 import { walkTree } from "./walk.js";
 
 /** How many sibling files the `skill` tool lists (contract §3). */
-export const SAMPLE_LIMIT = 10;
+const SAMPLE_LIMIT = 10;
 
 /**
  * Up to `limit` files below a skill's directory, other than SKILL.md files, as absolute

@@ -3,7 +3,7 @@ import { readdir, realpath, stat } from "node:fs/promises";
 import path from "node:path";
 
 /** What a walked entry turned out to be once symlinks are followed. */
-export type EntryKind = "file" | "dir" | "other" | "missing";
+type EntryKind = "file" | "dir" | "other" | "missing";
 
 /** One non-directory entry (or a `leaf`-named entry of any kind) met by {@link walkTree}. */
 export interface WalkEntry {

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { freePort } from "../../helpers/free-port.js";
 
 /** One request as the upstream saw it. */
-export interface SeenRequest {
+interface SeenRequest {
   method: string;
   url: string;
   headers: IncomingHttpHeaders;
