@@ -1,6 +1,6 @@
 /**
  * `toolnexus call --async`: submits one call to a running server as an execution
- * (DESIGN §9) and prints its id. The key comes from TOOLNEXUS_API_KEY, never from argv
+ * and prints its id. The key comes from TOOLNEXUS_API_KEY, never from argv
  * (a command line is visible to every user of the machine).
  */
 export async function submitExecution(baseUrl: string, name: string, args: Record<string, unknown>, timeoutMs?: number): Promise<number> {

@@ -1,6 +1,6 @@
 import type { Logger, Tool, ToolSource } from "./types.js";
 
-// DESIGN §2: MCP → skill → builtin → http/openapi → a2a → native/custom.
+// Catalog order, and which source wins a name: MCP → skill → builtin → http/openapi → a2a → native/custom.
 const ORDER: Record<ToolSource, number> = { mcp: 0, skill: 1, builtin: 2, http: 3, a2a: 4, native: 5, custom: 5 };
 
 /**

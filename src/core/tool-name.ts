@@ -1,5 +1,5 @@
 /**
- * What a tool name may be (DESIGN §13): MCP's limit of 128 characters, and only characters
+ * What a tool name may be: MCP's limit of 128 characters, and only characters
  * every provider's function-calling API and a URL path segment accept unescaped.
  */
 export const TOOL_NAME = /^[a-zA-Z0-9_-]{1,128}$/;

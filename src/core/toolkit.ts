@@ -104,7 +104,7 @@ export class Toolkit {
   }
 
   /**
-   * The tools that can be served (DESIGN §13): a name the router and every provider accept and
+   * The tools that can be served: a name the router and every provider accept and
    * an inputSchema that compiles. The rest are left out with one warning naming them and their source.
    */
   private servable(tools: readonly Tool[], source?: Source): readonly Tool[] {

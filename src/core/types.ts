@@ -1,6 +1,6 @@
 /**
  * The one type every source produces, and the values that travel with a call.
- * Mirrors DESIGN §1 and the shared contract §1 / §10.
+ * Every transport and source speaks these shapes (docs/architecture.md, "Layers").
  */
 
 /** Where a tool comes from. Fixed vocabulary, part of the wire contract. */

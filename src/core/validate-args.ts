@@ -14,7 +14,7 @@ const OLD_DRAFT = /draft-0[4-7]/;
 /**
  * Validates tool arguments against the tool's inputSchema. Each schema is compiled once and
  * cached by identity. A tool whose schema Ajv cannot compile is refused when the catalog is
- * assembled (DESIGN §13, see {@link compileError}), so a call never meets one.
+ * assembled, so a call never meets one.
  */
 export class ArgsValidator {
   private readonly cache = new WeakMap<JSONSchema, ValidateFunction | string>();

@@ -29,7 +29,7 @@ export type GuardedAgentOptions = Omit<Agent.Options, "connect"> & {
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
 /**
- * The one gate every outbound request of a source passes (DESIGN §2). The check runs in the
+ * The one gate every outbound request of a source passes. The check runs in the
  * socket's own DNS lookup, so the address that was checked is the address connected to: a
  * host cannot resolve to something harmless for the check and to 169.254.169.254 for the
  * connect. IP-literal hosts never reach a lookup and are checked in the connector instead.

@@ -101,7 +101,7 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
       return typeof incoming === "string" && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : randomUUID();
     },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: "array", useDefaults: true } },
-    // Query strings and params are coerced from strings; bodies are validated as sent (DESIGN §13).
+    // Query strings and params are coerced from strings; bodies are validated as sent.
     // Each route's validators and serializers are compiled on its first request (lazy-compilers.ts).
     schemaController: { compilersFactory: { buildValidator: lazyValidators(strictBodyValidator()), buildSerializer: lazySerializers(SerializerSelector()) } },
     // Above a 128-character tool name (its longest) so every listed tool routes; longer is 414.
@@ -146,7 +146,7 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   });
 
   await registerSwagger(app);
-  // Shared state of several replicas (DESIGN §10): rate-limit counters and executions.
+  // Shared state of several replicas: rate-limit counters and executions.
   // ioredis (and BullMQ, in registerExecutions) load only with `redis:`: ~100 ms and ~20 MB otherwise.
   const redis = loaded.config.redis ? (await import("./redis/connect-redis.js")).connectRedis(loaded.config.redis.url, logger) : undefined;
   await registerLimits(app, state, redis);

@@ -11,7 +11,7 @@ function recordingLogger() {
   return { logger, warnings };
 }
 
-describe("Toolkit assembly (DESIGN §2)", () => {
+describe("Toolkit assembly", () => {
   it("orders MCP → skill → builtin → http → a2a → native, whatever the source order", async () => {
     const tk = await Toolkit.create({
       sources: [

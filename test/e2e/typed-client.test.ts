@@ -15,7 +15,7 @@ const PROGRAM = `
 import createClient from "openapi-fetch";
 import type { paths } from "./api.js";
 
-// Execute also answers text/event-stream (DESIGN §9): a JSON client says which media type it reads.
+// Execute also answers text/event-stream: a JSON client says which media type it reads.
 const client = createClient<paths, "application/json">({ baseUrl: process.argv[2] });
 const { data, error } = await client.POST("/tools/echo/execute", { body: { arguments: { text: "typed hello" } } });
 if (error || !data) throw new Error("call failed");

@@ -23,7 +23,7 @@ describe("openapi/openapi.json", () => {
   });
 });
 
-describe("per-tool operations (DESIGN §7)", () => {
+describe("per-tool operations", () => {
   const base = { openapi: "3.1.0", paths: { "/tools/{name}/execute": { post: { responses: { 200: { description: "ok" } } } } } };
 
   it("adds POST /tools/<name>/execute with operationId = name and the inputSchema as arguments", () => {

@@ -6,7 +6,7 @@ import { Type, type Static } from "@sinclair/typebox";
  */
 export const JWT_ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"] as const;
 
-/** `auth.jwt:` — bearer tokens from the organisation's identity provider (DESIGN §12). */
+/** `auth.jwt:` — bearer tokens from the organisation's identity provider. */
 export const JwtSection = Type.Object({
   issuer: Type.String({ minLength: 1, description: "Expected `iss` claim." }),
   audience: Type.Union([Type.String({ minLength: 1 }), Type.Array(Type.String({ minLength: 1 }), { minItems: 1 })], { description: "Expected `aud` (one of these)." }),

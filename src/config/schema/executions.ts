@@ -3,12 +3,12 @@ import { Type, type Static } from "@sinclair/typebox";
 // 2^31-1: Node timers overflow past it and would fire at once.
 const MAX_TIMER = 2_147_483_647;
 
-/** `redis:` — shared state for several replicas (DESIGN §10). Without it everything lives in the process. */
+/** `redis:` — shared state for several replicas. Without it everything lives in the process. */
 export const RedisSection = Type.Object({
   url: Type.String({ minLength: 1, description: "redis:// or rediss:// URL, usually `${REDIS_URL}`." }),
 }, { additionalProperties: false });
 
-/** `executions:` — asynchronous calls (DESIGN §9). */
+/** `executions:` — asynchronous calls. */
 export const ExecutionsSection = Type.Object({
   maxTimeoutMs: Type.Integer({ minimum: 1, maximum: MAX_TIMER, default: 3_600_000, description: "Upper bound of an execution's timeoutMs." }),
   retentionMs: Type.Integer({ minimum: 1, maximum: MAX_TIMER, default: 86_400_000, description: "How long a finished execution stays readable." }),

@@ -5,7 +5,7 @@ import { AuthSection, EgressSection, MetricsSection, ServerSection } from "./ser
 import { TelemetrySection } from "./telemetry.js";
 import { A2aAgent, BuiltinsSection, HttpTool, OpenApiSource } from "./sources.js";
 
-/** The config file (DESIGN §3). Unknown keys are errors, reported with their path. */
+/** The config file. Unknown keys are errors, reported with their path. */
 export const ConfigSchema = Type.Object({
   $schema: Type.Optional(Type.String()),
   server: ServerSection,

@@ -7,7 +7,7 @@ const RateLimit = Type.Object({
   timeWindowMs: Type.Integer({ minimum: 1 }),
 }, { additionalProperties: false });
 
-/** `server.mcp:` — the catalog as an MCP server over streamable HTTP (DESIGN §11). */
+/** `server.mcp:` — the catalog as an MCP server over streamable HTTP. */
 const McpSection = Type.Object({
   enabled: Type.Boolean({ default: true }),
   path: Type.String({ pattern: "^/[A-Za-z0-9/_.-]*$", default: "/mcp" }),
@@ -25,7 +25,7 @@ export const ServerSection = Type.Object({
   bodyLimitBytes: Type.Integer({ minimum: 1, default: 1_048_576 }),
   shutdownGraceMs: Type.Integer({ minimum: 0, default: 10_000 }),
   heartbeatMs: Type.Integer({ minimum: 100, maximum: 2_147_483_647, default: 15_000, description: "Interval of the `: ping` comment on an idle event stream." }),
-  // Slow clients (DESIGN §13): Node sweeps expired connections every second here, not every 30 s.
+  // Slow clients: Node sweeps expired connections every second here, not every 30 s.
   headersTimeoutMs: Type.Integer({ minimum: 1, maximum: 2_147_483_647, default: 10_000, description: "A client must send its request headers within this time, or it is disconnected (408)." }),
   requestTimeoutMs: Type.Integer({ minimum: 1, maximum: 2_147_483_647, default: 30_000, description: "A client must send its whole request (headers and body) within this time; at least headersTimeoutMs." }),
   trustProxy: Type.Union([Type.Boolean(), Type.Array(Type.String())], {

@@ -8,7 +8,7 @@ import type { JwtVerifier } from "./jwt.js";
 import { claimsOf, Policies } from "./policies.js";
 
 /**
- * The combined authenticator (DESIGN §4, §12): API keys (`Authorization: Bearer <key>` or
+ * The combined authenticator: API keys (`Authorization: Bearer <key>` or
  * `X-API-Key`) and, when `auth.jwt` is configured, bearer JWTs whose callers get the tools
  * of their matching `auth.policies`. A key match is synchronous (no promise on the hot path);
  * a JWT needs the JWKS and resolves later.

@@ -18,7 +18,7 @@ function isJwksFetchFailure(err: unknown): boolean {
 }
 
 /**
- * Verifies bearer tokens against the identity provider's JWKS (DESIGN §12), with `jose`.
+ * Verifies bearer tokens against the identity provider's JWKS, with `jose`.
  * Keys are cached; an unknown `kid` refetches at most every 30 s, so a rotated-in key
  * verifies and a removed one stops after that refetch. When the JWKS cannot be fetched the
  * keys last fetched keep verifying (and the fetch is not retried for 30 s, so a slow

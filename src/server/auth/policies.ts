@@ -20,7 +20,7 @@ interface CompiledPolicy {
 }
 
 /**
- * `auth.policies` (DESIGN §12): a JWT caller may use the union of the tools of every policy
+ * `auth.policies`: a JWT caller may use the union of the tools of every policy
  * that matches it, and is an operator when any matching policy says so. A caller matching no
  * policy sees no tools. Every criterion a policy gives must match; within one, any value does.
  */

@@ -69,7 +69,7 @@ class CallContext implements ToolContext {
 }
 
 /**
- * The one execute pipeline of DESIGN §4–§5 behind every transport (REST, SSE, `/mcp`,
+ * The one execute pipeline (docs/architecture.md) behind every transport (REST, SSE, `/mcp`,
  * executions): lookup, allowlist, limits, validation, one AbortSignal, the run, metrics and
  * the per-call log line. Transports differ only in how they bind cancellation and progress.
  */
@@ -104,7 +104,7 @@ export class CallPipeline {
       }
       const args = body.arguments ?? {};
       tk.validate(tool, args);
-      // The answer's data reaches the tool as it is: bounded like arguments (DESIGN §13).
+      // The answer's data reaches the tool as it is: bounded like arguments.
       const deep = body.answer?.data === undefined ? undefined : shapeError(body.answer.data, DEFAULT_SHAPE_LIMITS, "/answer/data");
       if (deep) throw new ToolnexusError("INVALID_REQUEST", `The answer's data ${deep.message}`, { errors: [deep] });
       const timeoutMs = Math.min(body.timeoutMs ?? server.timeoutMs, maxTimeoutMs ?? server.maxTimeoutMs);

@@ -18,8 +18,8 @@ export interface CallSignal {
 
 /**
  * One AbortSignal per call = timeout ∪ whatever the transport binds (client disconnect, an
- * execution's cancel) ∪ shutdown (DESIGN §5). The reason is a ToolnexusError saying which one
- * fired. Shutdown reaches calls through {@link CallSignal.abort} from the in-flight registry,
+ * execution's cancel) ∪ shutdown (docs/architecture.md, "Cancellation"). The reason is a
+ * ToolnexusError saying which one fired. Shutdown reaches calls through {@link CallSignal.abort} from the in-flight registry,
  * so a call costs no listener on a shared signal.
  */
 export function callSignal(timeoutMs: number): CallSignal {

@@ -1,6 +1,6 @@
 import type { FastifyReply } from "fastify";
 
-/** An open `text/event-stream` response (DESIGN §9). */
+/** An open `text/event-stream` response. */
 export interface SseStream {
   /** Writes one event; `data` becomes one line of JSON. A no-op once the stream is closed. */
   send(event: string, data: unknown, id?: number | string): void;

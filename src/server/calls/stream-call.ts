@@ -19,7 +19,7 @@ const onStreamGone: AbortListen<SseStream> = (sse, abort) => {
 // Ties go to JSON, the first of these: a client listing both without a preference gets what it got before.
 const MEDIA_TYPES = ["application/json", "text/event-stream"];
 
-/** True when the Accept header prefers `text/event-stream` to JSON (DESIGN §9). */
+/** True when the Accept header prefers `text/event-stream` to JSON. */
 export function wantsEventStream(accept: string | undefined): boolean {
   return accept !== undefined && negotiate(accept, MEDIA_TYPES) === "text/event-stream";
 }
@@ -36,7 +36,7 @@ export interface StreamSettings {
 export type StreamCallOptions = Omit<CallOptions, "transport" | "onStart" | "onProgress" | "onEnd">;
 
 /**
- * Runs one call through the pipeline and answers it as `text/event-stream` (DESIGN §9). The
+ * Runs one call through the pipeline and answers it as `text/event-stream`. The
  * stream opens only once the call passed every check, so lookup, auth, limits and argument
  * failures still reject with their problem+json status. After that: one `progress` event per
  * report, then `result` or `error` (the problem the sync call would have answered) last.

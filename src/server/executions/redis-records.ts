@@ -34,7 +34,7 @@ export function toExecution(rec: Record<string, string> | undefined, owner: stri
   };
 }
 
-// A request never waits longer than this for Redis (DESIGN §10: 503 within 10 s of an outage).
+// A request never waits longer than this for Redis (503 within 10 s of an outage).
 const STORE_TIMEOUT_MS = 5_000;
 
 /** Any failure to reach Redis in time becomes 503 STORE_UNAVAILABLE; our own errors pass through. */

@@ -29,7 +29,7 @@ export interface RedisConnections {
 }
 
 /**
- * Executions on Redis (DESIGN §10): records and events in Redis, runs through a BullMQ
+ * Executions on Redis: records and events in Redis, runs through a BullMQ
  * queue so any replica's worker may take one. Cancel is broadcast and the replica running
  * the job aborts it (BullMQ's per-job AbortSignal); a replica that dies stops renewing its
  * job locks and BullMQ's stalled-job check on a live replica fails the job, which marks the

@@ -24,7 +24,7 @@ export interface ExecutionRoutesOptions {
 const RETRY_AFTER_S = "1";
 
 /**
- * Asynchronous executions (DESIGN §9): submit, poll, stream events, cancel, list. The call
+ * Asynchronous executions: submit, poll, stream events, cancel, list. The call
  * is checked synchronously through the pipeline (404/403/429/422 at once); the store runs it.
  */
 export const executionRoutes: FastifyPluginAsyncTypebox<ExecutionRoutesOptions> = async (app, { store, pipeline, state }) => {

@@ -2,7 +2,7 @@ import { Type, type Static } from "@sinclair/typebox";
 import { Problem, Progress, StringEnum, ToolResult } from "../http/schemas.js";
 
 /**
- * Wire shapes of asynchronous executions (DESIGN §9), one TypeBox schema each: Fastify
+ * Wire shapes of asynchronous executions, one TypeBox schema each: Fastify
  * validates and serializes with them and they become components of openapi/openapi.json.
  */
 

@@ -63,7 +63,7 @@ export interface Watch {
 }
 
 /**
- * Where executions live and how they run (DESIGN §9–§10): in the process (the default) or
+ * Where executions live and how they run: in the process (the default) or
  * on Redis, where any replica answers for any execution. Every read is scoped to the owner:
  * another caller's execution is as absent as an unknown one. Methods reject with
  * STORE_UNAVAILABLE when the store cannot be reached.

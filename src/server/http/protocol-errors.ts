@@ -7,8 +7,8 @@ import { sendProblem } from "./error-handler.js";
 import { toProblem } from "./problem.js";
 
 /**
- * Problem+json for what Fastify's router and Node's HTTP parser answer before any route runs
- * (DESIGN §13): bad percent-encoding, over-long path parameters, parser errors, oversized
+ * Problem+json for what Fastify's router and Node's HTTP parser answer before any route runs:
+ * bad percent-encoding, over-long path parameters, parser errors, oversized
  * headers, slow clients, an unsupported `Expect`, a missing `Host`. Every body is built by
  * the one mapping of error-handler.ts; only the transport differs (a reply, a response, a socket).
  */

@@ -62,7 +62,7 @@ export const ToolListQuery = Type.Object({
 /** Path parameters naming a tool. */
 export const ToolParams = Type.Object({ name: Type.String({ pattern: TOOL_NAME.source, maxLength: 128 }) });
 
-/** The resolution of a suspension, sent on the resumed call (DESIGN §6). */
+/** The resolution of a suspension, sent on the resumed call. */
 const Answer = Type.Object({
   id: Type.String({ maxLength: 1024 }),
   ok: Type.Boolean(),
@@ -84,7 +84,7 @@ export const ToolResult = Type.Object({
   metadata: Type.Optional(FreeObject),
 }, { $id: "ToolResult" });
 
-/** A tool's progress report: an SSE `progress` event (DESIGN §9). */
+/** A tool's progress report: an SSE `progress` event. */
 export const Progress = Type.Object({
   progress: Type.Number({ description: "Increases with every report; not necessarily an integer." }),
   total: Type.Optional(Type.Number({ description: "What `progress` reaches at the end, when known." })),
@@ -145,7 +145,7 @@ export const ProblemResponse = {
 
 /**
  * The 200 of an execute: the ToolResult as JSON, or with `Accept: text/event-stream` the
- * call's events (DESIGN §9). The stream is written by hand, so its schema only documents it.
+ * call's events. The stream is written by hand, so its schema only documents it.
  */
 export const ExecuteOkResponse = {
   description: "The ToolResult; with `Accept: text/event-stream`, the call's events instead.",

@@ -6,7 +6,7 @@ type AjvOptions = Parameters<ReturnType<typeof AjvCompiler>>[1];
 
 /**
  * Fastify's validator factory with one difference: request bodies are validated strictly
- * (DESIGN §13, no type coercion: `"timeoutMs": "100"` is 400), while querystrings, params and
+ * (no type coercion: `"timeoutMs": "100"` is 400), while querystrings, params and
  * headers, which arrive as strings, are still coerced to the integers and booleans their
  * schemas declare. The split is per HTTP part, so every route with a body schema (execute,
  * executions, …) gets it without opting in.

@@ -35,7 +35,7 @@ export interface McpSession {
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 /**
- * The catalog as an MCP server (DESIGN §11), transport-agnostic: `/mcp` makes one SDK Server
+ * The catalog as an MCP server, transport-agnostic: `/mcp` makes one SDK Server
  * per HTTP request (stateless streamable HTTP), `toolnexus mcp` one for its stdio connection.
  * What a Server costs per request is kept small: listings are cached per catalog version and
  * caller, and the JSON-Schema validator (the SDK builds an Ajv per Server otherwise) is shared.

@@ -28,7 +28,7 @@ export interface McpEndpointOptions {
 }
 
 /**
- * `/mcp`: the catalog over MCP streamable HTTP, stateless (DESIGN §11), so any replica answers
+ * `/mcp`: the catalog over MCP streamable HTTP, stateless, so any replica answers
  * any request. Each POST gets a fresh SDK Server and transport (the SDK's stateless pattern);
  * the web-standard transport, so the reply goes out through Fastify (one write for JSON).
  * Auth, rate limits and the body limit are the service's own hooks, run before any MCP

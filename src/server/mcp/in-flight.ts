@@ -6,7 +6,7 @@ import type { CallSignal } from "../calls/call-signal.js";
  * The `tools/call` requests running on this replica, by caller and JSON-RPC id. Stateless
  * streamable HTTP delivers `notifications/cancelled` in a POST of its own, to a fresh SDK
  * server (maybe on another replica): it finds the call here. Matching on the caller too means
- * one key can never cancel another key's call (DESIGN §11).
+ * one key can never cancel another key's call.
  */
 export class InFlightMcpCalls {
   private readonly calls = new Map<string, Set<CallSignal>>();

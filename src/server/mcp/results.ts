@@ -6,7 +6,7 @@ import type { ToolResult } from "../../core/types.js";
 type ContentPart = CallToolResult["content"][number];
 
 /**
- * A ToolResult as an MCP `tools/call` result (DESIGN §11). `isError` is kept. When the tool's
+ * A ToolResult as an MCP `tools/call` result. `isError` is kept. When the tool's
  * MCP server sent non-text parts, src/sources/mcp/map-result.ts kept every part in
  * `metadata.content`: those parts go back as they came, so an image stays an image. An
  * upstream's `structuredContent` (already the output, as JSON) is given back as an object.
@@ -20,7 +20,7 @@ export function toCallToolResult(result: ToolResult): CallToolResult {
   const structured = metadata?.structuredContent;
   if (typeof structured === "object" && structured !== null && !Array.isArray(structured)) out.structuredContent = structured as Record<string, unknown>;
   const pending = pendingOf(result);
-  // A suspension (DESIGN §6) has no MCP form: the request rides along so a client can resolve it out of band.
+  // A suspension has no MCP form: the request rides along so a client can resolve it out of band.
   if (pending) out._meta = { "toolnexus/pending": pending };
   return out;
 }

@@ -47,7 +47,7 @@ function exportTarget(config: ToolnexusConfig, env: NodeJS.ProcessEnv = process.
 }
 
 /**
- * Starts OpenTelemetry tracing (DESIGN §12) when an OTLP endpoint is configured, and does
+ * Starts OpenTelemetry tracing when an OTLP endpoint is configured, and does
  * nothing otherwise: the SDK, exporters and instrumentations are imported only then, so a
  * service without tracing loads none of it. Spans: one server span per request (the http
  * instrumentation, which continues an incoming `traceparent`), one per tool call (the

@@ -6,7 +6,7 @@ import { withSecurity, withToolOperations } from "./tool-openapi.js";
 
 /**
  * The OpenAPI documents a deployment serves, as scrubbed JSON text: the generic routes, and
- * per caller the generic routes plus one typed operation per tool it may use (DESIGN §7).
+ * per caller the generic routes plus one typed operation per tool it may use.
  * A caller's document is a form of its catalog view (catalog/view.ts), so `/openapi.json` and
  * the portal build it once per catalog version and caller.
  */
@@ -35,7 +35,7 @@ export class ToolDocuments {
     return view.form(`openapi|${this.settings()}`, () => this.serialize(withToolOperations(this.base(), view.tools.map(toInfo))));
   }
 
-  /** The generic routes with the security this deployment really applies (DESIGN §13). */
+  /** The generic routes with the security this deployment really applies. */
   private base(): Record<string, unknown> {
     const authEnabled = this.state.auth.enabled;
     const publicMetrics = this.state.loaded.config.metrics?.public === true;

@@ -7,8 +7,8 @@ type OpenApiDoc = Json & { paths?: Record<string, Json>; components?: Json & { s
 const LOCAL_DEFS = /^#\/(\$defs|definitions)\/(.+)$/;
 
 /**
- * Adds one concrete `POST /tools/<name>/execute` operation per tool to the generic document
- * (DESIGN §7), and its asynchronous `POST /tools/<name>/executions` (operationId
+ * Adds one concrete `POST /tools/<name>/execute` operation per tool to the generic document,
+ * and its asynchronous `POST /tools/<name>/executions` (operationId
  * `<name>.submit`), so a generated client has typed methods per tool. Each tool's arguments
  * become `components.schemas.<name>_arguments`; its local `$defs`/`definitions` become
  * components of their own and every local `$ref` is rewritten to point at them.
@@ -60,7 +60,7 @@ export function withToolOperations(base: OpenApiDoc, tools: readonly ToolInfo[])
         responses: genericResponses,
       },
     };
-    // The asynchronous twin (DESIGN §9): same typed body, answered 202 with an Execution.
+    // The asynchronous twin: same typed body, answered 202 with an Execution.
     // A dot cannot occur in a tool name, so this operationId never collides with a tool's.
     if (submit) {
       paths[`/tools/${tool.name}/executions`] = {
@@ -79,7 +79,7 @@ export function withToolOperations(base: OpenApiDoc, tools: readonly ToolInfo[])
 }
 
 /**
- * Makes the document's security true of the deployment (DESIGN §13): without API keys no
+ * Makes the document's security true of the deployment: without API keys no
  * operation requires one; with keys, the probes (and `/metrics` when public) require none.
  */
 export function withSecurity(doc: OpenApiDoc, opts: { authEnabled: boolean; publicMetrics: boolean }): OpenApiDoc {

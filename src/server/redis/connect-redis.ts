@@ -2,7 +2,7 @@ import { Redis, type RedisOptions } from "ioredis";
 import type { FastifyBaseLogger } from "fastify";
 
 /**
- * A connection to the shared Redis of several replicas (DESIGN §10). Commands fail at once
+ * A connection to the shared Redis of several replicas. Commands fail at once
  * while Redis is unreachable (no offline queue) so a request answers 503 instead of hanging,
  * and the client reconnects by itself. `blocking` is for BullMQ workers and subscribers,
  * which must wait for Redis rather than fail.

@@ -3,7 +3,7 @@ import type { Progress } from "../../core/types.js";
 import { isFinalState, stateName, textOf } from "./task-result.js";
 
 /**
- * Turns the task states seen while polling into progress reports (DESIGN §9): one report per
+ * Turns the task states seen while polling into progress reports: one report per
  * change of state or status message, numbered 1, 2, … (A2A has no numeric progress), with
  * `message` = `state` or `state: status text`. A final state is the result's, not a report.
  */

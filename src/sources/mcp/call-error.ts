@@ -21,7 +21,7 @@ export interface CallFailureInfo {
 const OUTPUT_SCHEMA_ERRORS = /Structured content does not match|did not return structured content|Failed to validate structured content/;
 
 /**
- * Sorts out why a call failed (DESIGN §1: an outcome the model reads vs. a failure):
+ * Sorts out why a call failed (an outcome the model reads vs. a failure):
  * the server gone or unreachable ⇒ 502 and reconnect; a result that is not a valid MCP result
  * ⇒ 502 (a bad gateway); the SDK's own request timeout ⇒ 504; a JSON-RPC error the server sent
  * (unknown tool, invalid params) ⇒ an `isError` result the model can act on; anything else

@@ -10,7 +10,7 @@ export interface RemoteFetch {
 }
 
 /**
- * The single spot where remote MCP traffic meets the egress guard (DESIGN §2): every
+ * The single spot where remote MCP traffic meets the egress guard: every
  * streamable-HTTP and SSE request of the server goes through the guard's dispatcher, so
  * link-local / metadata addresses and `egress.deny` are refused, with no DNS rebinding.
  * With `forwardAuth`, a call's forwarded bearer (see net/forward-auth.ts) replaces the

@@ -14,7 +14,7 @@ function nested(depth: number): string {
   return `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`;
 }
 
-describe("excessive arguments are refused before the tool runs (DESIGN §13)", () => {
+describe("excessive arguments are refused before the tool runs", () => {
   it("422 INVALID_ARGUMENTS with a pointer for arguments nested 5,000 deep; never 500, never an error log", async () => {
     const res = await executeTool(s.url, "divide", `{"arguments":${nested(5000)}}`);
     expect(res.status).toBe(422);

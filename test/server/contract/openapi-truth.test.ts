@@ -18,7 +18,7 @@ async function docOf(config: Record<string, unknown>, headers: Record<string, st
   }
 }
 
-describe("/openapi.json is true of its deployment (DESIGN §13)", () => {
+describe("/openapi.json is true of its deployment", () => {
   it("declares no security when no API key is configured", async () => {
     const doc = await docOf({});
     expect(doc.security).toBeUndefined();

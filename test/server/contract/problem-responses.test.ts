@@ -32,7 +32,7 @@ function rawProblem(res: RawResponse, status: number, code: string) {
   return expectProblem(status, code, res.headers["content-type"], res.body);
 }
 
-describe("every refusal is problem+json (DESIGN §13)", () => {
+describe("every refusal is problem+json", () => {
   it("routes a tool name of 128 characters, and answers a longer path segment with 414 URI_TOO_LONG", async () => {
     const ok = await executeTool(s.url, LONGEST, {});
     expect(ok.status).toBe(200);

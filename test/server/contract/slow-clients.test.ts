@@ -30,7 +30,7 @@ function slowloris(url: string): Promise<string> {
   });
 }
 
-describe("slow clients (DESIGN §13)", () => {
+describe("slow clients", () => {
   // The bound is the test timeout: headersTimeoutMs + Node's 1 s sweep + slack for a loaded machine.
   it("disconnects a client that dribbles its headers, with 408 problem+json, while others are served", { timeout: HEADERS_TIMEOUT_MS + 2000 + 5000 }, async () => {
     const shed = slowloris(s.url);
