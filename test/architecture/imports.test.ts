@@ -14,6 +14,17 @@ const concernOf = (file: string): string | undefined => {
   return rest.length > 1 ? rest[0] : undefined;
 };
 
+// The layers of docs/architecture.md, lowest first: a file may import its own layer or a lower one.
+const LAYERS: [string, number][] = [
+  ["src/core/", 0], ["src/config/", 1], ["src/net/", 2], ["src/sources/", 3], ["src/create-toolkit.ts", 4], ["src/server/", 5],
+  ["src/cli-async.ts", 6], ["src/cli.ts", 6], ["src/index.ts", 6],
+];
+const rankOf = (file: string): number => {
+  const layer = LAYERS.find(([prefix]) => file.startsWith(prefix));
+  if (!layer) throw new Error(`${file} is in no layer of docs/architecture.md`);
+  return layer[1];
+};
+
 const fileEdges = (filter: (f: string) => boolean) =>
   new Map([...files].filter(([f]) => filter(f)).map(([f, { local }]) => [f, local.filter(filter)]));
 
@@ -50,6 +61,11 @@ describe("the import graph of src/", () => {
       folders.set(from, deps);
     }
     expect(cycles(new Map([...folders].map(([k, v]) => [k, [...v]])))).toEqual([]);
+  });
+
+  it("has no import from a layer of src/ to a higher one", () => {
+    const upward = [...files].flatMap(([f, { local }]) => local.filter((t) => rankOf(t) > rankOf(f)).map((t) => `${f} -> ${t}`));
+    expect(upward).toEqual([]);
   });
 
   it("keeps src/core free of the server, sources, config, net and Fastify", () => {

@@ -4,7 +4,7 @@ import { createRequire } from "node:module";
 
 const { version } = createRequire(import.meta.url)("../../../package.json") as { version: string };
 
-/** Registers @fastify/swagger (OpenAPI 3.1 from the route schemas); the portal at /docs is src/server/portal/. */
+/** Registers @fastify/swagger (OpenAPI 3.1 from the route schemas); the portal at /docs is portal.ts. */
 export async function registerSwagger(app: FastifyInstance): Promise<void> {
   await app.register(swagger, {
     openapi: {
