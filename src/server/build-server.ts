@@ -1,5 +1,4 @@
-import { randomUUID } from "node:crypto";
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { pino, type DestinationStream, type LoggerOptions } from "pino";
 import { createToolkit, toLoadedConfig, type ToolnexusConfigInput } from "../create-toolkit.js";
@@ -9,12 +8,10 @@ import type { Tool } from "../core/types.js";
 import { authenticateRequest, Authenticator } from "./auth/index.js";
 import { CallPipeline } from "./calls/call-pipeline.js";
 import { installErrorHandler, sendProblem } from "./http/error-handler.js";
+import { fastifyOptions } from "./http/fastify-options.js";
+import { hostlessRequestError, installProtocolGuards } from "./http/protocol-errors.js";
 import { installJsonBodyParser } from "./http/json-body.js";
-import { clientErrorHandler, frameworkErrors, hostlessRequestError, installProtocolGuards } from "./http/protocol-errors.js";
 import { RouteMethods } from "./http/route-methods.js";
-import { SerializerSelector } from "@fastify/fast-json-stringify-compiler";
-import { lazySerializers, lazyValidators } from "./http/lazy-compilers.js";
-import { strictBodyValidator } from "./http/validator-compiler.js";
 import { registerExecutions } from "./executions/register.js";
 import { ConfigReloader } from "./service/config-reloader.js";
 import { redactingLogger, SecretScrubber } from "./observability/logger.js";
@@ -89,32 +86,7 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   // Off (and the OpenTelemetry SDK not even loaded) unless an OTLP endpoint is configured.
   const telemetry = await startTelemetry(loaded.config, logger);
 
-  const app = Fastify({
-    loggerInstance: logger,
-    bodyLimit: server.bodyLimitBytes,
-    // During shutdown a late request gets our NOT_READY problem, not Fastify's bare 503.
-    return503OnClosing: false,
-    // One line per call comes from the execute route; Fastify's per-request lines would double it.
-    logController: new LogController({ disableRequestLogging: true }),
-    genReqId: (req) => {
-      const incoming = req.headers["x-request-id"];
-      return typeof incoming === "string" && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : randomUUID();
-    },
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: "array", useDefaults: true } },
-    // Query strings and params are coerced from strings; bodies are validated as sent.
-    // Each route's validators and serializers are compiled on its first request (lazy-compilers.ts).
-    schemaController: { compilersFactory: { buildValidator: lazyValidators(strictBodyValidator()), buildSerializer: lazySerializers(SerializerSelector()) } },
-    // Above a 128-character tool name (its longest) so every listed tool routes; longer is 414.
-    routerOptions: { maxParamLength: 512 },
-    // Behind a load balancer, X-Forwarded-Host/Proto name the URL the client used (Operation-Location).
-    trustProxy: server.trustProxy,
-    frameworkErrors: frameworkErrors(scrub),
-    clientErrorHandler,
-    // Slow clients are shed within headersTimeoutMs + 1 s: Node sweeps every connectionsCheckingInterval.
-    requestTimeout: server.requestTimeoutMs,
-    keepAliveTimeout: server.keepAliveTimeoutMs,
-    http: { headersTimeout: server.headersTimeoutMs, requestTimeout: server.requestTimeoutMs, connectionsCheckingInterval: 1000, requireHostHeader: false },
-  }).withTypeProvider<TypeBoxTypeProvider>();
+  const app = Fastify(fastifyOptions(server, logger, scrub)).withTypeProvider<TypeBoxTypeProvider>();
 
   const state = new ServiceState(loaded, await Authenticator.create(loaded.config.auth, logger));
   const metrics = new Metrics(state);

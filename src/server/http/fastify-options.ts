@@ -1,0 +1,42 @@
+import { randomUUID } from "node:crypto";
+import type { Server } from "node:http";
+import { SerializerSelector } from "@fastify/fast-json-stringify-compiler";
+import { LogController, type FastifyBaseLogger, type FastifyHttpOptions } from "fastify";
+import type { ToolnexusConfig } from "../../config/schema/index.js";
+import { lazySerializers, lazyValidators } from "./lazy-compilers.js";
+import { clientErrorHandler, frameworkErrors } from "./protocol-errors.js";
+import { strictBodyValidator } from "./validator-compiler.js";
+
+/**
+ * The options the service's Fastify instance is built with: limits and timeouts from
+ * `server:`, request ids, the schema compilers, and problem+json for what fails before any
+ * route runs. `scrub` removes secret values from those problems.
+ */
+export function fastifyOptions(server: ToolnexusConfig["server"], logger: FastifyBaseLogger, scrub: (s: string) => string): FastifyHttpOptions<Server> {
+  return {
+    loggerInstance: logger,
+    bodyLimit: server.bodyLimitBytes,
+    // During shutdown a late request gets our NOT_READY problem, not Fastify's bare 503.
+    return503OnClosing: false,
+    // One line per call comes from the execute route; Fastify's per-request lines would double it.
+    logController: new LogController({ disableRequestLogging: true }),
+    genReqId: (req) => {
+      const incoming = req.headers["x-request-id"];
+      return typeof incoming === "string" && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : randomUUID();
+    },
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: "array", useDefaults: true } },
+    // Query strings and params are coerced from strings; bodies are validated as sent.
+    // Each route's validators and serializers are compiled on its first request (lazy-compilers.ts).
+    schemaController: { compilersFactory: { buildValidator: lazyValidators(strictBodyValidator()), buildSerializer: lazySerializers(SerializerSelector()) } },
+    // Above a 128-character tool name (its longest) so every listed tool routes; longer is 414.
+    routerOptions: { maxParamLength: 512 },
+    // Behind a load balancer, X-Forwarded-Host/Proto name the URL the client used (Operation-Location).
+    trustProxy: server.trustProxy,
+    frameworkErrors: frameworkErrors(scrub),
+    clientErrorHandler,
+    // Slow clients are shed within headersTimeoutMs + 1 s: Node sweeps every connectionsCheckingInterval.
+    requestTimeout: server.requestTimeoutMs,
+    keepAliveTimeout: server.keepAliveTimeoutMs,
+    http: { headersTimeout: server.headersTimeoutMs, requestTimeout: server.requestTimeoutMs, connectionsCheckingInterval: 1000, requireHostHeader: false },
+  };
+}
