@@ -25,6 +25,7 @@ import { metricsRoute } from "./observability/metrics-route.js";
 import { metaRoutes } from "./service/meta-routes.js";
 import { openapiRoute } from "./openapi/openapi-route.js";
 import { registerPortal } from "./openapi/portal.js";
+import { skillsRoutes } from "./catalog/skills-routes.js";
 import { toolRoutes } from "./catalog/tools-route.js";
 import { CatalogViews } from "./catalog/view.js";
 import { SHARED_SCHEMAS } from "./http/schemas.js";
@@ -123,6 +124,7 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   const redis = loaded.config.redis ? (await import("./redis/connect-redis.js")).connectRedis(loaded.config.redis.url, logger) : undefined;
   await registerLimits(app, state, redis);
   await app.register(metaRoutes, { state, scrub });
+  await app.register(skillsRoutes, { state });
   await app.register(metricsRoute, { metrics, scrub });
   // One per-caller view of the catalog for GET /tools, the per-tool documents and /mcp.
   const views = new CatalogViews(state);

@@ -1,13 +1,10 @@
 import { Type } from "@sinclair/typebox";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import { Health, ProblemResponse as problem, SkillList, Status } from "../http/schemas.js";
+import { Health, ProblemResponse as problem, Status } from "../http/schemas.js";
 import type { ServiceState } from "./service-state.js";
 import { scrubDeep } from "../observability/scrub-deep.js";
-import { NO_SKILLS_PROMPT } from "../../core/toolkit.js";
 
-const SKILL_TOOL = "skill";
-
-/** `/healthz`, `/readyz`, `/status`, `/skills`, `/skills/prompt`. */
+/** `/healthz`, `/readyz` (probes) and `/status` (operators). */
 export const metaRoutes: FastifyPluginAsyncTypebox<{ state: ServiceState; scrub: (s: string) => string }> = async (app, { state, scrub }) => {
   app.get("/healthz", {
     config: { access: "probe", traced: false },
@@ -37,25 +34,5 @@ export const metaRoutes: FastifyPluginAsyncTypebox<{ state: ServiceState; scrub:
     };
     // Source names and errors come from many libraries: scrub known secrets on the way out.
     return scrubDeep(body, scrub);
-  });
-
-  app.get("/skills", {
-    schema: { operationId: "listSkills", summary: "Loaded skills, and SKILL.md files skipped with their reasons", tags: ["skills"], response: { 200: Type.Ref(SkillList), "4xx": problem, "5xx": problem } },
-  }, async (request) => {
-    const tk = state.toolkit();
-    // The catalog is part of the skill tool: a key that may not use it does not see it either.
-    if (!request.caller.allows(SKILL_TOOL)) return { skills: [], skipped: [] };
-    return { skills: tk.skills(), skipped: tk.skippedSkills() };
-  });
-
-  app.get("/skills/prompt", {
-    schema: {
-      operationId: "skillsPrompt", summary: "The skills catalog for a system prompt", tags: ["skills"],
-      response: { 200: { description: "The catalog as text", content: { "text/plain": { schema: Type.String() } } }, "4xx": problem, "5xx": problem },
-    },
-  }, async (request, reply) => {
-    const tk = state.toolkit();
-    const prompt = request.caller.allows(SKILL_TOOL) ? tk.skillsPrompt() : NO_SKILLS_PROMPT;
-    return reply.type("text/plain; charset=utf-8").send(prompt);
   });
 };
