@@ -12,6 +12,7 @@ import { fastifyOptions } from "./http/fastify-options.js";
 import { hostlessRequestError, installProtocolGuards } from "./http/protocol-errors.js";
 import { installJsonBodyParser } from "./http/json-body.js";
 import { RouteMethods } from "./http/route-methods.js";
+import { DeclaredPolicies } from "./http/route-policy.js";
 import { registerExecutions } from "./executions/register.js";
 import { ConfigReloader } from "./service/config-reloader.js";
 import { redactingLogger, SecretScrubber } from "./observability/logger.js";
@@ -65,6 +66,8 @@ export type ToolnexusServer = FastifyInstance & {
     reload(): Promise<boolean>;
     /** The execute pipeline every transport (REST, SSE, /mcp, executions) runs calls through. */
     pipeline: CallPipeline;
+    /** What the routes declare (http/route-policy.ts), for documents built outside a request. */
+    policies: DeclaredPolicies;
     /** The catalog as an MCP server: `/mcp` and `toolnexus mcp` (stdio) serve it. */
     mcp: McpConnector;
   };
@@ -94,9 +97,7 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
 
   // Each route declares its policy in its config (http/route-policy.ts); tracing is decided
   // before routing, so the untraced paths are collected as the routes register.
-  app.addHook("onRoute", (route) => {
-    if (route.config?.traced === false) skipTracing(route.url);
-  });
+  const policies = new DeclaredPolicies(app, skipTracing);
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
   installErrorHandler(app, scrub, new RouteMethods(app));
   installJsonBodyParser(app);
@@ -133,7 +134,7 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   const pipeline = new CallPipeline(state, metrics, (r) => scrubber.scrubResult(r));
   await app.register(executeRoute, { pipeline, stream: { heartbeatMs: () => state.loaded.config.server.heartbeatMs, scrub } });
   const closeExecutions = await registerExecutions(app, state, pipeline, scrub, redis);
-  const documents = new ToolDocuments(app, state, views, scrub);
+  const documents = new ToolDocuments(app, state, views, policies, scrub);
   await app.register(openapiRoute, { documents });
   await registerPortal(app, documents);
   const mcp = lazyCatalog(state, views, pipeline, scrub);
@@ -193,7 +194,7 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   };
 
   const reload = async () => (reloader ? reloader.reload() : false);
-  return Object.assign(app, { toolnexus: { state, loaded, ready, shutdown, reload, pipeline, mcp } }) as unknown as ToolnexusServer;
+  return Object.assign(app, { toolnexus: { state, loaded, ready, shutdown, reload, pipeline, policies, mcp } }) as unknown as ToolnexusServer;
 }
 
 function isLogger(l: unknown): l is FastifyBaseLogger {

@@ -35,7 +35,7 @@ export async function deploymentOpenApi(loaded: LoadedConfig, keyId?: string): P
     await app.ready();
     await app.toolnexus.ready;
     if (state.loadError) throw new Error(`tool sources could not be loaded: ${state.loadError}`);
-    const documents = new ToolDocuments(app, state, new CatalogViews(state), (s) => new SecretScrubber(state.loaded.secrets).scrub(s));
+    const documents = new ToolDocuments(app, state, new CatalogViews(state), app.toolnexus.policies, (s) => new SecretScrubber(state.loaded.secrets).scrub(s));
     return `${JSON.stringify(JSON.parse(documents.forCaller(caller)), null, 2)}\n`;
   } finally {
     await app.close();

@@ -1,4 +1,4 @@
-import type { FastifyContextConfig, FastifyRequest } from "fastify";
+import type { FastifyContextConfig, FastifyInstance, FastifyRequest } from "fastify";
 import type { ToolnexusConfig } from "../../config/schema/index.js";
 
 /**
@@ -42,4 +42,27 @@ export function policyOf(request: FastifyRequest): RoutePolicy {
   // A route declares both keys, so this is its own object, not a copy per request.
   if (config.access !== undefined && config.traced !== undefined) return config as RoutePolicy;
   return { ...DEFAULT, ...config } as RoutePolicy;
+}
+
+/**
+ * What the routes of `app` declare, recorded as they register (an onRoute hook), for what
+ * must know a policy before or outside any request: the tracing hook runs before routing, and
+ * the OpenAPI document says which operations need no credential.
+ */
+export class DeclaredPolicies {
+  private readonly conditional: { path: string; publicWhen: (config: ToolnexusConfig) => boolean }[] = [];
+
+  /** Records every route registered on `app` from now on; `onUntraced` hears each path declared `traced: false`. */
+  constructor(app: FastifyInstance, onUntraced: (path: string) => void) {
+    app.addHook("onRoute", (route) => {
+      if (route.config?.traced === false) onUntraced(route.url);
+      const publicWhen = route.config?.publicWhen;
+      if (publicWhen && !this.conditional.some((c) => c.path === route.url)) this.conditional.push({ path: route.url, publicWhen });
+    });
+  }
+
+  /** The routes (OpenAPI paths) whose `publicWhen` holds under `config`: open to anyone now. */
+  openUnder(config: ToolnexusConfig): string[] {
+    return this.conditional.filter((c) => c.publicWhen(config)).map((c) => c.path.replace(/:(\w+)/g, "{$1}"));
+  }
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import type { Caller } from "../auth/index.js";
 import { toInfo, type CatalogViews } from "../catalog/view.js";
+import type { DeclaredPolicies } from "../http/route-policy.js";
 import type { ServiceState } from "../service/service-state.js";
 import { withSecurity, withToolOperations } from "./tool-openapi.js";
 
@@ -15,7 +16,7 @@ export class ToolDocuments {
 
   constructor(
     private readonly app: FastifyInstance, private readonly state: ServiceState, private readonly views: CatalogViews,
-    private readonly scrub: (s: string) => string,
+    private readonly policies: DeclaredPolicies, private readonly scrub: (s: string) => string,
   ) {}
 
   /** The document of the generic routes only (what an anonymous portal visitor sees). */
@@ -38,13 +39,13 @@ export class ToolDocuments {
   /** The generic routes with the security this deployment really applies. */
   private base(): Record<string, unknown> {
     const authEnabled = this.state.auth.enabled;
-    const publicMetrics = this.state.loaded.config.metrics?.public === true;
-    return withSecurity(this.app.swagger() as Record<string, unknown>, { authEnabled, publicMetrics });
+    const openPaths = this.policies.openUnder(this.state.loaded.config);
+    return withSecurity(this.app.swagger() as Record<string, unknown>, { authEnabled, openPaths });
   }
 
-  // A reload may turn auth or public metrics on or off: both are part of the document (at most four generic ones).
+  // A reload may turn auth on or off, or open a route (metrics.public): both are part of the document.
   private settings(): string {
-    return `${this.state.auth.enabled}|${this.state.loaded.config.metrics?.public === true}`;
+    return `${this.state.auth.enabled}|${this.policies.openUnder(this.state.loaded.config).join(",")}`;
   }
 
   private serialize(doc: Record<string, unknown>): string {

@@ -4,6 +4,9 @@ import { exampleArguments } from "./tool-examples.js";
 type Json = Record<string, unknown>;
 type OpenApiDoc = Json & { paths?: Record<string, Json>; components?: Json & { schemas?: Record<string, unknown> } };
 
+// The keys of a path item that are operations (the others: summary, parameters, servers…).
+const VERBS = new Set(["get", "put", "post", "delete", "options", "head", "patch", "trace"]);
+
 const LOCAL_DEFS = /^#\/(\$defs|definitions)\/(.+)$/;
 
 /**
@@ -80,9 +83,10 @@ export function withToolOperations(base: OpenApiDoc, tools: readonly ToolInfo[])
 
 /**
  * Makes the document's security true of the deployment: without API keys no
- * operation requires one; with keys, the probes (and `/metrics` when public) require none.
+ * operation requires one; with keys, the probes (declared so in their schema) and the routes
+ * in `openPaths` (their `publicWhen` holds: `/metrics` with `metrics.public`) require none.
  */
-export function withSecurity(doc: OpenApiDoc, opts: { authEnabled: boolean; publicMetrics: boolean }): OpenApiDoc {
+export function withSecurity(doc: OpenApiDoc, opts: { authEnabled: boolean; openPaths: readonly string[] }): OpenApiDoc {
   const out: OpenApiDoc = { ...doc, paths: { ...doc.paths } };
   if (!opts.authEnabled) {
     delete out.security;
@@ -95,8 +99,10 @@ export function withSecurity(doc: OpenApiDoc, opts: { authEnabled: boolean; publ
     }
     return out;
   }
-  const metrics = out.paths?.["/metrics"] as Json | undefined;
-  if (opts.publicMetrics && metrics?.get) out.paths!["/metrics"] = { ...metrics, get: { ...(metrics.get as Json), security: [] } };
+  for (const path of opts.openPaths) {
+    const item = out.paths?.[path];
+    if (item) out.paths![path] = Object.fromEntries(Object.entries(item).map(([k, v]) => [k, VERBS.has(k) ? { ...(v as Json), security: [] } : v]));
+  }
   return out;
 }
 
