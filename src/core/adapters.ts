@@ -10,7 +10,7 @@ export interface AnthropicTool { name: string; description: string; input_schema
 /** Gemini: one element wrapping every declaration. */
 export type GeminiTools = [{ functionDeclarations: { name: string; description: string; parameters: Record<string, unknown> }[] }];
 
-/** Tools as OpenAI `tools[]` (contract §4). */
+/** Tools as OpenAI `tools[]`. */
 export function toOpenAI(tools: readonly ToolInfo[]): OpenAITool[] {
   return tools.map((t) => ({
     type: "function",
@@ -18,12 +18,12 @@ export function toOpenAI(tools: readonly ToolInfo[]): OpenAITool[] {
   }));
 }
 
-/** Tools as Anthropic `tools[]` (contract §4). */
+/** Tools as Anthropic `tools[]`. */
 export function toAnthropic(tools: readonly ToolInfo[]): AnthropicTool[] {
   return tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema }));
 }
 
-/** Tools as Gemini `tools` (contract §4): a single element holding every declaration. */
+/** Tools as Gemini `tools`: a single element holding every declaration. */
 export function toGemini(tools: readonly ToolInfo[]): GeminiTools {
   return [{
     functionDeclarations: tools.map((t) => ({ name: t.name, description: t.description, parameters: t.inputSchema })),

@@ -12,7 +12,7 @@ const EMPTY_OBJECT_SCHEMA: JSONSchema = { type: "object", properties: {} };
 
 /**
  * Builds a `source: "native"` Tool from a function. A string return becomes the output;
- * a ToolResult is passed through; a throw becomes a model-facing `isError` result (contract §6).
+ * a ToolResult is passed through; a throw becomes a model-facing `isError` result.
  */
 export function defineTool(def: ToolDefinition): Tool {
   return {

@@ -5,7 +5,7 @@ import type { PendingRequest, ToolResult } from "./types.js";
 export type PendingInput = Omit<PendingRequest, "id"> & { id?: string };
 
 /**
- * A suspension: an `isError` result whose `metadata.pending` carries the request (contract §10).
+ * A suspension: an `isError` result whose `metadata.pending` carries the request.
  * The REST caller resolves it out of band and calls again with `answer`.
  */
 export function pending(req: PendingInput, output?: string): ToolResult {

@@ -6,7 +6,7 @@ import { silentLogger, type Logger, type Tool, type ToolContext, type ToolResult
 import { TOOL_NAME } from "./tool-name.js";
 import { ArgsValidator } from "./validate-args.js";
 
-/** The prompt text when no described skill exists (contract §3). */
+/** The prompt text when no described skill exists. */
 export const NO_SKILLS_PROMPT = "No skills are currently available.";
 
 /** What a Toolkit is assembled from. Sources are built by {@link Toolkit.create}. */
@@ -176,7 +176,7 @@ export class Toolkit {
     return this.catalogs().flatMap((c) => [...c.skipped()]);
   }
 
-  /** The system-prompt catalog of skills (contract §3). */
+  /** The system-prompt catalog of skills. */
   skillsPrompt(): string {
     const first = this.catalogs()[0];
     return first ? first.prompt() : NO_SKILLS_PROMPT;

@@ -16,7 +16,7 @@ export interface ToolResult {
   metadata?: Record<string, unknown>;
 }
 
-/** An out-of-band request a suspended tool is waiting on (contract §10). Keys are wire-fixed. */
+/** An out-of-band request a suspended tool is waiting on. Keys are wire-fixed. */
 export interface PendingRequest {
   id: string;
   kind: string;

@@ -7,7 +7,7 @@ const tools: ToolInfo[] = [
   { name: "b", description: "second", inputSchema: { type: "object" }, source: "mcp" },
 ];
 
-describe("adapters (contract §4)", () => {
+describe("adapters", () => {
   it("OpenAI: {type:function, function:{name, description, parameters}}", () => {
     expect(toOpenAI(tools)).toEqual([
       { type: "function", function: { name: "a", description: "first", parameters: tools[0]?.inputSchema } },

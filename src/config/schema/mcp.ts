@@ -1,7 +1,7 @@
 import { Type, type Static } from "@sinclair/typebox";
 
 /**
- * One MCP server (contract §2): Claude-desktop (`command` + `args`, `env`) and opencode
+ * One MCP server: Claude-desktop (`command` + `args`, `env`) and opencode
  * (`command` array, `environment`) shapes. `url` ⇒ remote, `command` ⇒ local.
  * Normalized into a connection spec by src/sources/mcp/server-spec.ts.
  */

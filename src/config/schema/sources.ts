@@ -1,7 +1,7 @@
 import { Type, type Static } from "@sinclair/typebox";
 
 /**
- * `builtins:` — the built-in shell/file tools (contract §4A). Off unless enabled: this is a
+ * `builtins:` — the built-in shell/file tools. Off unless enabled: this is a
  * network service. `true` or `{ enabled: true }` turns them on; `disabled: true` always wins.
  */
 export const BuiltinsSection = Type.Union([
@@ -23,7 +23,7 @@ export const BuiltinsSection = Type.Union([
   }, { additionalProperties: false }),
 ]);
 
-/** One declared HTTP endpoint (contract §7). */
+/** One declared HTTP endpoint. */
 export const HttpTool = Type.Object({
   name: Type.String({ pattern: "^[a-zA-Z0-9_-]+$" }),
   description: Type.Optional(Type.String()),
@@ -52,7 +52,7 @@ export const OpenApiSource = Type.Object({
 }, { additionalProperties: false });
 
 /**
- * One remote A2A agent (contract §7A). The `agents` key is only an identifier: tool names
+ * One remote A2A agent. The `agents` key is only an identifier: tool names
  * take their prefix from the fetched card's `name`.
  */
 export const A2aAgent = Type.Object({

@@ -7,7 +7,7 @@ import { forwardingFetch } from "../../net/forward-auth.js";
 import { guardedFetch } from "./guarded-fetch.js";
 import { skillTools } from "./skill-tools.js";
 
-/** Contract §7A defaults. */
+/** Defaults of an A2A agent's calls. */
 const DEFAULT_TIMEOUT_MS = 300_000;
 const DEFAULT_POLL_EVERY_MS = 1_000;
 /** The card is read while the service starts: a silent agent must not hold readiness for minutes. */

@@ -47,7 +47,7 @@ export async function fetchCard(cardUrl: string, fetchImpl: typeof fetch, timeou
  * Checks what the tools need (a `name`) and fills what the SDK's strict v0.3 translator
  * requires but many cards omit (`skills[].tags`, the input/output modes, `capabilities`).
  * A card naming no interface at all is treated as a v0.3 card whose JSON-RPC endpoint is
- * `url`, else the card URL's origin (contract §7A). Relative interface URLs resolve
+ * `url`, else the card URL's origin. Relative interface URLs resolve
  * against the card URL.
  */
 export function prepareCard(raw: unknown, cardUrl: string): RawCard {

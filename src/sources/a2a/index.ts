@@ -5,7 +5,7 @@ import { A2aSource } from "./a2a-source.js";
 
 export { A2aSource } from "./a2a-source.js";
 
-/** MCP `isEnabled` precedence (contract §2): `disabled: true` wins, else `enabled: false` disables. */
+/** MCP `isEnabled` precedence: `disabled: true` wins, else `enabled: false` disables. */
 export function isAgentEnabled(cfg: A2aAgentConfig): boolean {
   return cfg.disabled !== true && cfg.enabled !== false;
 }

@@ -25,7 +25,7 @@ export interface RunTaskOptions {
 }
 
 /**
- * Sends `text` to the agent and polls the task until it reaches a final state (contract §7A).
+ * Sends `text` to the agent and polls the task until it reaches a final state.
  * The client was created with `polling: true`, so SendMessage returns at once (1.0
  * `returnImmediately`, 0.3 `blocking:false`). Each change of the task's status seen while
  * polling is reported to `onProgress`. A caller abort or the call's own timeout stops

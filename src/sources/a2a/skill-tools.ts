@@ -5,7 +5,7 @@ import type { CardSkill } from "./agent-card.js";
 import type { ConnectedAgent } from "./connect-agent.js";
 import { runTask } from "./run-task.js";
 
-/** The one input every A2A skill tool takes (contract §7A). */
+/** The one input every A2A skill tool takes. */
 const TASK_INPUT_SCHEMA: JSONSchema = {
   type: "object",
   properties: { task: { type: "string" } },

@@ -1,7 +1,7 @@
 import { Role, TaskState, type Message, type Part, type Task } from "@a2a-js/sdk";
 import type { ToolResult } from "../../core/types.js";
 
-/** The metadata every A2A result carries (contract §7A). */
+/** The metadata every A2A result carries. */
 export interface TaskMeta {
   agent: string;
   taskId: string;

@@ -7,7 +7,7 @@ import { BUILTIN_FACTORIES, CONTRACT_BUILTIN_NAMES } from "./registry.js";
 import { Workspace } from "./workspace.js";
 
 /**
- * The built-in tools (contract §4A) confined to one workspace directory. Build creates the
+ * The built-in tools confined to one workspace directory. Build creates the
  * workspace when missing; close kills every bash process group still running.
  */
 export class BuiltinSource extends ToolListSource {

@@ -9,7 +9,7 @@ interface Question {
 }
 
 /**
- * The prompt of a question suspension, byte-exact per contract §4A: each question's text in
+ * The prompt of a question suspension, byte-exact: each question's text in
  * order, " (options: a, b, c)" appended when it has options, joined by "\n". `header` is not
  * rendered; it stays in `data.questions`.
  */

@@ -11,7 +11,7 @@ import { webfetchTool } from "./webfetch.js";
 import { writeTool } from "./write.js";
 
 /**
- * Every built-in tool, in the contract's order (§4A): bash, read, write, edit, grep, glob,
+ * Every built-in tool, in catalog order: bash, read, write, edit, grep, glob,
  * webfetch, question, apply_patch, todowrite. Each factory gets the source's BuiltinEnv and
  * returns one `source: "builtin"` Tool; `builtins.tools` filters by the tool's name.
  */

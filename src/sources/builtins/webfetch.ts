@@ -23,7 +23,7 @@ const ACCEPT: Record<Format, string> = {
 type Fetched = { status: number; contentType: string; body: Buffer } | { tooLarge: true };
 
 /**
- * `webfetch` (contract §4A): GET a URL through the egress guard and return it as markdown
+ * `webfetch`: GET a URL through the egress guard and return it as markdown
  * (default), plain text or raw HTML. Redirects are followed (each hop is checked by the
  * guard again); non-2xx is `HTTP <status>`; a refused, unreachable or slow site is a
  * model-facing error; the output is capped at `builtins.outputLimitBytes`.

@@ -40,7 +40,7 @@ function hasHeader(headers: Record<string, string>, name: string): boolean {
 }
 
 /**
- * Turns a declaration and the model's arguments into a request (contract §7): placeholders
+ * Turns a declaration and the model's arguments into a request: placeholders
  * are URL-encoded into the URL and leave the body, `query` names go to the query string,
  * the rest is the body (`json` default, `form`, or `raw` = the `body` argument as is). For
  * GET/HEAD/OPTIONS the rest goes to the query string instead. A missing placeholder

@@ -15,7 +15,7 @@ export interface HttpToolDeps {
 }
 
 /**
- * One declared endpoint as a Tool (contract §7). Header values are never logged; a secret
+ * One declared endpoint as a Tool. Header values are never logged; a secret
  * an upstream echoes back (in a body or an error page) is replaced by `[redacted]`.
  */
 export function httpTool(cfg: HttpToolConfig, deps: HttpToolDeps): Tool {

@@ -5,7 +5,7 @@ import { networkErrorReason } from "../../net/network-error.js";
 /** Default cap on a response body: 10 MiB. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
 
-/** Default upstream timeout of an HTTP tool (contract §7). */
+/** Default upstream timeout of an HTTP tool. */
 export const DEFAULT_HTTP_TIMEOUT_MS = 30_000;
 
 /** One outbound request, fully built. */

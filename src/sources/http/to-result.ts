@@ -5,7 +5,7 @@ import { tooLargeMessage, type InboundResponse } from "./send-request.js";
 export type ResultMode = "text" | "json" | "status+text";
 
 /**
- * Maps a response to a ToolResult (contract §7): non-2xx ⇒ isError `HTTP <status>: <body>`;
+ * Maps a response to a ToolResult: non-2xx ⇒ isError `HTTP <status>: <body>`;
  * 2xx ⇒ the body with `metadata.status`. `json` checks the body parses and returns it compact
  * (an empty body is `null`); `status+text` returns `HTTP <status>: <body>` for 2xx as well.
  */

@@ -30,7 +30,7 @@ function meta(progressToken: string | number | undefined): { _meta?: Record<stri
 /**
  * One `tools/call` on `conn`: the caller's signal and deadline are passed on (abort ⇒ the
  * server gets notifications/cancelled), progress is routed to `ctx.onProgress`, the result is
- * mapped per contract §2 and failures per call-error.ts.
+ * mapped by map-result.ts and failures by call-error.ts.
  */
 export async function callTool(conn: McpConnection, site: CallSite, tool: string, args: Record<string, unknown>, ctx: ToolContext): Promise<ToolResult> {
   ctx.signal?.throwIfAborted();

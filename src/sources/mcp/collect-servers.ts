@@ -11,7 +11,7 @@ import { toServerSpec, type McpServerSpec } from "./server-spec.js";
 /** A configured server: its spec, or why the entry cannot be used (shown as `failed`). */
 export type ServerEntry = { name: string; spec: McpServerSpec; error?: undefined } | { name: string; error: string; spec?: undefined };
 
-/** Top-level keys of a bare server map that are sibling config sections, not servers (contract §2). */
+/** Top-level keys of a bare server map that are sibling config sections, not servers. */
 const RESERVED_KEYS = new Set(["builtins", "agents", "a2a", "mcpServer", "$schema"]);
 
 // Compiled on first use: only an `mcpConfig` file needs it, and a compile costs start-up time.

@@ -6,7 +6,7 @@ type ContentPart = CallToolResult["content"][number];
 const DEFAULT_ERROR_TEXT = "MCP tool returned an error";
 
 /**
- * Maps an MCP `tools/call` result to a ToolResult (contract §2): `isError` ⇒ an error with the
+ * Maps an MCP `tools/call` result to a ToolResult: `isError` ⇒ an error with the
  * non-blank text parts joined by a blank line; `structuredContent` ⇒ its JSON; else the text
  * parts joined by newlines. Non-text parts (image, audio, resource, resource_link) are not
  * dropped: when any is present, `metadata.content` carries every part as the server sent it

@@ -5,7 +5,7 @@ import type { JSONSchema, Tool, ToolContext, ToolResult } from "../../core/types
 /** Runs one tool of a server by its original name. */
 export type CallTool = (tool: string, args: Record<string, unknown>, ctx: ToolContext) => Promise<ToolResult>;
 
-/** The exposed name of a server's tool: `sanitize(server)_sanitize(tool)` (contract §2). */
+/** The exposed name of a server's tool: `sanitize(server)_sanitize(tool)`. */
 export function mcpToolName(server: string, tool: string): string {
   return `${sanitize(server)}_${sanitize(tool)}`;
 }

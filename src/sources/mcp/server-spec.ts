@@ -1,7 +1,7 @@
 import path from "node:path";
 import type { McpServerConfig } from "../../config/schema/mcp.js";
 
-/** Default bound of each load phase (contract §2). */
+/** Default bound of each load phase. */
 export const DEFAULT_TIMEOUT_MS = 30_000;
 
 /** How a server is reached. `remote` = streamable HTTP, falling back to SSE. */

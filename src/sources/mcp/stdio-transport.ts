@@ -27,7 +27,7 @@ const TERM_GRACE_MS = 1500;
  * A stdio client transport that owns its child's whole process tree. Unlike the SDK's
  * StdioClientTransport it starts the child in its own process group (so `npx`-style launchers
  * and their grandchildren are killed together), passes the full service environment plus
- * `env` (contract §2), and hands stderr to the caller line by line instead of inheriting it.
+ * `env`, and hands stderr to the caller line by line instead of inheriting it.
  */
 export class ProcessGroupStdioTransport implements Transport {
   onclose?: () => void;

@@ -5,7 +5,7 @@ export interface FilterResult<T> {
 }
 
 /**
- * Applies a per-server `tools` map (contract §2, gap 7) to listed tools, by their original
+ * Applies a per-server `tools` map to listed tools, by their original
  * names: absent or empty ⇒ all; any `true` ⇒ only the `true` ones; only `false` ⇒ all but those.
  */
 export function filterTools<T extends { name: string }>(tools: readonly T[], filter: Record<string, boolean> | undefined): FilterResult<T> {

@@ -20,7 +20,7 @@ export interface OperationToolEnv {
   logger: Logger;
 }
 
-/** One operation as a `source: "http"` Tool named `name`; results follow the http tool rules (contract §7). */
+/** One operation as a `source: "http"` Tool named `name`; results follow the http tool rules. */
 export function operationTool(name: string, op: OperationSpec, env: OperationToolEnv): Tool {
   return {
     name,

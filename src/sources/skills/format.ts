@@ -3,7 +3,7 @@ import { NO_SKILLS_PROMPT } from "../../core/toolkit.js";
 import type { JSONSchema } from "../../core/types.js";
 import { byCodeUnit } from "./walk.js";
 
-/** The `skill` tool's description: opencode's skill.txt, verbatim (contract §3). */
+/** The `skill` tool's description: opencode's skill.txt, verbatim. */
 export const SKILL_TOOL_DESCRIPTION = [
   "Load a specialized skill when the task at hand matches one of the skills listed in the system prompt.",
   "",
@@ -12,7 +12,7 @@ export const SKILL_TOOL_DESCRIPTION = [
   "The skill name must match one of the skills listed in your system prompt.",
 ].join("\n");
 
-/** The `skill` tool's input schema (contract §3), closed to unknown arguments. */
+/** The `skill` tool's input schema, closed to unknown arguments. */
 export const SKILL_TOOL_SCHEMA: JSONSchema = {
   type: "object",
   properties: { name: { type: "string", description: "The name of the skill to load" } },
@@ -36,7 +36,7 @@ export interface Skill {
   content: string;
 }
 
-/** The progressive-disclosure block the `skill` tool returns (contract §0.6), byte-exact. */
+/** The progressive-disclosure block the `skill` tool returns, byte-exact. */
 export function renderSkill(skill: Skill, files: readonly string[]): string {
   return [
     `<skill_content name="${skill.name}">`,
@@ -62,7 +62,7 @@ export function renderNotFound(name: string, skills: readonly Skill[]): string {
 }
 
 /**
- * The system-prompt catalog (contract §3): the preamble and a sorted list of the skills
+ * The system-prompt catalog: the preamble and a sorted list of the skills
  * that have a description, or {@link NO_SKILLS_PROMPT} when none has.
  */
 export function renderPrompt(skills: readonly Skill[]): string {

@@ -1,7 +1,7 @@
 import { SKILL_FILE, SKIP_DIRS } from "./discover.js";
 import { walkTree } from "./walk.js";
 
-/** How many sibling files the `skill` tool lists (contract §3). */
+/** How many sibling files the `skill` tool lists. */
 const SAMPLE_LIMIT = 10;
 
 /**

@@ -62,7 +62,7 @@ export class SkillSource implements Source, SkillCatalog {
     return this.skippedList;
   }
 
-  /** The system-prompt catalog (contract §3). */
+  /** The system-prompt catalog. */
   prompt(): string {
     return this.catalogPrompt;
   }

@@ -3,7 +3,7 @@ import { renderNotFound, renderSkill, SKILL_TOOL_DESCRIPTION, SKILL_TOOL_SCHEMA,
 import { sampleFiles } from "./sample-files.js";
 
 /**
- * The one `skill` tool (contract §3): loads a skill's instructions and a sample of its
+ * The one `skill` tool: loads a skill's instructions and a sample of its
  * files by name. The file sample is taken at call time, so it shows the directory as it is now.
  */
 export function skillTool(lookup: () => readonly Skill[]): Tool {

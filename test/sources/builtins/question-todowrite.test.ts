@@ -13,7 +13,7 @@ const questions = [
 ];
 
 describe("question", () => {
-  it("suspends with a question request; the prompt is rendered byte-exact (contract §4A)", async () => {
+  it("suspends with a question request; the prompt is rendered byte-exact", async () => {
     const r = await b.run("question", { questions });
     expect(r.isError).toBe(true);
     const req = pendingOf(r);
