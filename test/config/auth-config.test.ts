@@ -19,7 +19,8 @@ describe("auth, forwardAuth and telemetry config", () => {
       mcpServers: { r: { url: "http://127.0.0.1:1/mcp", forwardAuth: true } },
       telemetry: { otlp: { endpoint: "http://127.0.0.1:4318", protocol: "http/json" } },
     });
-    expect(config.auth?.jwt).toMatchObject({ clockTolerance: 30, groupsClaim: "groups", jwksTimeoutMs: 3000 });
+    expect(config.auth?.jwt).toMatchObject({ clockTolerance: 30, requireExp: true, groupsClaim: "groups", jwksTimeoutMs: 3000 });
+    expect(config.auth?.jwt?.maxTokenAgeSeconds).toBeUndefined();
   });
 
   it("refuses HMAC and none algorithms, policies without jwt, repeated policy ids", async () => {
