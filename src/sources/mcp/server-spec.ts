@@ -17,6 +17,8 @@ export interface McpServerSpec {
   command?: string;
   args: string[];
   env: Record<string, string>;
+  /** stdio: the child gets the service's whole environment under `env`, not only PATH, HOME, LANG, TMPDIR. */
+  inheritEnv: boolean;
   cwd?: string;
   /** remote: endpoint and headers (already `${VAR}`-expanded by the loader). */
   url?: string;
@@ -57,6 +59,7 @@ export function toServerSpec(name: string, cfg: McpServerConfig, baseDir: string
     timeout: cfg.timeout ?? DEFAULT_TIMEOUT_MS,
     args: [],
     env,
+    inheritEnv: cfg.inheritEnv === true,
     headers,
     secrets: [...Object.values(headers), ...Object.values(env)].filter((v) => v.length > 0),
     forwardAuth: cfg.forwardAuth === true,
