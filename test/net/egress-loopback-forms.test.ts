@@ -13,7 +13,9 @@ import { httpTool } from "../../src/sources/http/http-tool.js";
  * its IPv4 form. A real server listening on every local address counts what reaches it.
  */
 const LOCKDOWN = { deny: ["127.0.0.0/8", "::1"] };
-const FORMS = ["0.0.0.0", "0", "[::]", "[::ffff:0.0.0.0]", "[::ffff:127.0.0.1]", "[::ffff:7f00:1]"];
+const IPV4_FORMS = ["0.0.0.0", "0"];
+const IPV6_FORMS = ["[::]", "[::ffff:0.0.0.0]", "[::ffff:127.0.0.1]", "[::ffff:7f00:1]"];
+let FORMS = [...IPV4_FORMS, ...IPV6_FORMS];
 
 let server: Server;
 let port = 0;
@@ -25,8 +27,16 @@ beforeAll(async () => {
     hits++;
     res.end("local secret");
   });
-  // "::" is dual-stack: IPv4 (via mapped addresses) and IPv6 loopback both land here.
-  await new Promise<void>((r) => server.listen(0, "::", r));
+  // "::" is dual-stack: IPv4 (via mapped addresses) and IPv6 loopback both land here. A host
+  // without IPv6 can only be reached (and tried) through the IPv4 spellings.
+  const listen = (host: string) => new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, host, () => resolve());
+  });
+  await listen("::").catch(async () => {
+    FORMS = IPV4_FORMS;
+    await listen("0.0.0.0");
+  });
   port = (server.address() as AddressInfo).port;
   dispatcher = new EgressGuard(LOCKDOWN).dispatcher();
 });

@@ -26,16 +26,17 @@ export interface SubmitCall {
 
 /**
  * The verdict the submit script would give, read without writing (plain reads, which a
- * Redis paused for writes still answers). Only a shortcut: {@link createWithJob} decides
- * again atomically, so a race between two submits is settled there.
+ * Redis paused for writes still answers), so a submit that will be refused (a replay, a
+ * reused key, a full caller) adds no job. {@link createWithJob} decides again atomically:
+ * a race between two submits is settled there.
  */
 export async function precheck(redis: Redis, c: SubmitCall): Promise<SubmitVerdict | undefined> {
-  const prev = c.idem === "" ? null : await store(redis.get(c.idem));
+  // Sent together: one round trip.
+  const [prev, active] = await store(Promise.all([c.idem === "" ? null : redis.get(c.idem), redis.smembers(c.active)]));
   if (prev) {
     const fp = await store(redis.hget(RECORD_PREFIX + prev, "fp"));
     if (fp) return fp === c.fingerprint ? ["replay", prev] : ["reused"];
   }
-  const active = await store(redis.smembers(c.active));
   if (active.length < c.max) return undefined;
   // Ids whose record expired unfinished no longer count (the script drops them from the set).
   const live = active.length ? await store(redis.exists(...active.map((id) => RECORD_PREFIX + id))) : 0;
