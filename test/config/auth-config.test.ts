@@ -34,4 +34,9 @@ describe("auth, forwardAuth and telemetry config", () => {
     const loaded = await normalizeConfig({ mcpServers: { local: { command: "node", forwardAuth: true } } });
     expect(collectServers(loaded)).toEqual([{ name: "local", error: expect.stringContaining("forwardAuth") }]);
   });
+
+  it("refuses runAs on a remote MCP server", async () => {
+    const loaded = await normalizeConfig({ mcpServers: { remote: { url: "http://127.0.0.1:1/mcp", runAs: { uid: 65534, gid: 65534 } } } });
+    expect(collectServers(loaded)).toEqual([{ name: "remote", error: expect.stringContaining("runAs, which only a local server can use") }]);
+  });
 });

@@ -16,6 +16,10 @@ export const McpServer = Type.Object({
   env: Type.Optional(Type.Record(Type.String(), Type.String(), { description: "The child's variables, besides PATH, HOME, LANG and TMPDIR taken from the service." })),
   inheritEnv: Type.Optional(Type.Boolean({ description: "Local servers: true passes the service's whole environment (its secrets included) under `env`. Default false: only PATH, HOME, LANG, TMPDIR." })),
   environment: Type.Optional(Type.Record(Type.String(), Type.String(), { description: "Alias of env (opencode)." })),
+  runAs: Type.Optional(Type.Object({
+    uid: Type.Integer({ minimum: 0, description: "User id the server runs as (the service must run as root to switch)." }),
+    gid: Type.Integer({ minimum: 0, description: "Group id the server runs as; supplementary groups are dropped." }),
+  }, { additionalProperties: false, description: "Local servers: run as this unprivileged user, so the server cannot read the service's /proc/<pid>/environ or its files." })),
   cwd: Type.Optional(Type.String({ description: "Working directory of a local server; default the config's directory." })),
   url: Type.Optional(Type.String({ description: "Endpoint of a remote server." })),
   headers: Type.Optional(Type.Record(Type.String(), Type.String(), { description: "Sent on every request to a remote server. ${VAR} expands; values are never logged." })),

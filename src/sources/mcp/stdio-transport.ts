@@ -15,6 +15,8 @@ export interface StdioOptions {
   env: Record<string, string>;
   /** Pass the service's whole environment (its secrets included), as `inheritEnv: true` asks. */
   inheritEnv?: boolean;
+  /** Run the child as this uid/gid (the service must be root to switch). */
+  runAs?: { uid: number; gid: number };
   cwd?: string;
   /** Each line the child writes to stderr. */
   onStderr(line: string): void;
@@ -60,6 +62,7 @@ export class ProcessGroupStdioTransport implements Transport {
       stdio: ["pipe", "pipe", "pipe"],
       detached: POSIX,
       windowsHide: true,
+      ...(this.opts.runAs ? { uid: this.opts.runAs.uid, gid: this.opts.runAs.gid } : {}),
     });
     this.child = child;
     if (child.stdin) this.writer = new LineWriter(child.stdin);
