@@ -49,8 +49,11 @@ class RuleSet {
     if (entry === "*") return (this.any = true);
     const slash = entry.indexOf("/");
     if (slash >= 0) {
-      const ip = normalizeIp(entry.slice(0, slash));
-      const bits = Number(entry.slice(slash + 1));
+      const raw = entry.slice(0, slash);
+      const ip = normalizeIp(raw);
+      // An IPv4-mapped or -compatible prefix (::ffff:0:0/96) is the IPv4 prefix it embeds.
+      const embedded = isIP(raw.replace(/^\[|\]$/g, "")) === 6 && isIP(ip) === 4 ? 96 : 0;
+      const bits = Number(entry.slice(slash + 1)) - embedded;
       const family = isIP(ip);
       if (family === 0 || !Number.isInteger(bits) || bits < 0 || bits > (family === 4 ? 32 : 128)) return false;
       this.blocks.addSubnet(ip, bits, family === 4 ? "ipv4" : "ipv6");
@@ -120,11 +123,14 @@ export class EgressPolicy {
     const h = normalizeHost(host);
     const a = normalizeIp(address);
     if (isIP(a) === 0) return { allowed: false, reason: `"${address}" is not an IP address` };
-    if (this.allow.matches(h, a)) return { allowed: true };
-    if (this.deny.matches(h, a)) return { allowed: false, reason: "denied by egress.deny" };
+    // The address as written and the address it reaches: a rule naming either applies.
+    const reached = reachedAddress(a);
+    const forms = reached === a ? [a] : [a, reached];
+    if (forms.some((x) => this.allow.matches(h, x))) return { allowed: true };
+    if (forms.some((x) => this.deny.matches(h, x))) return { allowed: false, reason: "denied by egress.deny" };
     if (DEFAULT_BLOCKED_HOSTS.includes(h)) return { allowed: false, reason: "cloud metadata host" };
     for (const [reason, list] of defaultBlocks) {
-      if (matchesAddress(list, a)) return { allowed: false, reason };
+      if (forms.some((x) => matchesAddress(list, x))) return { allowed: false, reason };
     }
     return { allowed: true };
   }
@@ -138,18 +144,39 @@ export function normalizeHost(host: string): string {
   return h;
 }
 
-/** An IPv4-mapped IPv6 address becomes its IPv4 form, so IPv4 rules apply to it. */
+/**
+ * The form rules are compared in: an IPv4-mapped (`::ffff:a.b.c.d`) or IPv4-compatible
+ * (`::a.b.c.d`) IPv6 address becomes its IPv4 form, so IPv4 rules apply to it; any other
+ * IPv6 address is written the one canonical way (`0:0::0:1` is `::1`).
+ */
 export function normalizeIp(address: string): string {
   const a = normalizeHost(address);
-  const dotted = /^(?:0{0,4}:){0,5}:?ffff:(\d{1,3}(?:\.\d{1,3}){3})$/.exec(a);
-  if (dotted?.[1]) return dotted[1];
-  const hex = /^(?:0{0,4}:){0,5}:?ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(a);
-  if (hex?.[1] && hex[2] && isIP(a) === 6) {
-    const hi = parseInt(hex[1], 16);
-    const lo = parseInt(hex[2], 16);
+  if (isIP(a) !== 6) return a;
+  let canonical: string;
+  try {
+    // The URL parser writes an IPv6 address compressed, lower-case, with an embedded IPv4 in hex.
+    canonical = new URL(`http://[${a}]/`).hostname.slice(1, -1);
+  } catch {
+    return a; // a zone id (fe80::1%eth0) is no URL host; BlockList still reads the address
+  }
+  const v4 = /^::(?:ffff:)?([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(canonical);
+  if (v4?.[1] && v4[2]) {
+    const hi = parseInt(v4[1], 16);
+    const lo = parseInt(v4[2], 16);
     return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
   }
-  return a;
+  return canonical;
+}
+
+/**
+ * Where a connect to a normalized address really goes. Linux sends a connect to the
+ * unspecified address (0.0.0.0, and the rest of 0.0.0.0/8, which is no destination
+ * elsewhere; `::`) to the local host, so a rule about loopback must cover it too.
+ */
+export function reachedAddress(address: string): string {
+  if (address === "::") return "::1";
+  if (isIP(address) === 4 && address.startsWith("0.")) return "127.0.0.1";
+  return address;
 }
 
 function matchesAddress(list: BlockList, address: string): boolean {

@@ -19,7 +19,8 @@ describe("auth, forwardAuth and telemetry config", () => {
       mcpServers: { r: { url: "http://127.0.0.1:1/mcp", forwardAuth: true } },
       telemetry: { otlp: { endpoint: "http://127.0.0.1:4318", protocol: "http/json" } },
     });
-    expect(config.auth?.jwt).toMatchObject({ clockTolerance: 30, groupsClaim: "groups", jwksTimeoutMs: 3000 });
+    expect(config.auth?.jwt).toMatchObject({ clockTolerance: 30, requireExp: true, groupsClaim: "groups", jwksTimeoutMs: 3000 });
+    expect(config.auth?.jwt?.maxTokenAgeSeconds).toBeUndefined();
   });
 
   it("refuses HMAC and none algorithms, policies without jwt, repeated policy ids", async () => {
@@ -32,5 +33,10 @@ describe("auth, forwardAuth and telemetry config", () => {
   it("refuses forwardAuth on a local MCP server", async () => {
     const loaded = await normalizeConfig({ mcpServers: { local: { command: "node", forwardAuth: true } } });
     expect(collectServers(loaded)).toEqual([{ name: "local", error: expect.stringContaining("forwardAuth") }]);
+  });
+
+  it("refuses runAs on a remote MCP server", async () => {
+    const loaded = await normalizeConfig({ mcpServers: { remote: { url: "http://127.0.0.1:1/mcp", runAs: { uid: 65534, gid: 65534 } } } });
+    expect(collectServers(loaded)).toEqual([{ name: "remote", error: expect.stringContaining("runAs, which only a local server can use") }]);
   });
 });

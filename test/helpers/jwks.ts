@@ -21,7 +21,8 @@ export interface TestIdp {
   publish(keys: TestKey[]): void;
   /** "up" serves the JWKS, "down" answers 500, "slow" never answers. */
   mode: "up" | "down" | "slow";
-  sign(claims: JWTPayload, key: TestKey, opts?: { expiresIn?: string | number; audience?: string; issuer?: string }): Promise<string>;
+  /** `expiresIn: false` leaves `exp` out; `issuedAt` sets `iat` (seconds) instead of now. */
+  sign(claims: JWTPayload, key: TestKey, opts?: { expiresIn?: string | number | false; issuedAt?: number; audience?: string; issuer?: string }): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -50,13 +51,13 @@ export async function startIdp(): Promise<TestIdp> {
       published = keys.map((k) => k.jwk);
     },
     sign(claims, key, opts = {}) {
-      return new SignJWT(claims)
+      const jwt = new SignJWT(claims)
         .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: "JWT" })
         .setIssuer(opts.issuer ?? idp.issuer)
         .setAudience(opts.audience ?? "toolnexus")
-        .setIssuedAt()
-        .setExpirationTime(opts.expiresIn ?? "1h")
-        .sign(key.privateKey);
+        .setIssuedAt(opts.issuedAt);
+      if (opts.expiresIn !== false) jwt.setExpirationTime(opts.expiresIn ?? "1h");
+      return jwt.sign(key.privateKey);
     },
     async close() {
       for (const h of hung) h();
@@ -69,5 +70,5 @@ export async function startIdp(): Promise<TestIdp> {
 
 /** The `auth.jwt` config for a test identity provider. */
 export function jwtConfig(idp: TestIdp, extra: Record<string, unknown> = {}) {
-  return { issuer: idp.issuer, audience: "toolnexus", jwksUri: idp.jwksUri, clockTolerance: 0, groupsClaim: "groups", jwksTimeoutMs: 500, ...extra };
+  return { issuer: idp.issuer, audience: "toolnexus", jwksUri: idp.jwksUri, clockTolerance: 0, requireExp: true, groupsClaim: "groups", jwksTimeoutMs: 500, ...extra };
 }

@@ -72,4 +72,32 @@ describe("EgressPolicy rules", () => {
     expect(normalizeIp("[::FFFF:7f00:2]")).toBe("127.0.0.2");
     expect(normalizeIp("fe80::1")).toBe("fe80::1");
   });
+
+  it("normalizes IPv4-compatible addresses and spells IPv6 one way", () => {
+    expect(normalizeIp("::127.0.0.1")).toBe("127.0.0.1");
+    expect(normalizeIp("::ffff:0.0.0.0")).toBe("0.0.0.0");
+    expect(normalizeIp("0:0::0:1")).toBe("::1");
+    expect(normalizeIp("0::0")).toBe("::");
+    expect(normalizeIp("fe80::1%eth0")).toBe("fe80::1%eth0");
+  });
+
+  it("an unspecified or IPv4-mapped address counts as the loopback it reaches", () => {
+    const p = new EgressPolicy({ deny: ["127.0.0.0/8", "::1"] });
+    for (const a of ["0.0.0.0", "0.1.2.3", "::", "::ffff:0.0.0.0", "::ffff:127.0.0.1", "::ffff:7f00:1", "::127.0.0.1", "0:0:0:0:0:0:0:0"]) {
+      expect(p.decide(a, a), a).toEqual({ allowed: false, reason: "denied by egress.deny" });
+    }
+    // A name that resolves to one of them is refused the same way.
+    expect(p.decide("evil.example", "0.0.0.0").allowed).toBe(false);
+    expect(p.decide("evil.example", "::").allowed).toBe(false);
+    // A rule naming the unspecified range itself still applies, and an allow for loopback covers it.
+    expect(new EgressPolicy({ deny: ["0.0.0.0/8"] }).decide("0.0.0.0", "0.0.0.0").allowed).toBe(false);
+    expect(new EgressPolicy({ deny: ["*"], allow: ["127.0.0.1"] }).decide("0.0.0.0", "0.0.0.0").allowed).toBe(true);
+    expect(new EgressPolicy().decide("0.0.0.0", "0.0.0.0").allowed).toBe(true);
+  });
+
+  it("reads an IPv4-mapped CIDR as the IPv4 prefix it embeds", () => {
+    const p = new EgressPolicy({ deny: ["::ffff:127.0.0.0/104"] });
+    expect(p.decide("127.9.9.9", "127.9.9.9").allowed).toBe(false);
+    expect(p.decide("10.0.0.1", "10.0.0.1").allowed).toBe(true);
+  });
 });

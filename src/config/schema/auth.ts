@@ -13,6 +13,8 @@ export const JwtSection = Type.Object({
   jwksUri: Type.String({ pattern: "^[hH][tT][tT][pP][sS]?://", description: "The identity provider's JWKS endpoint." }),
   algorithms: Type.Optional(Type.Array(Type.Union(JWT_ALGORITHMS.map((a) => Type.Literal(a))), { minItems: 1, description: "Accepted `alg` values. Default: every asymmetric algorithm." })),
   clockTolerance: Type.Integer({ minimum: 0, maximum: 300, default: 30, description: "Seconds of clock skew accepted on exp/nbf/iat." }),
+  requireExp: Type.Boolean({ default: true, description: "Refuse a token without an `exp` claim: it would be valid forever. Turn off only for an identity provider that issues none, and bound such tokens with maxTokenAgeSeconds." }),
+  maxTokenAgeSeconds: Type.Optional(Type.Integer({ minimum: 1, description: "Refuse a token issued (`iat`) longer ago than this, or without `iat`, whatever its `exp`." })),
   groupsClaim: Type.String({ minLength: 1, default: "groups", description: "Claim holding the caller's groups (an array or a string)." }),
   jwksTimeoutMs: Type.Integer({ minimum: 100, maximum: 30_000, default: 3000, description: "Bound of one JWKS fetch." }),
 }, { additionalProperties: false });

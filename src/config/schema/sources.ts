@@ -11,7 +11,8 @@ export const BuiltinsSection = Type.Union([
     disabled: Type.Optional(Type.Boolean({ description: "true turns the built-ins off, whatever else is set." })),
     workspace: Type.Optional(Type.String({ description: "Directory every path argument and bash workdir is confined to. Default: ./workspace beside the config; created when missing." })),
     tools: Type.Optional(Type.Record(Type.String(), Type.Boolean(), { description: "Per-tool switch: any true ⇒ only the true ones; only false ⇒ all but those." })),
-    env: Type.Optional(Type.Array(Type.String({ pattern: "^[A-Za-z_][A-Za-z0-9_]*$" }), { description: "Names of service environment variables bash may see (besides PATH, HOME, LANG)." })),
+    env: Type.Optional(Type.Array(Type.String({ pattern: "^[A-Za-z_][A-Za-z0-9_]*$" }), { description: "Names of service environment variables bash may see (besides PATH, HOME, LANG, TMPDIR)." })),
+    inheritEnv: Type.Optional(Type.Boolean({ description: "true: bash sees the service's whole environment (its secrets included) instead of PATH, HOME, LANG, TMPDIR and `env`. Default false." })),
     shell: Type.Optional(Type.String({ description: "Shell bash runs commands with (`<shell> -c <command>`). Default /bin/bash, else /bin/sh." })),
     runAs: Type.Optional(Type.Object({
       uid: Type.Integer({ minimum: 0, description: "User id bash commands run as (the service must run as root to switch)." }),

@@ -53,9 +53,13 @@ export class JwtVerifier {
         audience: this.cfg.audience,
         algorithms: this.algorithms,
         clockTolerance: this.cfg.clockTolerance,
+        // A token without exp would never expire: refused unless the config says otherwise.
+        requiredClaims: this.cfg.requireExp === false ? [] : ["exp"],
+        ...(this.cfg.maxTokenAgeSeconds ? { maxTokenAge: this.cfg.maxTokenAgeSeconds } : {}),
       });
       if (typeof payload.sub !== "string" || payload.sub === "") throw invalidToken("The token has no subject (sub)");
-      this.verified.set(token, payload, this.fetched.uat);
+      const maxAge = this.cfg.maxTokenAgeSeconds;
+      this.verified.set(token, payload, this.fetched.uat, maxAge && typeof payload.iat === "number" ? (payload.iat + maxAge) * 1000 : undefined);
       return payload;
     } catch (err) {
       throw err instanceof ToolnexusError ? err : invalidToken(reasonOf(err));
@@ -88,6 +92,7 @@ export class JwtVerifier {
 /** A caller-safe reason for a refused token (jose's messages name claims, never values of the token). */
 function reasonOf(err: unknown): string {
   if (err instanceof errors.JWTExpired) return "The token has expired";
+  if (err instanceof errors.JWTClaimValidationFailed && err.reason === "missing") return `The token has no "${err.claim}" claim`;
   if (err instanceof errors.JWTClaimValidationFailed) return `The token's "${err.claim}" claim is not accepted`;
   if (err instanceof errors.JOSEAlgNotAllowed) return "The token's algorithm is not accepted";
   if (err instanceof errors.JWSSignatureVerificationFailed) return "The token's signature is not valid";

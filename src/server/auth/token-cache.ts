@@ -30,15 +30,15 @@ export class VerifiedTokens {
     return undefined;
   }
 
-  /** Remembers a payload just verified with the key set `keySet`. */
-  set(token: string, payload: JWTPayload, keySet: unknown): void {
+  /** Remembers a payload just verified with the key set `keySet`, never past `notAfter` (ms) when given. */
+  set(token: string, payload: JWTPayload, keySet: unknown, notAfter = Infinity): void {
     if (keySet !== this.keySet) {
       this.entries.clear();
       this.keySet = keySet;
     }
     if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
     const now = Date.now();
-    const until = Math.min(now + TTL_MS, typeof payload.exp === "number" ? payload.exp * 1000 : now);
+    const until = Math.min(now + TTL_MS, typeof payload.exp === "number" ? payload.exp * 1000 : now, notAfter);
     if (until > now) this.entries.set(token, { payload, until });
   }
 }

@@ -64,13 +64,16 @@ return 1
 /**
  * KEYS: record, events, active set, owner index, owner's finished index, sequence. ARGV: nowIso,
  * status, "result"|"error", JSON, expireAtMs, expiresAtIso, channel, id, maxRetained,
- * recordPrefix. 1 when it ended here, 0 when it was already terminal. Past maxRetained
+ * recordPrefix, jobKey ("" for none). 1 when it ended here, 0 when it was already terminal
+ * (or, given a jobKey, when it is not queued or its job exists: the sweep of orphans). Past maxRetained
  * finished executions of the owner, those that finished first are deleted with their events
  * and Idempotency-Key (retention alone would let one caller fill Redis with a day of results);
  * the one finishing here is the newest, so it is never among them.
  */
 const FINISH = `${APPEND}
-if not active(redis.call("HGET", KEYS[1], "status")) then return 0 end
+local status = redis.call("HGET", KEYS[1], "status")
+if not active(status) then return 0 end
+if ARGV[11] ~= "" and (status ~= "queued" or redis.call("EXISTS", ARGV[11]) == 1) then return 0 end
 redis.call("HSET", KEYS[1], "status", ARGV[2], ARGV[3], ARGV[4], "updatedAt", ARGV[1], "expiresAt", ARGV[6], "exp", ARGV[5])
 redis.call("PEXPIREAT", KEYS[1], ARGV[5])
 redis.call("SREM", KEYS[3], ARGV[8])

@@ -9,6 +9,7 @@ import { newExecutionId } from "./memory-store.js";
 import { RedisChannels } from "./redis-channels.js";
 import { RECORD_PREFIX, key, store, toExecution, unavailable } from "./redis-records.js";
 import { withExecutionCommands, type ExecutionCommands } from "./redis-scripts.js";
+import { createWithJob, precheck, type SubmitCall } from "./redis-submit.js";
 import { isTerminal, type ExecutionStatusT, type ExecutionT } from "./schemas.js";
 import type { ExecutionEvent, ExecutionPage, ExecutionStore, Job, Outcome, Runner, Submission, Watch } from "./store.js";
 
@@ -42,6 +43,9 @@ export class RedisExecutionStore implements ExecutionStore {
   private readonly channels: RedisChannels;
   /** Runs of this replica until their outcome is recorded. */
   private readonly running = new Set<Promise<void>>();
+  /** Queued executions without a job at the last sweep: failed if still so at the next. */
+  private orphans = new Set<string>();
+  private readonly sweeper: NodeJS.Timeout;
 
   constructor(
     conns: RedisConnections,
@@ -51,6 +55,8 @@ export class RedisExecutionStore implements ExecutionStore {
     concurrency: number,
   ) {
     this.redis = withExecutionCommands(conns.commands);
+    // The queue's connection runs the submit script in the MULTI that also adds the job.
+    withExecutionCommands(conns.queue);
     this.channels = new RedisChannels(conns.subscriber);
     this.queue = new Queue<Job>(QUEUE, { connection: conns.queue });
     const { lostAfterMs } = config();
@@ -69,6 +75,8 @@ export class RedisExecutionStore implements ExecutionStore {
     this.worker.on("error", (err) => log.debug({ err: err.message }, "execution worker error"));
     this.queue.on("error", (err) => log.debug({ err: err.message }, "execution queue error"));
     this.channels.always(CANCEL_CHANNEL, (id) => this.worker.cancelJob(id, "cancelled"));
+    this.sweeper = setInterval(() => void this.sweep().catch((err: Error) => log.debug({ err: err.message }, "orphan sweep failed")), lostAfterMs);
+    this.sweeper.unref();
   }
 
   async submit(s: Submission, fingerprint: string): Promise<{ execution: ExecutionT; replayed: boolean }> {
@@ -76,10 +84,13 @@ export class RedisExecutionStore implements ExecutionStore {
     const now = Date.now();
     const id = newExecutionId();
     const expireAt = now + s.timeoutMs + retentionMs;
-    const [verdict, earlier] = await store(this.redis.tnxSubmit(
-      s.idempotencyKey === undefined ? "" : key.idempotency(s.owner, s.idempotencyKey), key.active(s.owner), key.owner(s.owner), key.seq, key.record(id),
-      id, fingerprint, String(maxActivePerCaller), String(expireAt), iso(now), RECORD_PREFIX, s.tool, s.owner, iso(expireAt),
-    ));
+    const call: SubmitCall = {
+      idem: s.idempotencyKey === undefined ? "" : key.idempotency(s.owner, s.idempotencyKey), active: key.active(s.owner), ownerIndex: key.owner(s.owner),
+      seq: key.seq, record: key.record(id), id, fingerprint, max: maxActivePerCaller, expireAt, nowIso: iso(now), tool: s.tool, owner: s.owner, expiresAtIso: iso(expireAt),
+    };
+    const job: Job = { id, owner: s.owner, tool: s.tool, body: s.body, requestId: s.requestId };
+    // The record and its job are written together or not at all (see createWithJob).
+    const [verdict, earlier] = (await precheck(this.redis, call)) ?? (await createWithJob(this.queue, call, job));
     if (verdict === "reused") throw new ToolnexusError("IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key was already used for another call");
     if (verdict === "overloaded") {
       throw new ToolnexusError("OVERLOADED", `More than ${maxActivePerCaller} executions queued or running for this caller`, { headers: { "retry-after": "1" } });
@@ -87,13 +98,6 @@ export class RedisExecutionStore implements ExecutionStore {
     if (verdict === "replay" && earlier) {
       const execution = await this.get(s.owner, earlier);
       if (execution) return { execution, replayed: true };
-    }
-    const job: Job = { id, owner: s.owner, tool: s.tool, body: s.body, requestId: s.requestId };
-    try {
-      await store(this.queue.add("execute", job, { jobId: id, removeOnComplete: true, removeOnFail: true }));
-    } catch (err) {
-      await this.finish(job, { status: "failed", error: toProblem(unavailable(), s.requestId) }).catch(() => undefined);
-      throw err;
     }
     const execution = await this.get(s.owner, id);
     if (!execution) throw unavailable();
@@ -194,6 +198,7 @@ export class RedisExecutionStore implements ExecutionStore {
   }
 
   async close(): Promise<void> {
+    clearInterval(this.sweeper);
     // Waits for the runs of this replica (shutdown aborts them after its grace period) so
     // their outcome is recorded before the connections close.
     await this.worker.pause(true).catch(() => undefined);
@@ -240,15 +245,45 @@ export class RedisExecutionStore implements ExecutionStore {
     await this.finish(job, { status: "failed", error }).catch((err: Error) => this.log.warn({ err: err.message, execution: job.id }, "lost execution not recorded"));
   }
 
-  /** Records the outcome unless the execution already ended; true when it ended here. */
-  private async finish(job: Job, outcome: Outcome): Promise<boolean> {
+  /**
+   * Fails `queued` executions that have no job (written by an older version that added the
+   * job after the record, or whose job was removed behind its back): no worker would ever
+   * take them, yet they held a `maxActivePerCaller` slot and answered Idempotency-Key
+   * replays. One seen so at two sweeps in a row (`lostAfterMs` apart) is EXECUTION_LOST.
+   */
+  private async sweep(): Promise<void> {
+    const seen = new Set<string>();
+    const prefix = key.active("");
+    let cursor = "0";
+    do {
+      const [next, sets] = await this.redis.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 100);
+      cursor = next;
+      for (const set of sets) {
+        const owner = set.slice(prefix.length);
+        for (const id of await this.redis.smembers(set)) {
+          const [status, jobs] = await Promise.all([this.redis.hget(key.record(id), "status"), this.redis.exists(this.queue.toKey(id))]);
+          if (status !== "queued" || jobs > 0) continue;
+          seen.add(id);
+          if (!this.orphans.has(id)) continue;
+          const error = toProblem(new ToolnexusError("EXECUTION_LOST", "The execution was accepted but never queued for a worker"), "");
+          if (await this.finish({ id, owner, tool: "", body: {}, requestId: "" }, { status: "failed", error }, this.queue.toKey(id))) {
+            this.log.warn({ execution: id }, "queued execution without a job failed as lost");
+          }
+        }
+      }
+    } while (cursor !== "0");
+    this.orphans = seen;
+  }
+
+  /** Records the outcome unless the execution already ended; true when it ended here. With `orphanOf` (a job key), only a queued execution whose job is missing. */
+  private async finish(job: Job, outcome: Outcome, orphanOf = ""): Promise<boolean> {
     const { retentionMs, maxRetainedPerCaller } = this.config();
     const expireAt = Date.now() + retentionMs;
     const [field, value] = outcome.status === "succeeded" ? ["result", outcome.result] : ["error", outcome.error];
     const done = await this.redis.tnxFinish(
       key.record(job.id), key.events(job.id), key.active(job.owner), key.owner(job.owner), key.finished(job.owner), key.seq,
       iso(Date.now()), outcome.status, field, JSON.stringify(value), String(expireAt), iso(expireAt), key.channel(job.id), job.id,
-      String(maxRetainedPerCaller), RECORD_PREFIX,
+      String(maxRetainedPerCaller), RECORD_PREFIX, orphanOf,
     );
     return done === 1;
   }

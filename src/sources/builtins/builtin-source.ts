@@ -1,5 +1,6 @@
 import { access, constants } from "node:fs/promises";
 import { ToolListSource, type SourceContext } from "../../core/source.js";
+import { childEnv } from "../child-env.js";
 import type { BuiltinEnv } from "./env.js";
 import { selectTools, type BuiltinsOptions } from "./options.js";
 import { ProcessGroups } from "./process-group.js";
@@ -25,7 +26,7 @@ export class BuiltinSource extends ToolListSource {
       const env: BuiltinEnv = {
         workspace,
         limits: this.opts.limits,
-        shellEnv: shellEnv(workspace.root, this.opts.env, ctx),
+        shellEnv: shellEnv(workspace.root, this.opts.env, this.opts.inheritEnv === true, ctx),
         shell: this.opts.shell ?? (await defaultShell()),
         ...(this.opts.runAs ? { runAs: this.opts.runAs } : {}),
         egress: this.opts.egress,
@@ -49,14 +50,15 @@ export class BuiltinSource extends ToolListSource {
 }
 
 /**
- * The whole environment of a bash child: PATH, HOME (the workspace), LANG, and the variables
- * `builtins.env` names. Nothing else of the service's environment (its keys, tokens) leaks in.
+ * The whole environment of a bash child: PATH, HOME (the workspace), LANG, TMPDIR, and the
+ * variables `builtins.env` names. Nothing else of the service's environment (its keys,
+ * tokens) leaks in, unless `builtins.inheritEnv` asks for all of it.
  */
-function shellEnv(home: string, names: readonly string[], ctx: SourceContext): Record<string, string> {
+function shellEnv(home: string, names: readonly string[], inheritEnv: boolean, ctx: SourceContext): Record<string, string> {
   const env: Record<string, string> = {
-    PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
-    HOME: home,
-    LANG: process.env.LANG ?? "C.UTF-8",
+    PATH: "/usr/local/bin:/usr/bin:/bin",
+    LANG: "C.UTF-8",
+    ...childEnv({ HOME: home }, inheritEnv),
   };
   const missing: string[] = [];
   for (const name of names) {

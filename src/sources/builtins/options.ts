@@ -12,6 +12,8 @@ export interface BuiltinsOptions {
   tools?: Record<string, boolean>;
   /** Names of service environment variables bash may see. */
   env: string[];
+  /** `builtins.inheritEnv`: bash sees the service's whole environment. */
+  inheritEnv?: boolean;
   /** Explicit shell; default /bin/bash when present, else /bin/sh. */
   shell?: string;
   /** `builtins.runAs`: the uid/gid bash commands run as, when set. */
@@ -44,6 +46,7 @@ export function builtinsOptions({ config, baseDir }: LoadedConfig): BuiltinsOpti
     workspace: path.resolve(baseDir, cfg.workspace ?? "workspace"),
     ...(cfg.tools ? { tools: cfg.tools } : {}),
     env: cfg.env ?? [],
+    ...(cfg.inheritEnv ? { inheritEnv: true } : {}),
     ...(cfg.shell ? { shell: path.resolve(baseDir, cfg.shell) } : {}),
     ...(cfg.runAs ? { runAs: cfg.runAs } : {}),
     limits: {

@@ -1,5 +1,6 @@
 import type { HttpToolConfig } from "../../config/schema/sources.js";
 import type { JSONSchema } from "../../core/types.js";
+import { dotSegmentError, dotSegmentPlaceholders } from "./dot-segments.js";
 import type { OutboundRequest } from "./send-request.js";
 
 const PLACEHOLDER = /\{([A-Za-z_][A-Za-z0-9_.-]*)\}/g;
@@ -44,7 +45,8 @@ function hasHeader(headers: Record<string, string>, name: string): boolean {
  * are URL-encoded into the URL and leave the body, `query` names go to the query string,
  * the rest is the body (`json` default, `form`, or `raw` = the `body` argument as is). For
  * GET/HEAD/OPTIONS the rest goes to the query string instead. A missing placeholder
- * argument is a model-facing error string.
+ * argument is a model-facing error string; a placeholder that makes a path segment `.` or
+ * `..` throws INVALID_ARGUMENTS.
  */
 export function buildHttpRequest(cfg: HttpToolConfig, args: Record<string, unknown>): OutboundRequest | string {
   const rest: Record<string, unknown> = { ...args };
@@ -59,6 +61,8 @@ export function buildHttpRequest(cfg: HttpToolConfig, args: Record<string, unkno
     return encodeURIComponent(text(v));
   });
   if (missing.length) return `missing argument${missing.length > 1 ? "s" : ""} for the URL: ${missing.join(", ")}`;
+  const climbing = dotSegmentPlaceholders(cfg.url, filled);
+  if (climbing.length) throw dotSegmentError(climbing);
 
   let url: URL;
   try {

@@ -37,6 +37,8 @@ export function createTransport(spec: McpServerSpec, wire: WireKind, deps: Trans
       command: spec.command ?? "",
       args: spec.args,
       env: spec.env,
+      inheritEnv: spec.inheritEnv,
+      ...(spec.runAs ? { runAs: spec.runAs } : {}),
       ...(spec.cwd ? { cwd: spec.cwd } : {}),
       // A server's stderr is its own log: kept at debug, tagged by the source's logger bindings.
       // Chatty servers (FastMCP logs a line per request) must cost little when debug is off: the

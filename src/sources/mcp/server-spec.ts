@@ -17,6 +17,10 @@ export interface McpServerSpec {
   command?: string;
   args: string[];
   env: Record<string, string>;
+  /** stdio: the child gets the service's whole environment under `env`, not only PATH, HOME, LANG, TMPDIR. */
+  inheritEnv: boolean;
+  /** stdio: the uid/gid the server runs as (`runAs`); the service's own when absent. */
+  runAs?: { uid: number; gid: number };
   cwd?: string;
   /** remote: endpoint and headers (already `${VAR}`-expanded by the loader). */
   url?: string;
@@ -57,10 +61,12 @@ export function toServerSpec(name: string, cfg: McpServerConfig, baseDir: string
     timeout: cfg.timeout ?? DEFAULT_TIMEOUT_MS,
     args: [],
     env,
+    inheritEnv: cfg.inheritEnv === true,
     headers,
     secrets: [...Object.values(headers), ...Object.values(env)].filter((v) => v.length > 0),
     forwardAuth: cfg.forwardAuth === true,
     ...(cfg.tools ? { tools: cfg.tools } : {}),
+    ...(cfg.runAs ? { runAs: { uid: cfg.runAs.uid, gid: cfg.runAs.gid } } : {}),
   };
   if (transport === "stdio") {
     const argv = Array.isArray(cfg.command) ? [...cfg.command] : cfg.command !== undefined ? [cfg.command] : [];
@@ -71,6 +77,7 @@ export function toServerSpec(name: string, cfg: McpServerConfig, baseDir: string
     spec.args = [...rest, ...(cfg.args ?? [])];
     spec.cwd = path.resolve(baseDir, cfg.cwd ?? ".");
   } else {
+    if (spec.runAs) throw new Error("sets runAs, which only a local server can use");
     if (cfg.url === undefined) throw new Error("is a remote server without a url");
     let url: URL;
     try {

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { createInterface } from "node:readline";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { childEnv } from "../child-env.js";
 import { groupAlive, terminateGroup } from "../process-tree.js";
 import { JsonLineBuffer } from "./json-lines.js";
 import { LineWriter } from "./line-writer.js";
@@ -10,8 +11,12 @@ import { LineWriter } from "./line-writer.js";
 export interface StdioOptions {
   command: string;
   args: string[];
-  /** Added to the service's own environment. */
+  /** The child's own variables, on top of PATH, HOME, LANG, TMPDIR (or of everything, with `inheritEnv`). */
   env: Record<string, string>;
+  /** Pass the service's whole environment (its secrets included), as `inheritEnv: true` asks. */
+  inheritEnv?: boolean;
+  /** Run the child as this uid/gid (the service must be root to switch). */
+  runAs?: { uid: number; gid: number };
   cwd?: string;
   /** Each line the child writes to stderr. */
   onStderr(line: string): void;
@@ -26,8 +31,9 @@ const TERM_GRACE_MS = 1500;
 /**
  * A stdio client transport that owns its child's whole process tree. Unlike the SDK's
  * StdioClientTransport it starts the child in its own process group (so `npx`-style launchers
- * and their grandchildren are killed together), passes the full service environment plus
- * `env`, and hands stderr to the caller line by line instead of inheriting it.
+ * and their grandchildren are killed together), passes only PATH, HOME, LANG, TMPDIR plus
+ * `env` (not the service's secrets; `inheritEnv: true` passes all of it),
+ * and hands stderr to the caller line by line instead of inheriting it.
  */
 export class ProcessGroupStdioTransport implements Transport {
   onclose?: () => void;
@@ -52,10 +58,11 @@ export class ProcessGroupStdioTransport implements Transport {
     this.started = true;
     const child = spawn(this.opts.command, this.opts.args, {
       cwd: this.opts.cwd,
-      env: { ...process.env, ...this.opts.env },
+      env: childEnv(this.opts.env, this.opts.inheritEnv === true),
       stdio: ["pipe", "pipe", "pipe"],
       detached: POSIX,
       windowsHide: true,
+      ...(this.opts.runAs ? { uid: this.opts.runAs.uid, gid: this.opts.runAs.gid } : {}),
     });
     this.child = child;
     if (child.stdin) this.writer = new LineWriter(child.stdin);

@@ -1,3 +1,4 @@
+import { dotSegmentError, dotSegmentPlaceholders } from "../http/dot-segments.js";
 import type { OutboundRequest } from "../http/send-request.js";
 import { isRecord } from "./json-schema.js";
 import type { OperationSpec, ParamSpec } from "./operations.js";
@@ -44,7 +45,8 @@ const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
  * The request for one call of an operation: path parameters URL-encoded into the path,
  * query/header/cookie parameters in their places, and the body from the merged properties
  * (every argument that is not a parameter) or from the one body argument. A missing path
- * argument, or one that cannot be a header value, is a model-facing error string.
+ * argument, or one that cannot be a header value, is a model-facing error string; a path
+ * argument that makes a segment `.` or `..` throws INVALID_ARGUMENTS.
  */
 export function buildOperationRequest(op: OperationSpec, baseUrl: string, headers: Record<string, string>, args: Record<string, unknown>): OutboundRequest | string {
   const missing = op.params.filter((p) => p.in === "path" && (args[p.arg] === undefined || args[p.arg] === null)).map((p) => p.arg);
@@ -52,6 +54,8 @@ export function buildOperationRequest(op: OperationSpec, baseUrl: string, header
 
   let path = op.path;
   for (const p of op.params) if (p.in === "path") path = path.split(`{${p.name}}`).join(encodeURIComponent(simple(args[p.arg])));
+  const climbing = dotSegmentPlaceholders(op.path, path);
+  if (climbing.length) throw dotSegmentError(climbing, (name) => op.params.find((p) => p.in === "path" && p.name === name)?.arg ?? name);
   let url: URL;
   try {
     url = new URL(baseUrl.replace(/\/+$/, "") + path);

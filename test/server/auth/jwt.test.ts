@@ -104,6 +104,27 @@ describe("JWT callers", () => {
   });
 });
 
+describe("tokens without exp", () => {
+  it("are refused by default: they would be valid forever", async () => {
+    await expectInvalid(await get(await sign({ sub: "forever" }, k1, { expiresIn: false })), /^The token has no "exp" claim$/);
+    // Refused every time, not only before a cache saw it.
+    await expectInvalid(await get(await sign({ sub: "forever" }, k1, { expiresIn: false })), /"exp"/);
+  });
+
+  it("requireExp: false accepts them; maxTokenAgeSeconds still bounds them by iat", async () => {
+    const relaxed = await serve({ requireExp: false, maxTokenAgeSeconds: 600 });
+    try {
+      const now = Math.floor(Date.now() / 1000);
+      expect((await get(await sign({ sub: "svc" }, k1, { expiresIn: false }), relaxed)).status).toBe(200);
+      await expectInvalid(await get(await sign({ sub: "svc" }, k1, { expiresIn: false, issuedAt: now - 3600 }), relaxed), /expired/);
+      // The age bound applies to tokens with exp too.
+      await expectInvalid(await get(await sign({ sub: "svc" }, k1, { issuedAt: now - 3600, expiresIn: now + 3600 }), relaxed), /expired/);
+    } finally {
+      await relaxed.close();
+    }
+  });
+});
+
 describe("verified-token cache", () => {
   it("a token verified (and cached) is still refused once it expires", async () => {
     vi.useFakeTimers({ toFake: ["Date"] });

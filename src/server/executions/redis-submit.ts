@@ -1,0 +1,70 @@
+import { Job as BullJob, type Queue } from "bullmq";
+import type { Redis } from "ioredis";
+import { RECORD_PREFIX, store, unavailable } from "./redis-records.js";
+import type { ExecutionCommands } from "./redis-scripts.js";
+import type { Job } from "./store.js";
+
+/** What the submit script decided: a new record, or why not (with the earlier id for a replay). */
+export type SubmitVerdict = [verdict: "created" | "reused" | "replay" | "overloaded", earlier?: string];
+
+/** The keys and arguments of one `tnxSubmit` call, in the script's order. */
+export interface SubmitCall {
+  idem: string;
+  active: string;
+  ownerIndex: string;
+  seq: string;
+  record: string;
+  id: string;
+  fingerprint: string;
+  max: number;
+  expireAt: number;
+  nowIso: string;
+  tool: string;
+  owner: string;
+  expiresAtIso: string;
+}
+
+/**
+ * The verdict the submit script would give, read without writing (plain reads, which a
+ * Redis paused for writes still answers), so a submit that will be refused (a replay, a
+ * reused key, a full caller) adds no job. {@link createWithJob} decides again atomically:
+ * a race between two submits is settled there.
+ */
+export async function precheck(redis: Redis, c: SubmitCall): Promise<SubmitVerdict | undefined> {
+  // Sent together: one round trip.
+  const [prev, active] = await store(Promise.all([c.idem === "" ? null : redis.get(c.idem), redis.smembers(c.active)]));
+  if (prev) {
+    const fp = await store(redis.hget(RECORD_PREFIX + prev, "fp"));
+    if (fp) return fp === c.fingerprint ? ["replay", prev] : ["reused"];
+  }
+  if (active.length < c.max) return undefined;
+  // Ids whose record expired unfinished no longer count (the script drops them from the set).
+  const live = active.length ? await store(redis.exists(...active.map((id) => RECORD_PREFIX + id))) : 0;
+  return live >= c.max ? ["overloaded"] : undefined;
+}
+
+/**
+ * Writes the record and adds its BullMQ job in one MULTI: both or neither. A submit that
+ * timed out (503) while Redis stalled and is carried out when Redis comes back therefore
+ * leaves an execution that runs, which a retry with the same Idempotency-Key then finds,
+ * never a `queued` record no worker will take. When the script refuses (a racing submit got
+ * there first), the job it came with is removed again; a worker that took it first finds no
+ * queued record and skips it.
+ */
+export async function createWithJob(queue: Queue<Job>, c: SubmitCall, job: Job): Promise<SubmitVerdict> {
+  const client = await store(queue.getBackend().client);
+  const multi = client.multi() as unknown as ReturnType<Redis["multi"]> & ExecutionCommands;
+  void multi.tnxSubmit(
+    c.idem, c.active, c.ownerIndex, c.seq, c.record,
+    c.id, c.fingerprint, String(c.max), String(c.expireAt), c.nowIso, RECORD_PREFIX, c.tool, c.owner, c.expiresAtIso,
+  );
+  await new BullJob(queue, "execute", job, { jobId: job.id, removeOnComplete: true, removeOnFail: true }, job.id).addJob(multi as never);
+  const results = await store(multi.exec());
+  const [err, verdict] = results?.[0] ?? [new Error("transaction discarded")];
+  const [jobErr] = results?.[1] ?? [];
+  // Neither fails short of a broken Redis; a record left without its job is the sweep's.
+  if (err || jobErr) throw unavailable(err ?? jobErr);
+  const v = verdict as SubmitVerdict;
+  if (v[0] !== "created") await queue.remove(job.id).catch(() => undefined);
+  return v;
+}
