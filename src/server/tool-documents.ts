@@ -1,5 +1,5 @@
 import type { FastifyInstance } from "fastify";
-import type { Caller } from "./auth/index.js";
+import { ANONYMOUS, type Caller } from "./auth/index.js";
 import { toInfo, visibleTools } from "./routes/tools.js";
 import type { ServiceState } from "./service-state.js";
 import { withSecurity, withToolOperations } from "./tool-openapi.js";
@@ -23,6 +23,16 @@ export class ToolDocuments {
   forCaller(caller: Caller): string {
     const tk = this.state.toolkit();
     return this.cached(`${tk.version}|${caller.viewKey ?? caller.id}`, () => withToolOperations(this.base(), visibleTools(this.state, caller).map(toInfo)));
+  }
+
+  /**
+   * The portal's document (`/docs/json`): the caller's when the request brought a credential;
+   * without one, every tool when no credential is configured (everyone is then the anonymous
+   * caller, as on `/openapi.json`), else the generic routes only.
+   */
+  forPortal(caller: Caller | null): string {
+    if (caller) return this.forCaller(caller);
+    return this.state.auth.enabled ? this.generic() : this.forCaller(ANONYMOUS);
   }
 
   /** The generic routes with the security this deployment really applies (DESIGN §13). */
