@@ -1,4 +1,5 @@
 import type { FastifyInstance } from "fastify";
+import type { ToolInfo } from "../core/types.js";
 import { ANONYMOUS, type Caller } from "./auth/index.js";
 import { toInfo, visibleTools } from "./routes/tools.js";
 import type { ServiceState } from "./service-state.js";
@@ -22,7 +23,18 @@ export class ToolDocuments {
   /** The per-tool document of this caller. */
   forCaller(caller: Caller): string {
     const tk = this.state.toolkit();
-    return this.cached(`${tk.version}|${caller.viewKey ?? caller.id}`, () => withToolOperations(this.base(), visibleTools(this.state, caller).map(toInfo)));
+    // The body is required exactly when the server refuses a call without one: `{}` fails the schema.
+    const needsArguments = (info: ToolInfo) => {
+      const tool = tk.get(info.name);
+      if (!tool) return false;
+      try {
+        tk.validate(tool, {});
+        return false;
+      } catch {
+        return true;
+      }
+    };
+    return this.cached(`${tk.version}|${caller.viewKey ?? caller.id}`, () => withToolOperations(this.base(), visibleTools(this.state, caller).map(toInfo), needsArguments));
   }
 
   /**
