@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { groupScript, marker, outputsOf, snippetsOf } from "../helpers/doc-snippets.js";
+import { excerptsOf, groupScript, marker, outputsOf, snippetsOf } from "../helpers/doc-snippets.js";
 
 const PAGE = [
   "Intro",
@@ -58,5 +58,9 @@ describe("doc snippets: extraction", () => {
 
   it("splits what the script printed by block", () => {
     expect(outputsOf(`${marker(1)}\na\n${marker(2)}\nb\nc\n`)).toEqual(new Map([[1, "a\n"], [2, "b\nc\n"]]));
+  });
+
+  it("reads excerpt blocks apart from doctest ones", () => {
+    expect(excerptsOf("```js excerpt=a/b.mjs\nconst x = 1;\n```\n```sh doctest=g\nls\n```", "p.md")).toEqual([{ where: "p.md:1", path: "a/b.mjs", text: "const x = 1;\n" }]);
   });
 });

@@ -5,7 +5,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { groupScript, outputsOf, snippetsOf, type Snippet } from "../helpers/doc-snippets.js";
+import { excerptsOf, groupScript, outputsOf, snippetsOf, type Snippet } from "../helpers/doc-snippets.js";
 import { startServeProcess, type ServeProcess } from "../helpers/serve-process.js";
 
 /**
@@ -53,6 +53,12 @@ afterAll(async () => {
 it("finds the documented snippets: curl, Python, Go, TypeScript and streaming", () => {
   expect([...groups.keys()]).toEqual(["curl", "python", "go", "typescript", "streaming", "streaming-js"]);
   for (const list of groups.values()) expect(list.some((s) => s.output), list[0]?.where).toBe(true);
+});
+
+it("shows code excerpts exactly as the files they quote hold them", () => {
+  const excerpts = PAGES.flatMap((p) => excerptsOf(readFileSync(path.join(root, p), "utf8"), p));
+  expect(excerpts.map((e) => e.path)).toEqual(["examples/config/plugins/examples.mjs"]);
+  for (const e of excerpts) expect(readFileSync(path.join(root, e.path), "utf8"), `${e.where} quotes ${e.path}`).toContain(e.text);
 });
 
 const modes = [

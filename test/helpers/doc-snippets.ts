@@ -20,10 +20,17 @@ export interface Snippet {
 
 const FENCE = /^(\s*)```(\S*)(.*)$/;
 
-/** Every `doctest=` block of `markdown`, in page order. */
-export function snippetsOf(markdown: string, name: string): Snippet[] {
+interface Block {
+  where: string;
+  lang: string;
+  words: string[];
+  text: string;
+}
+
+/** Every fenced block of `markdown`, its fence's indentation stripped from each line. */
+function blocksOf(markdown: string, name: string): Block[] {
   const lines = markdown.split("\n");
-  const out: Snippet[] = [];
+  const out: Block[] = [];
   for (let i = 0; i < lines.length; i++) {
     const open = FENCE.exec(lines[i] ?? "");
     if (!open) continue;
@@ -32,14 +39,36 @@ export function snippetsOf(markdown: string, name: string): Snippet[] {
     const body: string[] = [];
     for (i++; i < lines.length && (lines[i] ?? "").trim() !== "```"; i++) body.push((lines[i] ?? "").slice(indent.length));
     if (i >= lines.length) throw new Error(`${name}:${start + 1}: unclosed code block`);
-    const words = info.trim().split(/\s+/).filter(Boolean);
-    const attr = (key: string) => words.find((w) => w.startsWith(`${key}=`))?.slice(key.length + 1);
-    const group = attr("doctest");
-    if (group === undefined) continue;
-    const file = attr("file");
-    out.push({ where: `${name}:${start + 1}`, lang, group, ...(file ? { file } : {}), once: words.includes("once"), output: words.includes("output"), text: `${body.join("\n")}\n` });
+    out.push({ where: `${name}:${start + 1}`, lang, words: info.trim().split(/\s+/).filter(Boolean), text: `${body.join("\n")}\n` });
   }
   return out;
+}
+
+const attribute = (words: readonly string[], key: string): string | undefined => words.find((w) => w.startsWith(`${key}=`))?.slice(key.length + 1);
+
+/** Every `doctest=` block of `markdown`, in page order. */
+export function snippetsOf(markdown: string, name: string): Snippet[] {
+  return blocksOf(markdown, name).flatMap(({ where, lang, words, text }) => {
+    const group = attribute(words, "doctest");
+    if (group === undefined) return [];
+    const file = attribute(words, "file");
+    return [{ where, lang, group, ...(file ? { file } : {}), once: words.includes("once"), output: words.includes("output"), text }];
+  });
+}
+
+/** A block marked `excerpt=PATH`: a verbatim part of that repository file (a doc's code example). */
+export interface Excerpt {
+  where: string;
+  path: string;
+  text: string;
+}
+
+/** Every `excerpt=` block of `markdown`, in page order. */
+export function excerptsOf(markdown: string, name: string): Excerpt[] {
+  return blocksOf(markdown, name).flatMap((b) => {
+    const path = attribute(b.words, "excerpt");
+    return path === undefined ? [] : [{ where: b.where, path, text: b.text }];
+  });
 }
 
 /** One group as one bash script, with a marker on stdout before each block it runs. */
