@@ -1,4 +1,5 @@
 // `npm start`: build if dist/ is missing or older than src/, then serve examples/config on 127.0.0.1:8080.
+// Arguments after `--` go to `serve`; a later `--config` wins (`npm start -- --config examples/config/with-keys.yaml`).
 import { execFileSync, spawn } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";

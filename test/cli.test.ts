@@ -33,7 +33,7 @@ describe("toolnexus CLI", () => {
     const table = await toolnexus("tools", "--config", example);
     expect(table.stdout).toMatch(/^echo\s+native\s+Return the text it is given\.$/m);
     const json = JSON.parse((await toolnexus("tools", "--config", example, "--json")).stdout) as { tools: { name: string }[] };
-    expect(json.tools.map((t) => t.name)).toEqual(["echo", "sleep", "divide", "approve"]);
+    expect(json.tools.map((t) => t.name)).toEqual(["echo", "sleep", "divide", "approve", "steps"]);
   });
 
   it("call exits 0 on success, 1 on an isError result, 2 on failure", async () => {
@@ -80,7 +80,7 @@ describe("toolnexus CLI", () => {
     const paths = (out: string) => Object.keys((JSON.parse(out) as { paths: Record<string, unknown> }).paths).filter((p) => !p.includes("{") && p.startsWith("/tools/"));
     const all = await toolnexus("openapi", "--config", example);
     expect(all.code).toBe(0);
-    expect(paths(all.stdout)).toEqual(["echo", "sleep", "divide", "approve"].flatMap((t) => [`/tools/${t}/execute`, `/tools/${t}/executions`]));
+    expect(paths(all.stdout)).toEqual(["echo", "sleep", "divide", "approve", "steps"].flatMap((t) => [`/tools/${t}/execute`, `/tools/${t}/executions`]));
 
     const dir = await tempDir({ "toolnexus.yaml": `plugins: [${JSON.stringify(path.join(example, "plugins/*.mjs"))}]\nauth: { apiKeys: [ { id: ci, key: "ci-key-0123456789abcdef", tools: ["ech*"] } ] }\n` });
     const narrowed = await toolnexus("openapi", "--config", dir, "--key-id", "ci");

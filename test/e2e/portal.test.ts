@@ -9,11 +9,14 @@ import { testTools } from "../helpers/tools.js";
 const KEY = "portal-key-0123456789abcdef";
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 let s: TestServer;
+/** The same tools with no credential configured, as `npm start` serves its example. */
+let open: TestServer;
 let browser: BrowserContext;
 let profile: string;
 
 beforeAll(async () => {
   s = await startServer({ config: { auth: { apiKeys: [{ id: "dev", key: KEY, tools: ["echo", "divide"] }] } }, tools: testTools() });
+  open = await startServer({ tools: testTools() });
   // A fresh profile per run: nothing cached or remembered from an earlier one.
   profile = await mkdtemp(path.join(os.tmpdir(), "toolnexus-chromium-"));
   browser = await chromium.launchPersistentContext(profile, {
@@ -24,6 +27,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await s?.close();
+  await open?.close();
   await rm(profile, { recursive: true, force: true });
 });
 
@@ -86,6 +90,38 @@ describe("developer portal at /docs", () => {
       await expect.poll(() => page.locator(".opblock-summary-path").allInnerTexts()).toContain("/tools/{name}/execute");
     });
     expect(external).toEqual([]);
+    await page.close();
+  }, 60_000);
+});
+
+describe("developer portal at /docs with no credential configured", () => {
+  it("serves the document of every tool, as /openapi.json does", async () => {
+    const paths = async (p: string) => Object.keys(((await (await fetch(`${open.url}${p}`)).json()) as { paths: object }).paths);
+    const docPaths = await paths("/docs/json");
+    for (const name of testTools().map((t) => t.name)) expect(docPaths).toContain(`/tools/${name}/execute`);
+    expect(docPaths.sort()).toEqual((await paths("/openapi.json")).sort());
+  });
+
+  it("in a real browser: lists every tool and runs one with its example body, without Authorize", async () => {
+    const page = await browser.newPage();
+    page.setDefaultTimeout(8000);
+    await withScreenshotOnFailure(page, async () => {
+      await page.goto(`${open.url}/docs/`);
+      const echo = page.locator(".opblock").filter({ has: page.locator('.opblock-summary-path[data-path="/tools/echo/execute"]') });
+      await echo.waitFor();
+      const listed = await page.locator(".opblock-summary-path").allInnerTexts();
+      for (const name of testTools().map((t) => t.name)) expect(listed).toContain(`/tools/${name}/execute`);
+      // Nothing to authorize: the document declares no security.
+      expect(await page.locator("button.authorize").count()).toBe(0);
+
+      await echo.locator(".opblock-summary").click();
+      await echo.locator("button.execute").click();
+      const status = echo.locator(".live-responses-table .response .response-col_status").first();
+      await expect.poll(() => status.innerText()).toContain("200");
+      const body = await echo.locator(".live-responses-table .response-col_description pre").first().innerText();
+      expect(JSON.parse(body)).toEqual({ output: "string", isError: false });
+      await page.screenshot({ path: ".tmp/portal-open.png", fullPage: true });
+    });
     await page.close();
   }, 60_000);
 });

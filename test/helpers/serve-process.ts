@@ -16,10 +16,10 @@ export interface ServeProcess {
   stop(): Promise<void>;
 }
 
-/** Starts `node dist/cli.js serve --config <config>` and waits until /readyz is 200. */
-export async function startServeProcess(config: string): Promise<ServeProcess> {
+/** Starts `node dist/cli.js serve --config <config>` (in `env`) and waits until /readyz is 200. */
+export async function startServeProcess(config: string, env: NodeJS.ProcessEnv = process.env): Promise<ServeProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, [CLI, "serve", "--config", config, "--port", String(port), "--host", "127.0.0.1"], { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [CLI, "serve", "--config", config, "--port", String(port), "--host", "127.0.0.1"], { stdio: ["ignore", "pipe", "pipe"], env });
   // stdout apart from the whole: a chunk ends anywhere, and a stderr chunk must not split a log line.
   let out = "";
   let stdout = "";

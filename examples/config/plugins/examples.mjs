@@ -45,4 +45,24 @@ const approve = {
   },
 };
 
-export default [echo, sleep, divide, approve];
+/** Reports progress after each step: what a streamed call (Accept: text/event-stream) shows. */
+const steps = {
+  name: "steps",
+  description: "Work through `count` steps, `everyMs` milliseconds each, reporting progress after each one. Honours cancellation.",
+  inputSchema: {
+    type: "object",
+    properties: { count: { type: "integer", minimum: 1, maximum: 100 }, everyMs: { type: "integer", minimum: 0, maximum: 10000, default: 500 } },
+    required: ["count"],
+    additionalProperties: false,
+  },
+  async run({ count, everyMs = 500 }, ctx) {
+    for (let i = 1; i <= count; i++) {
+      await new Promise((resolve) => setTimeout(resolve, everyMs));
+      ctx.signal?.throwIfAborted();
+      ctx.onProgress?.({ progress: i, total: count, message: `step ${i} of ${count}` });
+    }
+    return `${count} steps done`;
+  },
+};
+
+export default [echo, sleep, divide, approve, steps];

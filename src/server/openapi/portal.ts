@@ -10,8 +10,9 @@ const PORTAL_PREFIX = "/docs";
 /**
  * The developer portal: Swagger UI served by the service itself (no CDN). The page and its
  * assets need no key. Its document (`/docs/json`) is the caller's per-tool document when a key
- * comes with the request (or no keys are configured), else the generic routes only, so no tool
- * name reaches an anonymous visitor. The browser script re-fetches it with the key on Authorize.
+ * comes with the request, every tool when no credential is configured, else the generic routes
+ * only, so no tool name reaches an anonymous visitor of a deployment with keys. The browser
+ * script re-fetches it with the key on Authorize.
  */
 export async function registerPortal(app: FastifyInstance, documents: ToolDocuments): Promise<void> {
   // In a scope of its own, so this onRoute hook declares the policy of the plugin's routes only.
@@ -30,8 +31,7 @@ async function registerSwaggerUi(app: FastifyInstance, documents: ToolDocuments)
     transformSpecificationClone: false,
     transformSpecification: (_spec: Readonly<Record<string, unknown>>, request: FastifyRequest) => {
       // The auth hook leaves `caller` unset for a portal request that presents no key.
-      const caller = request.caller as Caller | null;
-      return JSON.parse(caller ? documents.forCaller(caller) : documents.generic()) as Record<string, unknown>;
+      return JSON.parse(documents.forPortal(request.caller as Caller | null)) as Record<string, unknown>;
     },
   });
 }

@@ -30,5 +30,24 @@ export async function registerSwagger(app: FastifyInstance): Promise<void> {
     },
     // Shared schemas become components named by their $id instead of def-N.
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => (typeof json.$id === "string" ? json.$id : `def-${i}`) },
+    transformObject: (obj) => ("openapiObject" in obj ? withOptionalExecuteBodies(obj.openapiObject as OpenApi) : obj.swaggerObject) as Record<string, unknown>,
   });
+}
+
+type OpenApi = { paths?: Record<string, Record<string, { requestBody?: { required?: boolean; content?: Record<string, { schema?: { $ref?: string } }> } }>> };
+
+/**
+ * @fastify/swagger marks every body required, as stock Fastify needs one when a route has a
+ * body schema. An execute or submit without a body is accepted here (the tool runs with `{}`,
+ * so a tool that needs no arguments answers 200): its generic operations say so. The per-tool
+ * operations of `/openapi.json` require the body only for tools that refuse `{}`.
+ */
+function withOptionalExecuteBodies(doc: OpenApi): OpenApi {
+  for (const item of Object.values(doc.paths ?? {})) {
+    for (const op of Object.values(item)) {
+      const body = op.requestBody;
+      if (body?.content?.["application/json"]?.schema?.$ref === "#/components/schemas/ExecuteBody") body.required = false;
+    }
+  }
+  return doc;
 }

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from "fastify";
-import type { Caller } from "../auth/index.js";
+import type { ToolInfo } from "../../core/types.js";
+import { ANONYMOUS, type Caller } from "../auth/index.js";
 import { toInfo, type CatalogViews } from "../catalog/view.js";
 import type { DeclaredPolicies } from "../http/route-policy.js";
 import type { ServiceState } from "../service/service-state.js";
@@ -33,7 +34,29 @@ export class ToolDocuments {
   /** The per-tool document of this caller. */
   forCaller(caller: Caller): string {
     const view = this.views.of(caller);
-    return view.form(`openapi|${this.settings()}`, () => this.serialize(withToolOperations(this.base(), view.tools.map(toInfo))));
+    const tk = this.state.toolkit();
+    // The body is required exactly when the server refuses a call without one: `{}` fails the schema.
+    const needsArguments = (info: ToolInfo) => {
+      const tool = tk.get(info.name);
+      if (!tool) return false;
+      try {
+        tk.validate(tool, {});
+        return false;
+      } catch {
+        return true;
+      }
+    };
+    return view.form(`openapi|${this.settings()}`, () => this.serialize(withToolOperations(this.base(), view.tools.map(toInfo), needsArguments)));
+  }
+
+  /**
+   * The portal's document (`/docs/json`): the caller's when the request brought a credential;
+   * without one, every tool when no credential is configured (everyone is then the anonymous
+   * caller, as on `/openapi.json`), else the generic routes only.
+   */
+  forPortal(caller: Caller | null): string {
+    if (caller) return this.forCaller(caller);
+    return this.state.auth.enabled ? this.generic() : this.forCaller(ANONYMOUS);
   }
 
   /** The generic routes with the security this deployment really applies. */

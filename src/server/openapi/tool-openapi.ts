@@ -15,8 +15,10 @@ const LOCAL_DEFS = /^#\/(\$defs|definitions)\/(.+)$/;
  * `<name>.submit`), so a generated client has typed methods per tool. Each tool's arguments
  * become `components.schemas.<name>_arguments`; its local `$defs`/`definitions` become
  * components of their own and every local `$ref` is rewritten to point at them.
+ * `needsArguments` says whether a tool refuses the call without a body (which runs it with `{}`):
+ * only then are the body and its `arguments` required.
  */
-export function withToolOperations(base: OpenApiDoc, tools: readonly ToolInfo[]): OpenApiDoc {
+export function withToolOperations(base: OpenApiDoc, tools: readonly ToolInfo[], needsArguments: (tool: ToolInfo) => boolean = requiresSomething): OpenApiDoc {
   const doc = structuredClone(base);
   const paths = (doc.paths ??= {});
   const components = (doc.components ??= {});
@@ -29,19 +31,19 @@ export function withToolOperations(base: OpenApiDoc, tools: readonly ToolInfo[])
     const argsName = `${tool.name}_arguments`;
     const { defs, root } = hoistDefs(tool.name, tool.inputSchema);
     // Without a body the call runs with `{}`: arguments are required only when that fails the schema.
-    const needsArguments = Array.isArray(tool.inputSchema.required) && tool.inputSchema.required.length > 0;
+    const required = needsArguments(tool);
     Object.assign(schemas, defs);
     schemas[argsName] = root;
     // An explicit example: generated from the envelope schema, Swagger UI would send timeoutMs: 1.
     const example = exampleArguments(root, doc);
     const body = {
-      required: needsArguments,
+      required,
       content: {
         "application/json": {
           schema: {
             type: "object",
             additionalProperties: false,
-            ...(needsArguments ? { required: ["arguments"] } : {}),
+            ...(required ? { required: ["arguments"] } : {}),
             properties: {
               arguments: { $ref: `#/components/schemas/${argsName}` },
               timeoutMs: { type: "integer", minimum: 1, maximum: 2_147_483_647 },
@@ -79,6 +81,11 @@ export function withToolOperations(base: OpenApiDoc, tools: readonly ToolInfo[])
     }
   }
   return doc;
+}
+
+/** Whether `{}` fails the schema, judged from its top-level `required` alone (no validator at hand). */
+function requiresSomething(tool: ToolInfo): boolean {
+  return Array.isArray(tool.inputSchema.required) && tool.inputSchema.required.length > 0;
 }
 
 /**

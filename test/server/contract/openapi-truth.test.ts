@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { defineTool } from "../../../src/core/define-tool.js";
 import { startServer } from "../../helpers/server.js";
 import { testTools } from "../../helpers/tools.js";
 
@@ -41,5 +42,36 @@ describe("/openapi.json is true of its deployment", () => {
     expect(body("echo")).toMatchObject({ required: true, content: { "application/json": { schema: { required: ["arguments"] } } } });
     expect(body("divide")?.required).toBe(false);
     expect(body("divide")?.content["application/json"]?.schema.required).toBeUndefined();
+  });
+
+  it("requires a request body exactly where the server refuses a POST without one, operation by operation", async () => {
+    // Tools that answer at once (a body-less call runs them), and one whose `{}` fails the
+    // schema although it lists no top-level `required`.
+    const either = defineTool({
+      name: "either", description: "needs a or b",
+      inputSchema: { type: "object", properties: { a: { type: "string" }, b: { type: "string" } }, anyOf: [{ required: ["a"] }, { required: ["b"] }] },
+      run: () => "ok",
+    });
+    const tools = [...testTools().filter((t) => !["slow", "stubborn"].includes(t.name)), either];
+    const s = await startServer({ tools });
+    try {
+      const doc = (await (await fetch(`${s.url}/openapi.json`)).json()) as Doc;
+      const checked: string[] = [];
+      for (const [path, item] of Object.entries(doc.paths)) {
+        const body = item.post?.requestBody;
+        if (!body) continue;
+        // The generic operations are tried with a tool that needs no arguments.
+        const res = await fetch(`${s.url}${path.replace("{name}", "divide")}`, { method: "POST" });
+        const refused = res.status === 422 && ((await res.json()) as { code: string }).code === "INVALID_ARGUMENTS";
+        expect(body.required, `${path} answered ${res.status} without a body`).toBe(refused);
+        if (body.required) expect(body.content["application/json"]?.schema.required, path).toEqual(["arguments"]);
+        checked.push(path);
+      }
+      for (const t of tools) expect(checked).toEqual(expect.arrayContaining([`/tools/${t.name}/execute`, `/tools/${t.name}/executions`]));
+      expect(checked).toEqual(expect.arrayContaining(["/tools/{name}/execute", "/tools/{name}/executions"]));
+      expect(doc.paths["/tools/either/execute"]?.post?.requestBody?.required).toBe(true);
+    } finally {
+      await s.close();
+    }
   });
 });
