@@ -1,4 +1,4 @@
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/client";
 import type { ToolResult } from "../../core/types.js";
 
 type ContentPart = CallToolResult["content"][number];

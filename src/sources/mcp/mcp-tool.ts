@@ -1,4 +1,4 @@
-import type { Tool as McpToolDef } from "@modelcontextprotocol/sdk/types.js";
+import type { Tool as McpToolDef } from "@modelcontextprotocol/client";
 import { sanitize } from "../../core/sanitize.js";
 import type { JSONSchema, Tool, ToolContext, ToolResult } from "../../core/types.js";
 

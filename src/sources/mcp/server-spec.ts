@@ -1,5 +1,6 @@
 import path from "node:path";
 import type { McpServerConfig } from "../../config/schema/mcp.js";
+import { isModernRevision } from "./negotiation.js";
 
 /** Default bound of each load phase (contract §2). */
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -23,6 +24,8 @@ export interface McpServerSpec {
   headers: Record<string, string>;
   /** Remote only: a JWT caller's bearer token replaces the configured Authorization on tools/call. */
   forwardAuth: boolean;
+  /** A pinned protocol revision; absent ⇒ the newest both sides speak. */
+  protocolVersion?: string;
   /** The per-server tool filter, keyed by the server's own tool names. */
   tools?: Record<string, boolean>;
   /** Values that must never leave the process: header values and child env values. */
@@ -61,7 +64,9 @@ export function toServerSpec(name: string, cfg: McpServerConfig, baseDir: string
     secrets: [...Object.values(headers), ...Object.values(env)].filter((v) => v.length > 0),
     forwardAuth: cfg.forwardAuth === true,
     ...(cfg.tools ? { tools: cfg.tools } : {}),
+    ...(cfg.protocolVersion ? { protocolVersion: cfg.protocolVersion } : {}),
   };
+  if (cfg.protocolVersion && isModernRevision(cfg.protocolVersion) && transport === "sse") throw new Error(`pins protocolVersion ${cfg.protocolVersion}, which the SSE transport cannot carry`);
   if (transport === "stdio") {
     const argv = Array.isArray(cfg.command) ? [...cfg.command] : cfg.command !== undefined ? [cfg.command] : [];
     const [command, ...rest] = argv;
