@@ -59,6 +59,10 @@ describe("MCP servers of both protocol eras in one config", () => {
           "pinned-modern": { command: [process.execPath, EVERYTHING, "stdio"], protocolVersion: "2026-07-28" },
           garbage: { url: garbage.url, timeout: 2000 },
           "exits-on-probe": { command: [process.execPath, STRICT_LEGACY] },
+          // The server's own names; a second source with the same names is refused tool by tool.
+          own: { url: modern.url, prefix: false },
+          clash: { url: modern.url, prefix: false },
+          renamed: { url: modern.url, prefix: "two eras" },
         },
       },
     });
@@ -92,6 +96,17 @@ describe("MCP servers of both protocol eras in one config", () => {
   it("connects with initialize to a stdio server that exits on the server/discover probe", async () => {
     expect((await status(srv.url)).find((s) => s.name === "exits-on-probe")).toMatchObject({ state: "connected", protocolVersion: "2025-06-18" });
     expect(await execute(srv.url, "exits-on-probe_ping")).toMatchObject({ status: 200, body: { output: "pong" } });
+  });
+
+  it("keeps a server's own tool names with prefix: false, and refuses a later source's colliding names", async () => {
+    const names = (await listed(srv.url)).map((t) => t.name);
+    expect(names).toEqual(expect.arrayContaining(["echo", "weather", "two_eras_echo", "modern_echo"]));
+    expect(names.filter((n) => n === "echo")).toHaveLength(1);
+    expect(await execute(srv.url, "echo", { message: "mine" })).toMatchObject({ status: 200, body: { output: "modern: mine", metadata: { server: "own", tool: "echo" } } });
+    const warnings = srv.logs.filter((l) => l.level === 40 && l.tool === "echo" && String(l.msg).includes("collides"));
+    expect(warnings).toEqual([expect.objectContaining({ kept: "mcp/own", dropped: "mcp/clash" })]);
+    // The refused source still runs: only its colliding names are left out.
+    expect((await status(srv.url)).find((s) => s.name === "clash")).toMatchObject({ state: "connected", tools: 6 });
   });
 
   it("honours a protocolVersion pin: a 2025 pin uses initialize on a server that speaks both", async () => {

@@ -203,7 +203,7 @@ export class McpServerSource implements Source {
     const signature = JSON.stringify(kept.map((d) => [d.name, d.description, d.inputSchema]));
     if (signature === this.signature) return;
     this.signature = signature;
-    this.list = kept.map((d) => toTool(this.name, d, (tool, args, ctx) => this.call(tool, args, ctx), this.spec.forwardAuth));
+    this.list = kept.map((d) => toTool(this.spec.prefix ?? this.name, d, (tool, args, ctx) => this.call(tool, args, ctx), this.spec.forwardAuth));
     this.ctx?.onToolsChanged();
   }
 

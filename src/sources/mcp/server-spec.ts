@@ -24,6 +24,8 @@ export interface McpServerSpec {
   headers: Record<string, string>;
   /** Remote only: a JWT caller's bearer token replaces the configured Authorization on tools/call. */
   forwardAuth: boolean;
+  /** Tool names are `prefix_tool`; `false` ⇒ the server's own names; absent ⇒ the server's name as prefix. */
+  prefix?: string | false;
   /** A pinned protocol revision; absent ⇒ the newest both sides speak. */
   protocolVersion?: string;
   /** The per-server tool filter, keyed by the server's own tool names. */
@@ -65,6 +67,7 @@ export function toServerSpec(name: string, cfg: McpServerConfig, baseDir: string
     forwardAuth: cfg.forwardAuth === true,
     ...(cfg.tools ? { tools: cfg.tools } : {}),
     ...(cfg.protocolVersion ? { protocolVersion: cfg.protocolVersion } : {}),
+    ...(cfg.prefix !== undefined ? { prefix: cfg.prefix } : {}),
   };
   if (cfg.protocolVersion && isModernRevision(cfg.protocolVersion) && transport === "sse") throw new Error(`pins protocolVersion ${cfg.protocolVersion}, which the SSE transport cannot carry`);
   if (transport === "stdio") {

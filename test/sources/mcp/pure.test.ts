@@ -45,6 +45,7 @@ describe("mapCallResult", () => {
 describe("tool conversion", () => {
   it("names tools sanitize(server)_sanitize(tool) and always has an object schema", async () => {
     expect(mcpToolName("my.server", "do it/now")).toBe("my_server_do_it_now");
+    expect(mcpToolName(false, "do it/now")).toBe("do_it_now");
     const t = toTool("s", { name: "x", inputSchema: { type: "object" } }, async (name, args) => ({ output: `${name}:${JSON.stringify(args)}`, isError: false }));
     expect(t).toMatchObject({ name: "s_x", description: "", source: "mcp", inputSchema: { type: "object", properties: {} } });
     expect((await t.execute({ a: 1 })).output).toBe('x:{"a":1}');
