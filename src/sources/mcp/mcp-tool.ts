@@ -24,6 +24,10 @@ export function toTool(prefix: string | false, def: McpToolDef, call: CallTool, 
     inputSchema,
     source: "mcp",
     ...(forwardAuth ? { forwardAuth: true } : {}),
+    ...(def.title !== undefined ? { title: def.title } : {}),
+    ...(def.outputSchema !== undefined ? { outputSchema: def.outputSchema as JSONSchema } : {}),
+    ...(def.annotations !== undefined ? { annotations: def.annotations as Record<string, unknown> } : {}),
+    ...(def.icons !== undefined ? { icons: def.icons as Record<string, unknown>[] } : {}),
     execute: (args, ctx) => call(def.name, args ?? {}, ctx ?? {}),
   };
 }

@@ -27,7 +27,17 @@ describe("mapCallResult", () => {
   });
   it("prefers structuredContent, else joins text parts with newlines", () => {
     expect(mapCallResult({ content: [{ type: "text", text: "ignored" }], structuredContent: { a: 1 } }, "s", "t").output).toBe('{"a":1}');
-    expect(mapCallResult({ content: [{ type: "text", text: "x" }, { type: "text", text: "y" }] }, "s", "t")).toEqual({ output: "x\ny", isError: false, metadata: { server: "s", tool: "t" } });
+    expect(mapCallResult({ content: [{ type: "text", text: "x" }] }, "s", "t")).toEqual({ output: "x", isError: false, metadata: { server: "s", tool: "t" } });
+    expect(mapCallResult({ content: [{ type: "text", text: "x" }, { type: "text", text: "y" }] }, "s", "t").output).toBe("x\ny");
+  });
+  it("keeps the parts whenever output alone cannot rebuild them, and structuredContent even on an error", () => {
+    const two = [{ type: "text" as const, text: "x" }, { type: "text" as const, text: "y" }];
+    expect(mapCallResult({ content: two }, "s", "t").metadata?.content).toEqual(two);
+    const annotated = [{ type: "text" as const, text: "x", annotations: { audience: ["user" as const] } }];
+    expect(mapCallResult({ content: annotated }, "s", "t").metadata?.content).toEqual(annotated);
+    const beside = [{ type: "text" as const, text: "21 and sunny" }];
+    expect(mapCallResult({ content: beside, structuredContent: { temp: 21 } }, "s", "t").metadata).toEqual({ server: "s", tool: "t", content: beside, structuredContent: { temp: 21 } });
+    expect(mapCallResult({ content: beside, structuredContent: { why: "x" }, isError: true }, "s", "t").metadata?.structuredContent).toEqual({ why: "x" });
   });
   it("keeps every part in metadata.content when any is not text", () => {
     const content = [
