@@ -1,11 +1,14 @@
+import { mkdtemp, readFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../helpers/server.js";
 import { streamExecute } from "../helpers/sse.js";
-import { execute } from "../sources/mcp/fixture.js";
+import { eventually, execute } from "../sources/mcp/fixture.js";
 import { startV2HttpServer, type V2HttpServer } from "../fixtures/mcp/v2-http-server.js";
 // @ts-expect-error -- a plain-JS fixture module shared with the stdio fixture
-import { SCHEMA_2020 } from "../fixtures/mcp/v2-tools.mjs";
+import { cancelled, SCHEMA_2020 } from "../fixtures/mcp/v2-tools.mjs";
 
 const V2_STDIO = fileURLToPath(new URL("../fixtures/mcp/v2-stdio-server.mjs", import.meta.url));
 
@@ -13,10 +16,16 @@ const V2_STDIO = fileURLToPath(new URL("../fixtures/mcp/v2-stdio-server.mjs", im
 describe.each(["http", "stdio"] as const)("fidelity of a 2026-only MCP server over %s", (wire) => {
   let srv: TestServer;
   let upstream: V2HttpServer | undefined;
+  let log: string;
+  /** The cancellations the upstream saw: in this process over HTTP, in the child's log over stdio. */
+  const seenCancelled = async (): Promise<{ era: string }[]> => (upstream
+    ? (cancelled as { era: string }[])
+    : (await readFile(log, "utf8").catch(() => "")).split("\n").filter((l) => l.includes('"cancelled"')).map((l) => JSON.parse(l) as { era: string }));
 
   beforeAll(async () => {
+    log = path.join(await mkdtemp(path.join(tmpdir(), "tn-fid-")), "events.jsonl");
     upstream = wire === "http" ? await startV2HttpServer("reject") : undefined;
-    const entry = upstream ? { url: upstream.url } : { command: [process.execPath, V2_STDIO] };
+    const entry = upstream ? { url: upstream.url } : { command: [process.execPath, V2_STDIO], env: { V2_LOG: log } };
     srv = await startServer({ config: { mcpServers: { up: { ...entry, prefix: false } } } });
   }, 30_000);
   afterAll(async () => {
@@ -68,5 +77,13 @@ describe.each(["http", "stdio"] as const)("fidelity of a 2026-only MCP server ov
     const events = await call.done;
     expect(events.map((e) => e.event)).toEqual(["progress", "progress", "result"]);
     expect(events.slice(0, 2).map((e) => e.data)).toEqual([{ progress: 1, total: 2 }, { progress: 2, total: 2 }]);
+  });
+
+  it("tells the server when the caller's deadline passes", async () => {
+    const before = (await seenCancelled()).length;
+    const r = await execute(srv.url, "wait", {}, 300);
+    expect(r).toMatchObject({ status: 504, body: { code: "TOOL_TIMEOUT" } });
+    const seen = await eventually(async () => ((await seenCancelled()).length > before ? await seenCancelled() : undefined), 5000, "the upstream saw the cancellation");
+    expect(seen.at(-1)).toEqual({ event: "cancelled", era: "modern" });
   });
 });
