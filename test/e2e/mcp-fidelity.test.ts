@@ -44,6 +44,12 @@ describe.each(["http", "stdio"] as const)("fidelity of a 2026-only MCP server ov
     expect(srv.app.toolnexus.state.toolkit().get("plot")?.inputSchema).toEqual(SCHEMA_2020);
   });
 
+  it("lists the same tool over REST with the REST shape and the schema untouched", async () => {
+    const { tools } = (await (await fetch(`${srv.url}/tools`)).json()) as { tools: Record<string, unknown>[] };
+    expect(tools.find((t) => t.name === "weather")).toEqual({ name: "weather", description: "Structured weather", inputSchema: { type: "object", properties: {} }, source: "mcp" });
+    expect(tools.find((t) => t.name === "plot")?.inputSchema).toEqual(SCHEMA_2020);
+  });
+
   it("validates arguments with the 2020-12 keywords and calls the tool", async () => {
     expect(await execute(srv.url, "plot", { at: [1, 2], tag: "a" })).toMatchObject({ status: 200, body: { output: '{"at":[1,2],"tag":"a"}' } });
     const bad = await execute(srv.url, "plot", { at: [1, 2, 3] });
