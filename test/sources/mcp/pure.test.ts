@@ -3,6 +3,7 @@ import { backoffDelay } from "../../../src/sources/mcp/backoff.js";
 import { callOptions } from "../../../src/sources/mcp/call-options.js";
 import { mapCallResult } from "../../../src/sources/mcp/map-result.js";
 import { mcpToolName, toTool } from "../../../src/sources/mcp/mcp-tool.js";
+import { negotiationOptions } from "../../../src/sources/mcp/negotiation.js";
 import { redact } from "../../../src/sources/mcp/redact.js";
 import { filterTools } from "../../../src/sources/mcp/tool-filter.js";
 
@@ -87,5 +88,15 @@ describe("backoffDelay", () => {
 describe("redact", () => {
   it("scrubs every secret of useful length", () => {
     expect(redact("token abcdef123 and abc", ["abcdef123", "abc"])).toBe("token [redacted] and abc");
+  });
+});
+
+describe("negotiationOptions", () => {
+  it("probes unless pinned; a 2026 pin has no fallback, a 2025 pin offers only itself; SSE always initializes", () => {
+    expect(negotiationOptions(undefined, "streamable-http")).toEqual({ versionNegotiation: { mode: "auto" } });
+    expect(negotiationOptions(undefined, "stdio")).toEqual({ versionNegotiation: { mode: "auto" } });
+    expect(negotiationOptions(undefined, "sse")).toEqual({});
+    expect(negotiationOptions("2026-07-28", "stdio")).toEqual({ versionNegotiation: { mode: { pin: "2026-07-28" } } });
+    expect(negotiationOptions("2025-06-18", "streamable-http")).toEqual({ supportedProtocolVersions: ["2025-06-18"] });
   });
 });
