@@ -9,6 +9,8 @@ export interface SourceStatus {
   name: string;
   state: SourceState;
   tools: number;
+  /** MCP servers: the protocol revision the session negotiated. */
+  protocolVersion?: string;
   error?: string;
 }
 

@@ -1,5 +1,5 @@
 import { toAnthropic, toGemini, toOpenAI } from "./adapters.js";
-import { assembleTools, unmatchedDisabled } from "./assemble.js";
+import { assembleTools, unmatchedDisabled, type ToolGroup } from "./assemble.js";
 import { ToolnexusError } from "./errors.js";
 import { isSkillCatalog, type SkillCatalog, type SkillInfo, type SkippedSkill, type Source, type SourceStatus } from "./source.js";
 import { silentLogger, type Logger, type Tool, type ToolContext, type ToolResult } from "./types.js";
@@ -38,6 +38,8 @@ export class Toolkit {
   private readonly validator = new ArgsValidator();
   /** Tools already refused (and warned about), by source and name, so a re-list warns once. */
   private readonly refused = new Set<string>();
+  /** Name collisions already warned about, so a re-list warns once. */
+  private readonly collisions = new Set<string>();
   private readonly listeners = new Set<() => void>();
   /** Sources whose build threw: shown failed, their tools left out. */
   private readonly crashed = new Map<Source, string>();
@@ -88,16 +90,16 @@ export class Toolkit {
   }
 
   /** Each loaded source's servable tools, then the host's own. */
-  private groups(): (readonly Tool[])[] {
+  private groups(): ToolGroup[] {
     return [
-      ...this.sources.filter((s) => !this.crashed.has(s)).map((s) => this.servable(s.tools(), s)),
-      this.servable(this.opts.tools ?? []),
+      ...this.sources.filter((s) => !this.crashed.has(s)).map((s) => ({ label: `${s.kind}/${s.name}`, tools: this.servable(s.tools(), s) })),
+      { label: "tools", tools: this.servable(this.opts.tools ?? []) },
     ];
   }
 
   private reassemble(): void {
     if (this.closed) return;
-    this.catalog = assembleTools(this.groups(), this.opts.disableTools ?? [], this.logger);
+    this.catalog = assembleTools(this.groups(), this.opts.disableTools ?? [], this.logger, this.collisions);
     this.byName = new Map(this.catalog.map((t) => [t.name, t]));
     this.version = nextVersion++;
     for (const fn of this.listeners) fn();

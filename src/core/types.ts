@@ -69,6 +69,15 @@ export interface Tool {
   source: ToolSource;
   /** The tool sends a JWT caller's bearer upstream (its source says `forwardAuth`): only such tools get `ctx.auth`. */
   forwardAuth?: boolean;
+  /**
+   * What an MCP server declared beyond name, description and input schema, as it sent it:
+   * display `title`, `outputSchema` (its structured results), `annotations` (hints such as
+   * readOnlyHint) and `icons`. Kept so the gateway can hand them on unchanged.
+   */
+  title?: string;
+  outputSchema?: JSONSchema;
+  annotations?: Record<string, unknown>;
+  icons?: Record<string, unknown>[];
   execute(args: Record<string, unknown>, ctx?: ToolContext): Promise<ToolResult>;
 }
 

@@ -173,7 +173,7 @@ export function normalizeIp(address: string): string {
  * unspecified address (0.0.0.0, and the rest of 0.0.0.0/8, which is no destination
  * elsewhere; `::`) to the local host, so a rule about loopback must cover it too.
  */
-export function reachedAddress(address: string): string {
+function reachedAddress(address: string): string {
   if (address === "::") return "::1";
   if (isIP(address) === 4 && address.startsWith("0.")) return "127.0.0.1";
   return address;

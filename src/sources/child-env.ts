@@ -18,7 +18,7 @@ const WINDOWS_NAMES = [
 ] as const;
 
 /** The harmless variables of `source` a child gets by default (only those that are set). */
-export function minimalEnv(source: NodeJS.ProcessEnv = process.env): Record<string, string> {
+function minimalEnv(source: NodeJS.ProcessEnv = process.env): Record<string, string> {
   const names: readonly string[] = process.platform === "win32" ? WINDOWS_NAMES : POSIX_NAMES;
   const env: Record<string, string> = {};
   for (const name of names) {

@@ -35,7 +35,7 @@ describe("Toolkit assembly", () => {
     await expect(tk.execute("bash", {})).resolves.toMatchObject({ output: "bash@native" });
   });
 
-  it("dedupes by name: the first in assembly order wins, with a warning", async () => {
+  it("refuses a name an earlier tool took, with one warning naming both sources", async () => {
     const { logger, warnings } = recordingLogger();
     const tk = await Toolkit.create({
       sources: [
@@ -47,8 +47,8 @@ describe("Toolkit assembly", () => {
     });
     expect(tk.tools().map((t) => `${t.name}@${t.source}`)).toEqual(["x@mcp", "y@mcp"]);
     expect(warnings).toEqual([
-      { tool: "x", kept: "mcp", dropped: "mcp" },
-      { tool: "x", kept: "mcp", dropped: "skill" },
+      { tool: "x", kept: "mcp/a", dropped: "mcp/b" },
+      { tool: "x", kept: "mcp/a", dropped: "skill/skills" },
     ]);
   });
 

@@ -27,6 +27,12 @@ const McpServer = Type.Object({
   enabled: Type.Optional(Type.Boolean()),
   disabled: Type.Optional(Type.Boolean({ description: "disabled:true wins over enabled." })),
   timeout: Type.Optional(Type.Integer({ minimum: 1, description: "Bound of each load phase (connect, initialize, list) in ms; default 30000." })),
+  prefix: Type.Optional(Type.Union([Type.String({ minLength: 1 }), Type.Literal(false)], {
+    description: "Tool names are prefix_tool (sanitized). Default: the server's name. false: the server's own tool names; a name an earlier tool took is refused with a warning.",
+  })),
+  protocolVersion: Type.Optional(Type.Union(["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"].map((v) => Type.Literal(v)), {
+    description: "Pins one MCP revision: 2026-07-28 must be offered by the server's server/discover; a 2025 revision is the only one the initialize handshake offers. Default: 2026-07-28 when the server supports it, else the 2025 initialize.",
+  })),
   tools: Type.Optional(Type.Record(Type.String(), Type.Boolean(), {
     description: "Keyed by the server's own tool names: any true ⇒ allowlist; only false ⇒ drop-list.",
   })),

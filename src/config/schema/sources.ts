@@ -44,7 +44,7 @@ export const HttpTool = Type.Object({
 export const OpenApiSource = Type.Object({
   spec: Type.String({ description: "File path (relative to the config) or http(s) URL of an OpenAPI 3.x / Swagger 2.0 document." }),
   baseUrl: Type.Optional(Type.String({ description: "Default: the document's first server (relative ones resolved against the spec URL)." })),
-  prefix: Type.Optional(Type.String({ description: "Tool names are prefix_operationId." })),
+  prefix: Type.Optional(Type.Union([Type.String({ minLength: 1 }), Type.Literal(false)], { description: "Tool names are prefix_operationId. Default (or false): the operationId alone." })),
   headers: Type.Optional(Type.Record(Type.String(), Type.String(), { description: "Sent with every operation (and the spec fetch); use ${VAR} for tokens." })),
   operations: Type.Optional(Type.Record(Type.String(), Type.Boolean(), { description: "operationId → bool: any true ⇒ allowlist, only false ⇒ droplist." })),
   timeout: Type.Optional(Type.Integer({ minimum: 1, description: "Milliseconds per call (and for fetching the spec). Default 30000." })),
@@ -62,6 +62,7 @@ export const A2aAgent = Type.Object({
   timeout: Type.Optional(Type.Integer({ minimum: 1, description: "Milliseconds one call may take, polling included. Default 300000." })),
   pollEvery: Type.Optional(Type.Integer({ minimum: 1, description: "Milliseconds between task polls. Default 1000." })),
   forwardAuth: Type.Optional(Type.Boolean({ description: "Send a JWT caller's own bearer token upstream as Authorization instead of the configured one (never an API key)." })),
+  prefix: Type.Optional(Type.Union([Type.String({ minLength: 1 }), Type.Literal(false)], { description: "Tool names are prefix_skill (sanitized). Default: the card's name. false: the skill ids alone." })),
   enabled: Type.Optional(Type.Boolean()),
   disabled: Type.Optional(Type.Boolean({ description: "true wins over enabled." })),
 }, { additionalProperties: false });

@@ -107,6 +107,7 @@ const SourceStatus = Type.Object({
   name: Type.String(),
   state: StringEnum(["connected", "connecting", "reconnecting", "failed", "disabled"]),
   tools: Type.Integer(),
+  protocolVersion: Type.Optional(Type.String({ description: "MCP servers: the protocol revision negotiated with the server (e.g. 2026-07-28, 2025-11-25)." })),
   error: Type.Optional(Type.String()),
 }, { $id: "SourceStatus" });
 

@@ -19,10 +19,13 @@ export interface SkillToolOptions {
   forwardAuth?: boolean;
   pollEvery: number;
   logger: Logger;
+  /** Replaces the card's name as the tool-name prefix; `false` ⇒ the skill ids alone. */
+  prefix?: string | false;
 }
 
 /**
- * One `source:"a2a"` tool per card skill, named `sanitize(card.name)_sanitize(skill.id ?? skill.name)`.
+ * One `source:"a2a"` tool per card skill, named `sanitize(card.name)_sanitize(skill.id ?? skill.name)`
+ * (`opts.prefix` replaces the card's name; `false` drops the prefix).
  * A skill with neither an id nor a name cannot be named and is skipped with a warning.
  */
 export function skillTools(agent: ConnectedAgent, opts: SkillToolOptions): Tool[] {
@@ -35,7 +38,7 @@ export function skillTools(agent: ConnectedAgent, opts: SkillToolOptions): Tool[
       continue;
     }
     tools.push({
-      name: `${sanitize(agentName)}_${sanitize(key)}`,
+      name: opts.prefix === false ? sanitize(key) : `${sanitize(opts.prefix ?? agentName)}_${sanitize(key)}`,
       description: describe(skill, key),
       inputSchema: structuredClone(TASK_INPUT_SCHEMA),
       source: "a2a",

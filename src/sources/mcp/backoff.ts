@@ -19,7 +19,7 @@ export function backoffDelay(attempt: number, opts: BackoffOptions = DEFAULT_BAC
 }
 
 /** Resolves after `ms`, or at once when `signal` aborts. Never rejects. */
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     if (signal.aborted) return resolve();
     const done = () => {

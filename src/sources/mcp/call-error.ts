@@ -1,6 +1,4 @@
-import { SseError } from "@modelcontextprotocol/sdk/client/sse.js";
-import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError, SseError } from "@modelcontextprotocol/client";
 import { ToolnexusError, upstreamUnavailable } from "../../core/errors.js";
 import type { ToolResult } from "../../core/types.js";
 import { networkErrorReason } from "../../net/network-error.js";
@@ -20,6 +18,9 @@ export interface CallFailureInfo {
 // Raised by the SDK client itself when a result breaks the tool's declared outputSchema.
 const OUTPUT_SCHEMA_ERRORS = /Structured content does not match|did not return structured content|Failed to validate structured content/;
 
+// SDK-local failures that mean the connection is unusable (not a verdict on this one call).
+const UNREACHABLE = new Set<string>([SdkErrorCode.NotConnected, SdkErrorCode.SendFailed]);
+
 /**
  * Sorts out why a call failed (an outcome the model reads vs. a failure):
  * the server gone or unreachable ⇒ 502 and reconnect; a result that is not a valid MCP result
@@ -29,24 +30,33 @@ const OUTPUT_SCHEMA_ERRORS = /Structured content does not match|did not return s
  */
 export function classifyCallError(err: unknown, info: CallFailureInfo): CallFailure {
   const where = `MCP server "${info.server}"`;
-  if (info.lost || (err instanceof McpError && err.code === ErrorCode.ConnectionClosed)) {
+  if (info.lost || (err instanceof SdkError && err.code === SdkErrorCode.ConnectionClosed)) {
     return { throw: upstreamUnavailable(`${where} closed the connection during the call`, err), reconnect: true };
   }
   const network = networkErrorReason(err);
-  if (network || err instanceof StreamableHTTPError || err instanceof SseError || (err instanceof Error && err.message === "Not connected")) {
-    const reason = network ?? (err instanceof StreamableHTTPError || err instanceof SseError ? `HTTP ${String(err.code)}` : "not connected");
+  const http = httpStatus(err);
+  if (network || http !== undefined || (err instanceof SdkError && UNREACHABLE.has(err.code))) {
+    const reason = network ?? (http !== undefined ? `HTTP ${http}` : "not connected");
     return { throw: upstreamUnavailable(`${where} cannot be reached: ${reason}`, err), reconnect: true };
   }
-  if (isSchemaError(err) || (err instanceof McpError && OUTPUT_SCHEMA_ERRORS.test(err.message))) {
+  const malformed = err instanceof SdkError && (err.code === SdkErrorCode.InvalidResult || err.code === SdkErrorCode.UnsupportedResultType);
+  if (malformed || isSchemaError(err) || (err instanceof ProtocolError && OUTPUT_SCHEMA_ERRORS.test(err.message))) {
     return { throw: upstreamUnavailable(`${where} returned a malformed result for "${info.tool}"`, err), reconnect: false };
   }
-  if (err instanceof McpError && err.code === ErrorCode.RequestTimeout) {
+  if (err instanceof SdkError && err.code === SdkErrorCode.RequestTimeout) {
     return { throw: new ToolnexusError("TOOL_TIMEOUT", `${where} did not answer "${info.tool}" in time`, { cause: err }), reconnect: false };
   }
-  if (err instanceof McpError) {
+  if (err instanceof ProtocolError) {
     return { result: { output: err.message, isError: true, metadata: { server: info.server, tool: info.tool, mcpErrorCode: err.code } }, reconnect: false };
   }
   return { throw: err instanceof Error ? err : new Error(String(err)), reconnect: false };
+}
+
+/** The HTTP status of a transport failure (streamable HTTP or SSE), if it is one. */
+function httpStatus(err: unknown): number | string | undefined {
+  if (err instanceof SdkHttpError) return err.status ?? err.code;
+  if (err instanceof SseError) return err.code ?? "error";
+  return undefined;
 }
 
 /** A zod validation error (the SDK's result schemas), recognised without importing zod. */

@@ -1,4 +1,4 @@
-import { DEFAULT_REQUEST_TIMEOUT_MSEC, type RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import { DEFAULT_REQUEST_TIMEOUT_MSEC, type RequestOptions } from "@modelcontextprotocol/client";
 import type { ToolContext } from "../../core/types.js";
 
 // The SDK timer trails the caller's deadline so the caller's own abort (which REST turns into

@@ -1,5 +1,4 @@
 import { context, propagation } from "@opentelemetry/api";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolContext, ToolResult } from "../../core/types.js";
 import { classifyCallError } from "./call-error.js";
 import { callOptions } from "./call-options.js";
@@ -37,8 +36,8 @@ export async function callTool(conn: McpConnection, site: CallSite, tool: string
   const progress = ctx.onProgress ? conn.progress.open(ctx.onProgress) : undefined;
   try {
     const params = { name: tool, arguments: args, ...meta(progress?.token) };
-    const result = await conn.client.callTool(params, undefined, callOptions(ctx));
-    return mapCallResult(result as CallToolResult, site.server, tool);
+    const result = await conn.client.callTool(params, callOptions(ctx));
+    return mapCallResult(result, site.server, tool);
   } catch (err) {
     // The caller's own abort (disconnect, deadline, shutdown) decides the answer; the SDK already sent notifications/cancelled.
     if (ctx.signal?.aborted) throw ctx.signal.reason;

@@ -1,9 +1,9 @@
 import { createRequire } from "node:module";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ToolListChangedNotificationSchema, type Tool as McpToolDef } from "@modelcontextprotocol/sdk/types.js";
+import { Client, SdkError, SdkErrorCode, type PriorDiscovery, type Tool as McpToolDef, type Transport } from "@modelcontextprotocol/client";
 import { ProgressRouter } from "./progress-router.js";
 import { createTransport, shouldFallBackToSse, wiresFor, type TransportDeps, type WireKind } from "./create-transport.js";
+import { keepListening } from "./listen.js";
+import { negotiationOptions } from "./negotiation.js";
 import type { McpServerSpec } from "./server-spec.js";
 
 const { version } = createRequire(import.meta.url)("../../../package.json") as { version: string };
@@ -15,6 +15,8 @@ const MAX_LIST_PAGES = 1000;
 export interface McpConnection {
   client: Client;
   wire: WireKind;
+  /** The negotiated protocol revision ("2026-07-28", "2025-11-25", ...). */
+  protocolVersion: string;
   /** Where a call opens its progress token. */
   progress: ProgressRouter;
   /** Ends the session (and kills a stdio child's process tree). Does not fire `onClose`. */
@@ -30,42 +32,68 @@ export interface ConnectionHooks {
 }
 
 /**
- * Connects to a server: transport start, then `initialize`, each bounded by `spec.timeout`.
- * A `remote` server that turns out not to speak streamable HTTP is retried over SSE.
+ * What a source remembers between its connection attempts. `legacyOnly`: the stdio server
+ * exited on the `server/discover` probe (servers on some SDKs end on any request before
+ * `initialize`), so later attempts go straight to `initialize`.
  */
-export async function connect(spec: McpServerSpec, deps: TransportDeps, hooks: ConnectionHooks, signal: AbortSignal): Promise<McpConnection> {
+export interface NegotiationMemo {
+  legacyOnly?: boolean;
+}
+
+/**
+ * Connects to a server: transport start, then the revision negotiation (`server/discover`,
+ * else `initialize`), each bounded by `spec.timeout`. A `remote` server that turns out not to
+ * speak streamable HTTP is retried over SSE.
+ */
+export async function connect(spec: McpServerSpec, deps: TransportDeps, hooks: ConnectionHooks, signal: AbortSignal, memo: NegotiationMemo = {}): Promise<McpConnection> {
   const wires = wiresFor(spec);
   for (let i = 0; ; i++) {
     const wire = wires[i] as WireKind;
     signal.throwIfAborted();
     try {
-      return await connectOver(spec, wire, deps, hooks, signal);
+      return await connectOver(spec, wire, deps, hooks, signal, memo.legacyOnly ? { kind: "legacy" } : undefined);
     } catch (err) {
+      if (wire === "stdio" && spec.protocolVersion === undefined && !memo.legacyOnly && isEraFailure(err)) {
+        deps.logger.info("server closed the connection on server/discover; connecting with initialize");
+        // The retry's stderr is what explains a failure, not the probe's.
+        deps.stderr?.clear();
+        const conn = await connectOver(spec, wire, deps, hooks, signal, { kind: "legacy" });
+        // Only a server that then works proves it ends on the probe (one that crashes at start ends either way).
+        memo.legacyOnly = true;
+        return conn;
+      }
       if (i + 1 >= wires.length || !shouldFallBackToSse(err)) throw err;
       deps.logger.info({ wire: wires[i + 1] }, "server does not speak streamable HTTP; falling back to SSE");
     }
   }
 }
 
-async function connectOver(spec: McpServerSpec, wire: WireKind, deps: TransportDeps, hooks: ConnectionHooks, signal: AbortSignal): Promise<McpConnection> {
+function isEraFailure(err: unknown): boolean {
+  return err instanceof SdkError && err.code === SdkErrorCode.EraNegotiationFailed;
+}
+
+async function connectOver(spec: McpServerSpec, wire: WireKind, deps: TransportDeps, hooks: ConnectionHooks, signal: AbortSignal, prior?: PriorDiscovery): Promise<McpConnection> {
   const transport = createTransport(spec, wire, deps);
-  const client = new Client(CLIENT_INFO, { capabilities: {} });
+  const client = new Client(CLIENT_INFO, { capabilities: {}, listMaxPages: MAX_LIST_PAGES, ...negotiationOptions(spec.protocolVersion, wire) });
   let live = false;
   let closing = false;
+  const listening = new AbortController();
   client.onclose = () => {
     if (live && !closing) hooks.onClose();
   };
   client.onerror = (err) => deps.logger.debug({ err: deps.scrub ? deps.scrub(err.message) : err.message }, "mcp transport error");
-  client.setNotificationHandler(ToolListChangedNotificationSchema, () => hooks.onToolsChanged());
+  client.setNotificationHandler("notifications/tools/list_changed", () => hooks.onToolsChanged());
   const progress = new ProgressRouter();
   progress.install(client);
   boundStart(transport, spec.timeout);
   const conn: McpConnection = {
     client,
     wire,
+    protocolVersion: "",
     progress,
     async close() {
       closing = true;
+      listening.abort();
       await client.close().catch(() => {});
     },
   };
@@ -73,14 +101,25 @@ async function connectOver(spec: McpServerSpec, wire: WireKind, deps: TransportD
   const abort = () => void conn.close();
   signal.addEventListener("abort", abort, { once: true });
   try {
-    await client.connect(transport, { timeout: spec.timeout, signal });
+    await client.connect(transport, { timeout: spec.timeout, signal, ...(prior ? { prior } : {}) });
   } catch (err) {
     await conn.close();
     throw err;
   } finally {
     signal.removeEventListener("abort", abort);
   }
+  conn.protocolVersion = client.getNegotiatedProtocolVersion() ?? "";
   live = true;
+  // A 2026-era server announces catalog changes only on a stream the client opens.
+  if (client.getProtocolEra() === "modern" && client.getServerCapabilities()?.tools?.listChanged) {
+    void keepListening(client, spec.timeout, {
+      onResync: () => hooks.onToolsChanged(),
+      onLost: (why) => {
+        deps.logger.debug({ reason: deps.scrub ? deps.scrub(why) : why }, "mcp subscription lost");
+        if (!closing) hooks.onClose();
+      },
+    }, deps.logger, listening.signal);
+  }
   return conn;
 }
 
@@ -93,18 +132,12 @@ function boundStart(transport: Transport, timeout: number): void {
   });
 }
 
-/** Every tool of the server, following `nextCursor`; each page bounded by `timeout`. */
+/**
+ * Every tool of the server: the SDK walks `nextCursor` (at most MAX_LIST_PAGES pages) and
+ * keeps the list it uses to check results against each tool's `outputSchema`. Always fetched
+ * afresh (a 2026 server's `ttlMs` hint is for clients that poll; we list only when told to).
+ */
 export async function listAllTools(client: Client, timeout: number, signal?: AbortSignal): Promise<McpToolDef[]> {
-  const tools: McpToolDef[] = [];
-  const cursors = new Set<string>();
-  let cursor: string | undefined;
-  for (let page = 0; page < MAX_LIST_PAGES; page++) {
-    const res = await client.listTools(cursor === undefined ? undefined : { cursor }, { timeout, ...(signal ? { signal } : {}) });
-    tools.push(...res.tools);
-    if (!res.nextCursor) return tools; // some servers send "" for "no more"
-    if (cursors.has(res.nextCursor)) throw new Error("tools/list repeated a cursor");
-    cursors.add(res.nextCursor);
-    cursor = res.nextCursor;
-  }
-  throw new Error(`tools/list returned more than ${MAX_LIST_PAGES} pages`);
+  const res = await client.listTools(undefined, { timeout, cacheMode: "refresh", ...(signal ? { signal } : {}) });
+  return res.tools;
 }

@@ -1,6 +1,4 @@
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
-import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { SdkErrorCode, SdkHttpError, SSEClientTransport, StreamableHTTPClientTransport, type FetchLike, type Transport } from "@modelcontextprotocol/client";
 import type { Logger } from "../../core/types.js";
 import type { McpServerSpec } from "./server-spec.js";
 import type { StderrTail } from "./stderr-tail.js";
@@ -73,5 +71,6 @@ const NOT_STREAMABLE = new Set([400, 404, 405, 406, 415]);
  * server or a timeout is not retried over SSE: it would only double the wait.
  */
 export function shouldFallBackToSse(err: unknown): boolean {
-  return err instanceof StreamableHTTPError && (err.code === -1 || (err.code !== undefined && NOT_STREAMABLE.has(err.code)));
+  if (!(err instanceof SdkHttpError)) return false;
+  return err.code === SdkErrorCode.ClientHttpUnexpectedContent || NOT_STREAMABLE.has(err.status);
 }

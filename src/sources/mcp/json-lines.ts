@@ -1,4 +1,4 @@
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/client";
 
 /** What one line of a stdio MCP stream was: a message, or why it is not one. */
 export type LineResult = { message: JSONRPCMessage } | { error: Error };

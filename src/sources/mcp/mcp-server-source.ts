@@ -1,11 +1,11 @@
-import type { Tool as McpToolDef } from "@modelcontextprotocol/sdk/types.js";
+import type { Tool as McpToolDef } from "@modelcontextprotocol/client";
 import { upstreamUnavailable } from "../../core/errors.js";
 import type { Source, SourceContext, SourceState, SourceStatus } from "../../core/source.js";
 import { silentLogger, type Logger, type Tool, type ToolContext, type ToolResult } from "../../core/types.js";
 import type { EgressConfig } from "../../config/schema/server.js";
 import { DEFAULT_BACKOFF, retryWithBackoff, type BackoffOptions } from "./backoff.js";
 import { callTool, type CallSite } from "./call-tool.js";
-import { connect, listAllTools, type McpConnection } from "./connect.js";
+import { connect, listAllTools, type McpConnection, type NegotiationMemo } from "./connect.js";
 import { describeLoadError, PhaseError } from "./load-error.js";
 import { requiresTask, toTool } from "./mcp-tool.js";
 import { redact } from "./redact.js";
@@ -47,6 +47,10 @@ export class McpServerSource implements Source {
   private refreshing = false;
   private refreshAgain = false;
   private remote?: RemoteFetch;
+  /** What the connection attempts learned about the server's protocol era. */
+  private readonly memo: NegotiationMemo = {};
+  /** The revision the latest session negotiated (kept while reconnecting). */
+  private protocolVersion?: string;
   /** The stderr of the latest start attempt (stdio servers). */
   private stderr = new StderrTail();
 
@@ -89,7 +93,11 @@ export class McpServerSource implements Source {
   }
 
   status(): SourceStatus {
-    return { source: this.kind, name: this.name, state: this.state, tools: this.list.length, ...(this.error ? { error: this.error } : {}) };
+    return {
+      source: this.kind, name: this.name, state: this.state, tools: this.list.length,
+      ...(this.protocolVersion ? { protocolVersion: this.protocolVersion } : {}),
+      ...(this.error ? { error: this.error } : {}),
+    };
   }
 
   /** Ends the session and any reconnect loop; kills a stdio server's process tree. */
@@ -117,7 +125,7 @@ export class McpServerSource implements Source {
       onToolsChanged: () => {
         if (holder.conn && holder.conn === this.conn) void this.refresh();
       },
-    }, signal);
+    }, signal, this.memo);
     try {
       const defs = await listAllTools(conn.client, this.spec.timeout, signal).catch((err: unknown) => {
         throw new PhaseError("tools/list", err);
@@ -128,8 +136,9 @@ export class McpServerSource implements Source {
       this.conn = conn;
       this.state = "connected";
       this.error = undefined;
+      this.protocolVersion = conn.protocolVersion || undefined;
       this.setTools(defs);
-      this.log.info({ tools: this.list.length, wire: conn.wire }, "mcp server connected");
+      this.log.info({ tools: this.list.length, wire: conn.wire, protocolVersion: conn.protocolVersion }, "mcp server connected");
     } catch (err) {
       await conn.close();
       throw err;
@@ -194,7 +203,7 @@ export class McpServerSource implements Source {
     const signature = JSON.stringify(kept.map((d) => [d.name, d.description, d.inputSchema]));
     if (signature === this.signature) return;
     this.signature = signature;
-    this.list = kept.map((d) => toTool(this.name, d, (tool, args, ctx) => this.call(tool, args, ctx), this.spec.forwardAuth));
+    this.list = kept.map((d) => toTool(this.spec.prefix ?? this.name, d, (tool, args, ctx) => this.call(tool, args, ctx), this.spec.forwardAuth));
     this.ctx?.onToolsChanged();
   }
 

@@ -1,26 +1,33 @@
-import type { Tool as McpToolDef } from "@modelcontextprotocol/sdk/types.js";
+import type { Tool as McpToolDef } from "@modelcontextprotocol/client";
 import { sanitize } from "../../core/sanitize.js";
 import type { JSONSchema, Tool, ToolContext, ToolResult } from "../../core/types.js";
 
 /** Runs one tool of a server by its original name. */
 export type CallTool = (tool: string, args: Record<string, unknown>, ctx: ToolContext) => Promise<ToolResult>;
 
-/** The exposed name of a server's tool: `sanitize(server)_sanitize(tool)`. */
-export function mcpToolName(server: string, tool: string): string {
-  return `${sanitize(server)}_${sanitize(tool)}`;
+/**
+ * The exposed name of a server's tool: `sanitize(prefix)_sanitize(tool)` (the prefix
+ * defaults to the server's name), or the server's own name, sanitized, with `prefix: false`.
+ */
+export function mcpToolName(prefix: string | false, tool: string): string {
+  return prefix === false ? sanitize(tool) : `${sanitize(prefix)}_${sanitize(tool)}`;
 }
 
 /** Converts a listed MCP tool into a catalog Tool whose execute goes through `call` (`forwardAuth`: it gets the JWT caller's bearer). */
-export function toTool(server: string, def: McpToolDef, call: CallTool, forwardAuth = false): Tool {
+export function toTool(prefix: string | false, def: McpToolDef, call: CallTool, forwardAuth = false): Tool {
   // MCP requires an object schema; a server that omits `properties` still gets a usable one.
   const inputSchema: JSONSchema = { ...(def.inputSchema as JSONSchema), type: "object" };
   if (inputSchema.properties === undefined) inputSchema.properties = {};
   return {
-    name: mcpToolName(server, def.name),
+    name: mcpToolName(prefix, def.name),
     description: def.description ?? def.title ?? "",
     inputSchema,
     source: "mcp",
     ...(forwardAuth ? { forwardAuth: true } : {}),
+    ...(def.title !== undefined ? { title: def.title } : {}),
+    ...(def.outputSchema !== undefined ? { outputSchema: def.outputSchema as JSONSchema } : {}),
+    ...(def.annotations !== undefined ? { annotations: def.annotations as Record<string, unknown> } : {}),
+    ...(def.icons !== undefined ? { icons: def.icons as Record<string, unknown>[] } : {}),
     execute: (args, ctx) => call(def.name, args ?? {}, ctx ?? {}),
   };
 }

@@ -1,5 +1,4 @@
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { ProgressNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { Client } from "@modelcontextprotocol/client";
 import type { Progress } from "../../core/types.js";
 
 /**
@@ -14,7 +13,7 @@ export class ProgressRouter {
 
   /** Takes over the client's progress notifications. */
   install(client: Client): void {
-    client.setNotificationHandler(ProgressNotificationSchema, (n) => {
+    client.setNotificationHandler("notifications/progress", (n) => {
       const { progressToken, progress, total, message } = n.params;
       this.routes.get(progressToken)?.({ progress, ...(total !== undefined ? { total } : {}), ...(message !== undefined ? { message } : {}) });
     });

@@ -1,4 +1,4 @@
-import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { FetchLike } from "@modelcontextprotocol/client";
 import type { EgressConfig } from "../../config/schema/server.js";
 import { EgressGuard } from "../../net/egress-guard.js";
 import { forwardingFetch } from "../../net/forward-auth.js";

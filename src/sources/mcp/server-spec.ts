@@ -1,5 +1,6 @@
 import path from "node:path";
 import type { McpServerConfig } from "../../config/schema/mcp.js";
+import { isModernRevision } from "./negotiation.js";
 
 /** Default bound of each load phase. */
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -27,6 +28,10 @@ export interface McpServerSpec {
   headers: Record<string, string>;
   /** Remote only: a JWT caller's bearer token replaces the configured Authorization on tools/call. */
   forwardAuth: boolean;
+  /** Tool names are `prefix_tool`; `false` ⇒ the server's own names; absent ⇒ the server's name as prefix. */
+  prefix?: string | false;
+  /** A pinned protocol revision; absent ⇒ the newest both sides speak. */
+  protocolVersion?: string;
   /** The per-server tool filter, keyed by the server's own tool names. */
   tools?: Record<string, boolean>;
   /** Values that must never leave the process: header values and child env values. */
@@ -67,7 +72,10 @@ export function toServerSpec(name: string, cfg: McpServerConfig, baseDir: string
     forwardAuth: cfg.forwardAuth === true,
     ...(cfg.tools ? { tools: cfg.tools } : {}),
     ...(cfg.runAs ? { runAs: { uid: cfg.runAs.uid, gid: cfg.runAs.gid } } : {}),
+    ...(cfg.protocolVersion ? { protocolVersion: cfg.protocolVersion } : {}),
+    ...(cfg.prefix !== undefined ? { prefix: cfg.prefix } : {}),
   };
+  if (cfg.protocolVersion && isModernRevision(cfg.protocolVersion) && transport === "sse") throw new Error(`pins protocolVersion ${cfg.protocolVersion}, which the SSE transport cannot carry`);
   if (transport === "stdio") {
     const argv = Array.isArray(cfg.command) ? [...cfg.command] : cfg.command !== undefined ? [cfg.command] : [];
     const [command, ...rest] = argv;

@@ -16,6 +16,11 @@ export class StderrTail {
     if (this.kept.length > this.maxLines) this.kept.shift();
   }
 
+  /** Forgets every kept line (a new start attempt begins). */
+  clear(): void {
+    this.kept.length = 0;
+  }
+
   /** The kept lines, oldest first. */
   lines(): string[] {
     return [...this.kept];

@@ -1,7 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createInterface } from "node:readline";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client";
 import { childEnv } from "../child-env.js";
 import { groupAlive, terminateGroup } from "../process-tree.js";
 import { JsonLineBuffer } from "./json-lines.js";
@@ -51,6 +50,15 @@ export class ProcessGroupStdioTransport implements Transport {
   /** The child's pid (also its process group id on POSIX), once started. */
   get pid(): number | undefined {
     return this.child?.pid;
+  }
+
+  /**
+   * The child's stderr stream (read line by line through `onStderr`). Also how the SDK tells a
+   * stdio transport from an HTTP one: it probes for `pid` and `stderr`, and on stdio a
+   * `server/discover` probe that gets no answer means a 2025-era server, not an outage.
+   */
+  get stderr(): NodeJS.ReadableStream | null {
+    return this.child?.stderr ?? null;
   }
 
   async start(): Promise<void> {

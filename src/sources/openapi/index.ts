@@ -11,7 +11,7 @@ export function openapiSources(loaded: LoadedConfig): Source[] {
   const client = sharedHttpClient(loaded, loaded.config.egress);
   const used = new Map<string, number>();
   return (loaded.config.openapi ?? []).map((cfg) => {
-    const base = cfg.prefix ?? specLabel(cfg.spec);
+    const base = cfg.prefix || specLabel(cfg.spec);
     const n = (used.get(base) ?? 0) + 1;
     used.set(base, n);
     return new OpenApiSource(cfg, client, loaded.secrets, n > 1 ? `${base}#${n}` : base);

@@ -20,7 +20,7 @@ export class OpenApiSource extends ToolListSource {
 
   constructor(private readonly cfg: OpenApiConfig, private readonly client: SharedHttpClient, private readonly secrets: readonly string[], name?: string) {
     super();
-    this.name = name ?? cfg.prefix ?? cfg.spec;
+    this.name = name ?? (cfg.prefix || cfg.spec);
   }
 
   async build(ctx: SourceContext): Promise<void> {

@@ -20,6 +20,12 @@ describe.each(VARIANTS)("A2A agent speaking $label", (v) => {
     expect(src.tools()[0]?.inputSchema).toEqual({ type: "object", properties: { task: { type: "string" } }, required: ["task"] });
   });
 
+  it("takes its tool-name prefix from `prefix`, or none with `prefix: false`", async () => {
+    const a = await agent(v.server);
+    expect((await loadSource({ card: a.cardUrl, prefix: "peer one" })).tools().map((t) => t.name)).toEqual(["peer_one_echo", "peer_one_do_work"]);
+    expect((await loadSource({ card: a.cardUrl, prefix: false })).tools().map((t) => t.name)).toEqual(["echo", "do_work"]);
+  });
+
   it("sends the message, polls the task and maps a completed task to its artifact text", async () => {
     const a = await agent(v.server);
     const src = await loadSource({ card: a.cardUrl });

@@ -14,6 +14,13 @@ describe("toServerSpec", () => {
     expect(toServerSpec("h", { type: "http", url: "http://127.0.0.1:1/mcp" }, "/b").transport).toBe("streamable-http");
   });
 
+  it("keeps prefix and protocolVersion, and refuses a 2026 pin on the SSE transport", () => {
+    expect(toServerSpec("p", { url: "http://127.0.0.1:1/mcp", prefix: false, protocolVersion: "2026-07-28" }, "/b")).toMatchObject({ prefix: false, protocolVersion: "2026-07-28" });
+    expect(toServerSpec("q", { command: "x", prefix: "gh" }, "/b").prefix).toBe("gh");
+    expect(() => toServerSpec("s", { type: "sse", url: "http://127.0.0.1:1/sse", protocolVersion: "2026-07-28" }, "/b")).toThrow(/SSE transport cannot carry/);
+    expect(toServerSpec("t", { type: "sse", url: "http://127.0.0.1:1/sse", protocolVersion: "2024-11-05" }, "/b").protocolVersion).toBe("2024-11-05");
+  });
+
   it("accepts command as an array or as a string plus args", () => {
     expect(toServerSpec("a", { command: ["npx", "-y", "pkg"], args: ["--x"] }, "/b")).toMatchObject({ command: "npx", args: ["-y", "pkg", "--x"] });
     expect(toServerSpec("b", { command: "npx", args: ["-y", "pkg"] }, "/b")).toMatchObject({ command: "npx", args: ["-y", "pkg"] });

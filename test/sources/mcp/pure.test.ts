@@ -3,6 +3,7 @@ import { backoffDelay } from "../../../src/sources/mcp/backoff.js";
 import { callOptions } from "../../../src/sources/mcp/call-options.js";
 import { mapCallResult } from "../../../src/sources/mcp/map-result.js";
 import { mcpToolName, toTool } from "../../../src/sources/mcp/mcp-tool.js";
+import { negotiationOptions } from "../../../src/sources/mcp/negotiation.js";
 import { redact } from "../../../src/sources/mcp/redact.js";
 import { filterTools } from "../../../src/sources/mcp/tool-filter.js";
 
@@ -27,7 +28,17 @@ describe("mapCallResult", () => {
   });
   it("prefers structuredContent, else joins text parts with newlines", () => {
     expect(mapCallResult({ content: [{ type: "text", text: "ignored" }], structuredContent: { a: 1 } }, "s", "t").output).toBe('{"a":1}');
-    expect(mapCallResult({ content: [{ type: "text", text: "x" }, { type: "text", text: "y" }] }, "s", "t")).toEqual({ output: "x\ny", isError: false, metadata: { server: "s", tool: "t" } });
+    expect(mapCallResult({ content: [{ type: "text", text: "x" }] }, "s", "t")).toEqual({ output: "x", isError: false, metadata: { server: "s", tool: "t" } });
+    expect(mapCallResult({ content: [{ type: "text", text: "x" }, { type: "text", text: "y" }] }, "s", "t").output).toBe("x\ny");
+  });
+  it("keeps the parts whenever output alone cannot rebuild them, and structuredContent even on an error", () => {
+    const two = [{ type: "text" as const, text: "x" }, { type: "text" as const, text: "y" }];
+    expect(mapCallResult({ content: two }, "s", "t").metadata?.content).toEqual(two);
+    const annotated = [{ type: "text" as const, text: "x", annotations: { audience: ["user" as const] } }];
+    expect(mapCallResult({ content: annotated }, "s", "t").metadata?.content).toEqual(annotated);
+    const beside = [{ type: "text" as const, text: "21 and sunny" }];
+    expect(mapCallResult({ content: beside, structuredContent: { temp: 21 } }, "s", "t").metadata).toEqual({ server: "s", tool: "t", content: beside, structuredContent: { temp: 21 } });
+    expect(mapCallResult({ content: beside, structuredContent: { why: "x" }, isError: true }, "s", "t").metadata?.structuredContent).toEqual({ why: "x" });
   });
   it("keeps every part in metadata.content when any is not text", () => {
     const content = [
@@ -45,6 +56,7 @@ describe("mapCallResult", () => {
 describe("tool conversion", () => {
   it("names tools sanitize(server)_sanitize(tool) and always has an object schema", async () => {
     expect(mcpToolName("my.server", "do it/now")).toBe("my_server_do_it_now");
+    expect(mcpToolName(false, "do it/now")).toBe("do_it_now");
     const t = toTool("s", { name: "x", inputSchema: { type: "object" } }, async (name, args) => ({ output: `${name}:${JSON.stringify(args)}`, isError: false }));
     expect(t).toMatchObject({ name: "s_x", description: "", source: "mcp", inputSchema: { type: "object", properties: {} } });
     expect((await t.execute({ a: 1 })).output).toBe('x:{"a":1}');
@@ -76,5 +88,15 @@ describe("backoffDelay", () => {
 describe("redact", () => {
   it("scrubs every secret of useful length", () => {
     expect(redact("token abcdef123 and abc", ["abcdef123", "abc"])).toBe("token [redacted] and abc");
+  });
+});
+
+describe("negotiationOptions", () => {
+  it("probes unless pinned; a 2026 pin has no fallback, a 2025 pin offers only itself; SSE always initializes", () => {
+    expect(negotiationOptions(undefined, "streamable-http")).toEqual({ versionNegotiation: { mode: "auto" } });
+    expect(negotiationOptions(undefined, "stdio")).toEqual({ versionNegotiation: { mode: "auto" } });
+    expect(negotiationOptions(undefined, "sse")).toEqual({});
+    expect(negotiationOptions("2026-07-28", "stdio")).toEqual({ versionNegotiation: { mode: { pin: "2026-07-28" } } });
+    expect(negotiationOptions("2025-06-18", "streamable-http")).toEqual({ supportedProtocolVersions: ["2025-06-18"] });
   });
 });
