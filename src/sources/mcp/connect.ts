@@ -1,9 +1,10 @@
 import { createRequire } from "node:module";
 import { Client, SdkError, SdkErrorCode, type PriorDiscovery, type Tool as McpToolDef, type Transport } from "@modelcontextprotocol/client";
 import { ProgressRouter } from "./progress-router.js";
-import { createTransport, shouldFallBackToSse, wiresFor, type TransportDeps, type WireKind } from "./create-transport.js";
+import { createTransport, shouldFallBackToSse, wiresFor, type TransportDeps } from "./create-transport.js";
 import { keepListening } from "./listen.js";
 import { negotiationOptions } from "./negotiation.js";
+import type { WireKind } from "./negotiation.js";
 import type { McpServerSpec } from "./server-spec.js";
 
 const { version } = createRequire(import.meta.url)("../../../package.json") as { version: string };

@@ -1,11 +1,10 @@
 import { SdkErrorCode, SdkHttpError, SSEClientTransport, StreamableHTTPClientTransport, type FetchLike, type Transport } from "@modelcontextprotocol/client";
 import type { Logger } from "../../core/types.js";
+import type { WireKind } from "./negotiation.js";
 import type { McpServerSpec } from "./server-spec.js";
 import type { StderrTail } from "./stderr-tail.js";
 import { ProcessGroupStdioTransport } from "./stdio-transport.js";
 
-/** The concrete wire a connection attempt uses. */
-export type WireKind = "stdio" | "streamable-http" | "sse";
 
 /** What a transport needs from its source beyond the spec. */
 export interface TransportDeps {
