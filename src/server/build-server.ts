@@ -34,6 +34,7 @@ import { ServiceState } from "./service-state.js";
 import { registerSwagger } from "./swagger.js";
 import { ToolDocuments } from "./tool-documents.js";
 import { startTelemetry } from "./telemetry.js";
+import { traceRequests } from "./trace-requests.js";
 
 /** Options of {@link buildServer}. */
 export interface BuildServerOptions {
@@ -123,6 +124,8 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   installJsonBodyParser(app);
   installProtocolGuards(app);
   app.decorateRequest("caller", null as never);
+  // First of the hooks: a request refused by auth or the Host guard gets its server span too.
+  if (telemetry) traceRequests(app, telemetry.tracer);
   // Callback-style hooks: these run on every request, and an async hook costs a promise each.
   // One onRequest hook does the request id, the Host guard and auth: each hook is one more
   // step of Fastify's hook runner on every request.
