@@ -1,5 +1,5 @@
-import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Tracer } from "@opentelemetry/api";
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span, type Tracer } from "@opentelemetry/api";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 
 /** Routes polled by probes and scrapers: a span each would drown the traces that matter. */
 const UNTRACED_PATHS = new Set(["/healthz", "/readyz", "/metrics"]);
@@ -13,22 +13,27 @@ declare module "fastify" {
 
 /**
  * One server span per request (`<method> <route>`, stable HTTP semantic conventions),
- * continuing an incoming `traceparent`, made with the OpenTelemetry API in three hooks:
+ * continuing an incoming `traceparent`, made with the OpenTelemetry API in two hooks:
  * onRequest starts it (first of all hooks, so a refused request has one too), preHandler runs
  * the handler inside its context (the tool span, egress spans and `traceparent`s descend from
- * it), onResponse ends it. An unsampled request gets a non-recording span only: no attributes
- * are computed and nothing is exported, but its context still propagates the decision.
+ * it), and the response's "close" ends a recorded one (sent, or the client left first). An
+ * unsampled request gets a non-recording span only: no attributes are computed, nothing is
+ * listened to or exported, but its context still propagates the decision.
  */
 export function traceRequests(app: FastifyInstance, tracer: Tracer): void {
   app.decorateRequest("traceContext", null);
-  app.addHook("onRequest", (request, _reply, done) => {
+  app.addHook("onRequest", (request, reply, done) => {
     const route = request.routeOptions.url;
     if (UNTRACED_PATHS.has(route ?? request.url.split("?", 1)[0] ?? "")) return done();
     const { headers } = request;
     // Extract only what is there: most requests carry neither header.
     const parent = headers.traceparent === undefined && headers.baggage === undefined ? ROOT_CONTEXT : propagation.extract(ROOT_CONTEXT, headers);
     const span = tracer.startSpan(route ? `${request.method} ${route}` : request.method, { kind: SpanKind.SERVER }, parent);
-    if (span.isRecording()) span.setAttributes(requestAttributes(request, route));
+    if (span.isRecording()) {
+      span.setAttributes(requestAttributes(request, route));
+      // "close" comes after the response was sent, and also when the client left first.
+      reply.raw.once("close", () => endServerSpan(span, reply));
+    }
     request.traceContext = trace.setSpan(parent, span);
     done();
   });
@@ -36,15 +41,17 @@ export function traceRequests(app: FastifyInstance, tracer: Tracer): void {
     if (request.traceContext) context.with(request.traceContext, done);
     else done();
   });
-  app.addHook("onResponse", (request, reply, done) => {
-    const span = request.traceContext && trace.getSpan(request.traceContext);
-    if (span?.isRecording()) {
-      span.setAttribute("http.response.status_code", reply.statusCode);
-      if (reply.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
-    }
-    span?.end();
-    done();
-  });
+}
+
+/** Ends a recorded server span with the response's status, or as client_closed when the client left before it was sent. */
+function endServerSpan(span: Span, reply: FastifyReply): void {
+  if (reply.raw.writableFinished) {
+    span.setAttribute("http.response.status_code", reply.statusCode);
+    if (reply.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+  } else {
+    span.setAttribute("error.type", "client_closed");
+  }
+  span.end();
 }
 
 /** The request's attributes, computed for a recorded span only. The query string is left out: it may hold a credential. */

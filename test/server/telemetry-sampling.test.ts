@@ -1,3 +1,5 @@
+import { connect } from "node:net";
+import path from "node:path";
 import * as sdk from "@opentelemetry/sdk-trace-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { samplerFromEnv } from "../../src/server/telemetry.js";
@@ -107,6 +109,32 @@ describe("OpenTelemetry sampling (OTEL_TRACES_SAMPLER)", () => {
     const bad = await calls({ OTEL_TRACES_SAMPLER: "traceidratio", OTEL_TRACES_SAMPLER_ARG: "lots" });
     expect(bad.exported.map((x) => x.name)).toEqual(expect.arrayContaining(["tool up_echo", "tool remote_whoami"]));
     expect(bad.warnings).toContain("OTEL_TRACES_SAMPLER_ARG is not a ratio in [0, 1]; sampling everything");
+  });
+});
+
+describe("the server span", () => {
+  it("of a client that goes away mid-call is still exported, marked client_closed", async () => {
+    const s = await startServer({
+      config: { plugins: [path.resolve("bench/fixtures/plugins/sleep.mjs")], telemetry: { otlp: { endpoint: collector.endpoint, protocol: "http/json" } } },
+    });
+    const tp = traceparent("01");
+    try {
+      const { hostname, port } = new URL(s.url);
+      const body = JSON.stringify({ arguments: { ms: 5000 } });
+      const socket = connect(Number(port), hostname);
+      socket.write([
+        "POST /tools/sleep/execute HTTP/1.1", `host: ${hostname}:${port}`, "content-type: application/json",
+        `content-length: ${body.length}`, `traceparent: ${tp.header}`, "", body,
+      ].join("\r\n"));
+      await new Promise((r) => setTimeout(r, 300));
+      socket.destroy();
+      await new Promise((r) => setTimeout(r, 300));
+    } finally {
+      await s.close();
+    }
+    const server = collector.spans.find((x) => x.traceId === tp.traceId && x.kind === 2);
+    expect(server?.parentSpanId).toBe(tp.spanId);
+    expect(server?.attributes["error.type"]).toBe("client_closed");
   });
 });
 
