@@ -112,6 +112,11 @@ describe("OpenTelemetry sampling (OTEL_TRACES_SAMPLER)", () => {
   });
 });
 
+/** Resolves once `check()` holds (polled every 10 ms). */
+async function until(check: () => boolean): Promise<void> {
+  while (!check()) await new Promise((r) => setTimeout(r, 10));
+}
+
 describe("the server span", () => {
   it("of a client that goes away mid-call is still exported, marked client_closed", async () => {
     const s = await startServer({
@@ -126,9 +131,10 @@ describe("the server span", () => {
         "POST /tools/sleep/execute HTTP/1.1", `host: ${hostname}:${port}`, "content-type: application/json",
         `content-length: ${body.length}`, `traceparent: ${tp.header}`, "", body,
       ].join("\r\n"));
-      await new Promise((r) => setTimeout(r, 300));
+      // Leave once the call runs, and close the server once the server saw the client go.
+      await until(() => s.app.toolnexus.state.inFlight === 1);
       socket.destroy();
-      await new Promise((r) => setTimeout(r, 300));
+      await until(() => s.app.toolnexus.state.inFlight === 0);
     } finally {
       await s.close();
     }
