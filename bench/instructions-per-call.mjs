@@ -26,10 +26,11 @@ let v = { headers: {}, env: {} };
 if (what !== "bare") {
   v = variants.variant(what === "execute" ? "none" : what);
   const file = path.join(dir, "toolnexus.json");
-  await writeFile(file, JSON.stringify({ ...v.config, server: { ...v.config.server, host: "127.0.0.1", port, maxConcurrent: 1024 } }));
+  await writeFile(file, JSON.stringify({ ...v.config, server: { ...v.config.server, host: "127.0.0.1", port, maxConcurrent: 1024, headersTimeoutMs: 600_000, requestTimeoutMs: 600_000 } }));
   args = [CLI, "serve", "--config", file];
 }
 const log = openSync(path.join(dir, "server.log"), "a");
+// The timeouts are raised above: under valgrind a queued request may wait longer than 10 s.
 // --smc-check=all: V8 writes and patches machine code at run time. --v8-pool-size=0: V8's
 // worker threads (concurrent compilers, GC helpers) hang Node 24 under valgrind; their work runs
 // on the main thread instead, the same way for every build measured.
