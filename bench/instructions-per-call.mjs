@@ -3,29 +3,40 @@
 // warm-up (so the JIT has settled) the counters are zeroed, `n` requests are made from `c`
 // closed-loop workers, and the counters are dumped: instructions ÷ n, every thread included
 // (GC helpers and the JIT's compile threads too).
-// Usage: npm run build && node bench/instructions-per-call.mjs [execute|bare] [warm] [n] [c]
-// (BENCH_CLI=<other dist>/cli.js for a before/after). Slow: ~50× under valgrind, start-up ~1 min.
+// Usage: npm run build && node bench/instructions-per-call.mjs [variant|bare] [warm] [n] [c]
+// variant: execute (= none), or a variant of bench/variants.mjs (apikey, jwt, traced, sampled10,
+// unsampled). BENCH_CLI=<other dist>/cli.js for a before/after. Slow: ~50× under valgrind,
+// start-up ~1 min.
 import { execFileSync, spawn } from "node:child_process";
 import { openSync } from "node:fs";
 import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Pool } from "undici";
-import { CLI, ECHO_PLUGIN, ROOT, freePort } from "./lib.mjs";
+import { CLI, ROOT, freePort } from "./lib.mjs";
+import { startVariants } from "./variants.mjs";
 
 const [what = "execute", warm = "20000", n = "5000", c = "32"] = process.argv.slice(2);
 const dir = await mkdtemp(path.join(tmpdir(), "tn-callgrind-"));
 const port = await freePort();
 const out = path.join(dir, "callgrind.out");
+const variants = await startVariants();
 let args = [path.join(ROOT, "bench/bare-server.mjs"), String(port)];
+let v = { headers: {}, env: {} };
 if (what !== "bare") {
+  v = variants.variant(what === "execute" ? "none" : what);
   const file = path.join(dir, "toolnexus.json");
-  await writeFile(file, JSON.stringify({ server: { host: "127.0.0.1", port, maxConcurrent: 1024, logLevel: "info" }, plugins: [ECHO_PLUGIN] }));
+  await writeFile(file, JSON.stringify({ ...v.config, server: { ...v.config.server, host: "127.0.0.1", port, maxConcurrent: 1024, headersTimeoutMs: 600_000, requestTimeoutMs: 600_000 } }));
   args = [CLI, "serve", "--config", file];
 }
 const log = openSync(path.join(dir, "server.log"), "a");
-// --smc-check=all: V8 writes and patches machine code at run time.
-const child = spawn("valgrind", ["--tool=callgrind", "--smc-check=all", `--callgrind-out-file=${out}`, process.execPath, ...args], { stdio: ["ignore", log, "ignore"] });
+// The timeouts are raised above: under valgrind a queued request may wait longer than 10 s.
+// --smc-check=all: V8 writes and patches machine code at run time. --v8-pool-size=0: V8's
+// worker threads (concurrent compilers, GC helpers) hang Node 24 under valgrind; their work runs
+// on the main thread instead, the same way for every build measured.
+const child = spawn("valgrind", ["--tool=callgrind", "--smc-check=all", `--callgrind-out-file=${out}`, process.execPath, "--v8-pool-size=0", ...args], {
+  stdio: ["ignore", log, "ignore"], env: { ...process.env, ...v.env },
+});
 const url = `http://127.0.0.1:${port}`;
 const pool = new Pool(url, { connections: 64 });
 try {
@@ -40,7 +51,7 @@ try {
     let left = total;
     await Promise.all(Array.from({ length: Number(c) }, async () => {
       while (left-- > 0) {
-        const res = await pool.request({ path: route, method: "POST", headers: { "content-type": "application/json" }, body });
+        const res = await pool.request({ path: route, method: "POST", headers: { "content-type": "application/json", ...v.headers }, body });
         await res.body.text();
         if (res.statusCode !== 200) throw new Error(`${route}: HTTP ${res.statusCode}`);
       }
@@ -57,6 +68,7 @@ try {
   console.log(`${what} c=${c}: ${(total / Number(n) / 1000).toFixed(1)} k instructions/request (${n} requests after ${warm} of warm-up)`);
 } finally {
   child.kill("SIGKILL");
+  variants.close();
   await pool.close();
   await rm(dir, { recursive: true, force: true });
 }

@@ -54,10 +54,10 @@ class Child {
 }
 
 /** Spawns `node --import stats-agent args…` and waits until `probe(url)` answers (polled every 5 ms). */
-async function spawnServer(args, port, { ready = "/readyz", logFile } = {}) {
+async function spawnServer(args, port, { ready = "/readyz", logFile, env } = {}) {
   const out = logFile ? openSync(logFile, "a") : "ignore";
   const startedAt = performance.now();
-  const child = spawn(process.execPath, ["--import", AGENT, ...args], { stdio: ["ignore", out, "inherit", "ipc"] });
+  const child = spawn(process.execPath, ["--import", AGENT, ...args], { stdio: ["ignore", out, "inherit", "ipc"], env: { ...process.env, ...env } });
   if (typeof out === "number") closeSync(out);
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
@@ -76,12 +76,12 @@ export async function startBare(nodeArgs = [], logFile) {
   return spawnServer([...nodeArgs, path.join(ROOT, "bench/bare-server.mjs"), String(port)], port, { ready: "/healthz", logFile });
 }
 
-/** `toolnexus serve` (the CLI, as deployed; `cli` another build's) on a temp config; log lines go to `dir/<name>.log`. */
-export async function startToolnexus(dir, config, name = "toolnexus", nodeArgs = [], cli = CLI) {
+/** `toolnexus serve` (the CLI, as deployed; `cli` another build's) on a temp config, `env` added to its environment; log lines go to `dir/<name>.log`. */
+export async function startToolnexus(dir, config, name = "toolnexus", nodeArgs = [], cli = CLI, env = {}) {
   const port = await freePort();
   const file = path.join(dir, `${name}.json`);
   await writeFile(file, JSON.stringify({ ...config, server: { host: "127.0.0.1", port, maxConcurrent: 1024, ...config.server } }));
-  return spawnServer([...nodeArgs, cli, "serve", "--config", file], port, { logFile: path.join(dir, `${name}.log`) });
+  return spawnServer([...nodeArgs, cli, "serve", "--config", file], port, { logFile: path.join(dir, `${name}.log`), env });
 }
 
 /** Runs `call` from `concurrency` closed-loop workers for `seconds`; latencies in ms. */
@@ -103,11 +103,12 @@ export async function drive(call, concurrency, seconds) {
   return { rps: latencies.length / elapsed, p50: q(0.5), p99: q(0.99), n: latencies.length };
 }
 
-/** A POST of `body` to `route` through the server's pool; rejects on a non-200 answer. */
-export function poster(server, route, body, expect) {
+/** A POST of `body` (with `headers`) to `route` through the server's pool; rejects on a non-200 answer. */
+export function poster(server, route, body, expect, headers = {}) {
   const payload = JSON.stringify(body);
+  const all = { "content-type": "application/json", ...headers };
   return async () => {
-    const res = await server.pool.request({ path: route, method: "POST", headers: { "content-type": "application/json" }, body: payload });
+    const res = await server.pool.request({ path: route, method: "POST", headers: all, body: payload });
     const text = await res.body.text();
     if (res.statusCode !== 200 || (expect && !text.includes(expect))) throw new Error(`${route}: HTTP ${res.statusCode} ${text.slice(0, 200)}`);
   };

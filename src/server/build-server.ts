@@ -33,7 +33,8 @@ import { SHARED_SCHEMAS } from "./http/schemas.js";
 import { ServiceState } from "./service/service-state.js";
 import { registerSwagger } from "./openapi/swagger.js";
 import { ToolDocuments } from "./openapi/tool-documents.js";
-import { skipTracing, startTelemetry } from "./observability/telemetry.js";
+import { startTelemetry } from "./observability/telemetry.js";
+import { traceRequests } from "./observability/trace-requests.js";
 
 /** Options of {@link buildServer}. */
 export interface BuildServerOptions {
@@ -95,14 +96,15 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   const state = new ServiceState(loaded, await Authenticator.create(loaded.config.auth, logger));
   const metrics = new Metrics(state);
 
-  // Each route declares its policy in its config (http/route-policy.ts); tracing is decided
-  // before routing, so the untraced paths are collected as the routes register.
-  const policies = new DeclaredPolicies(app, skipTracing);
+  // Each route declares its policy in its config (http/route-policy.ts); the hooks read it.
+  const policies = new DeclaredPolicies(app);
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
   installErrorHandler(app, scrub, new RouteMethods(app));
   installJsonBodyParser(app);
   installProtocolGuards(app);
   app.decorateRequest("caller", null as never);
+  // First of the hooks: a request refused by auth or the Host guard gets its server span too.
+  if (telemetry) traceRequests(app, telemetry.tracer);
   // Callback-style hooks: these run on every request, and an async hook costs a promise each.
   // One onRequest hook does the request id, the Host guard and auth: each hook is one more
   // step of Fastify's hook runner on every request.

@@ -1,9 +1,8 @@
-import { randomBytes } from "node:crypto";
-import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHttpMcpServer, type HttpMcpServer, type SeenCall } from "../fixtures/mcp/http-server.js";
 import { startCollector, type Collector } from "../helpers/otlp-collector.js";
 import { startServer } from "../helpers/server.js";
+import { execute as rawExecute, traceparent } from "../helpers/trace-client.js";
 import { startUpstream, type Upstream } from "../sources/http/upstream.js";
 
 const API_KEY = "trace-key-0123456789abcdef";
@@ -31,41 +30,9 @@ function config(protocol?: "http/json" | "http/protobuf") {
   };
 }
 
-/** A fresh W3C trace context as a client would send it. */
-function traceparent(): { header: string; traceId: string; spanId: string } {
-  const traceId = randomBytes(16).toString("hex");
-  const spanId = randomBytes(8).toString("hex");
-  return { header: `00-${traceId}-${spanId}-01`, traceId, spanId };
-}
-
-/**
- * POSTs an execute over a raw socket: this process's own fetch and http.request are
- * instrumented once tracing is on and would replace the client's traceparent with theirs.
- */
-function execute(baseUrl: string, tool: string, traceparentHeader: string): Promise<{ status: number; body: { output: string } }> {
-  const { hostname, port } = new URL(baseUrl);
-  const body = "{}";
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), hostname);
-    const chunks: Buffer[] = [];
-    socket.on("data", (c: Buffer) => chunks.push(c));
-    socket.on("error", reject);
-    socket.on("end", () => {
-      const text = Buffer.concat(chunks).toString("utf8");
-      const [head = "", payload = ""] = text.split("\r\n\r\n");
-      try {
-        resolve({ status: Number(head.split(" ")[1]), body: JSON.parse(payload) as { output: string } });
-      } catch (err) {
-        reject(err as Error);
-      }
-    });
-    // write, not end: a half-closed socket reads as a client that went away (499).
-    socket.write([
-      `POST /tools/${tool}/execute HTTP/1.1`, `host: ${hostname}:${port}`, "connection: close", "content-type: application/json",
-      `content-length: ${body.length}`, `authorization: Bearer ${API_KEY}`, `traceparent: ${traceparentHeader}`, "", body,
-    ].join("\r\n"));
-  });
-}
+/** An execute with the test's API key and `traceparentHeader`. */
+const execute = (baseUrl: string, tool: string, traceparentHeader: string) =>
+  rawExecute(baseUrl, tool, { authorization: `Bearer ${API_KEY}`, traceparent: traceparentHeader });
 
 describe("OpenTelemetry", () => {
   it("one trace from the client through toolnexus to an MCP server and an HTTP upstream (OTLP/JSON)", async () => {

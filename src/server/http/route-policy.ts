@@ -46,16 +46,15 @@ export function policyOf(request: FastifyRequest): RoutePolicy {
 
 /**
  * What the routes of `app` declare, recorded as they register (an onRoute hook), for what
- * must know a policy before or outside any request: the tracing hook runs before routing, and
- * the OpenAPI document says which operations need no credential.
+ * must know a policy outside any request: the OpenAPI document says which operations need no
+ * credential.
  */
 export class DeclaredPolicies {
   private readonly conditional: { path: string; publicWhen: (config: ToolnexusConfig) => boolean }[] = [];
 
-  /** Records every route registered on `app` from now on; `onUntraced` hears each path declared `traced: false`. */
-  constructor(app: FastifyInstance, onUntraced: (path: string) => void) {
+  /** Records every route registered on `app` from now on. */
+  constructor(app: FastifyInstance) {
     app.addHook("onRoute", (route) => {
-      if (route.config?.traced === false) onUntraced(route.url);
       const publicWhen = route.config?.publicWhen;
       if (publicWhen && !this.conditional.some((c) => c.path === route.url)) this.conditional.push({ path: route.url, publicWhen });
     });

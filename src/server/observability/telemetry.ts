@@ -1,14 +1,9 @@
-import { createRequire } from "node:module";
 import { context, propagation, SpanKind, SpanStatusCode, trace, type Span, type Tracer } from "@opentelemetry/api";
+import type * as SdkTraceNode from "@opentelemetry/sdk-trace-node";
 import type { ToolnexusConfig } from "../../config/schema/index.js";
 import type { Logger } from "../../core/types.js";
+import { traceEgress } from "../../net/egress-spans.js";
 
-/**
- * Paths of the routes declared `traced: false` (probes and scrapers: a span each would drown
- * the traces that matter), filled by {@link skipTracing} as routes register. The http
- * instrumentation sees requests before any routing, so it matches the path as the router does.
- */
-const untracedPaths = new Set<string>();
 /** Outcomes of a call that are not a failure of the call (a tool's isError is the model's business). */
 const OK_OUTCOMES = new Set(["ok", "tool_error"]);
 
@@ -17,21 +12,13 @@ export interface TelemetryHandle {
   /** Where spans go (for the start-up log line). */
   endpoint: string;
   protocol: string;
+  /** The tracer of server spans (trace-requests.ts). */
+  tracer: Tracer;
   shutdown(): Promise<void>;
-}
-
-/** What the instrumentations need of each other: enable/disable and a provider to record to. */
-interface Instrumentation {
-  setTracerProvider(provider: unknown): void;
-  enable(): void;
-  disable(): void;
 }
 
 let tracer: Tracer | undefined;
 let running: { handle: TelemetryHandle; users: number } | undefined;
-// Created once per process: the require hook that patches node:http fires once per module,
-// so a later provider re-enables these rather than building new ones that would never patch.
-let instrumentations: Instrumentation[] | undefined;
 
 /** Where and how to export, from the standard OTEL_* variables first, then `telemetry.otlp`; undefined when off. */
 function exportTarget(config: ToolnexusConfig, env: NodeJS.ProcessEnv = process.env): { url?: string; endpoint: string; protocol: string; headers?: Record<string, string> } | undefined {
@@ -48,12 +35,14 @@ function exportTarget(config: ToolnexusConfig, env: NodeJS.ProcessEnv = process.
 
 /**
  * Starts OpenTelemetry tracing when an OTLP endpoint is configured, and does
- * nothing otherwise: the SDK, exporters and instrumentations are imported only then, so a
- * service without tracing loads none of it. Spans: one server span per request (the http
- * instrumentation, which continues an incoming `traceparent`), one per tool call (the
- * pipeline, via {@link startToolSpan}), one client span per outbound undici request (the
- * undici instrumentation, which also sends `traceparent`). One provider per process: a
- * second server in the same process shares it.
+ * nothing otherwise: the SDK and exporters are imported only then, so a service without
+ * tracing loads none of it. Spans are made with the OpenTelemetry API at the few places that
+ * matter, rather than by instrumentation libraries that patch node:http and wrap every
+ * request's emitters: one server span per request (trace-requests.ts), one per tool call
+ * ({@link startToolSpan}), one client span per outbound undici request inside a trace
+ * (net/egress-spans.ts, which also sends `traceparent`). Sampling follows
+ * `OTEL_TRACES_SAMPLER`/`_ARG` (default parent-based, always on). One provider per process:
+ * a second server in the same process shares it.
  */
 export async function startTelemetry(config: ToolnexusConfig, logger: Logger, env: NodeJS.ProcessEnv = process.env): Promise<TelemetryHandle | undefined> {
   const target = exportTarget(config, env);
@@ -65,44 +54,32 @@ export async function startTelemetry(config: ToolnexusConfig, logger: Logger, en
   if (target.protocol !== "http/protobuf" && target.protocol !== "http/json") {
     throw new Error(`OTEL_EXPORTER_OTLP_PROTOCOL "${target.protocol}" is not supported: use http/protobuf or http/json`);
   }
-  const [sdk, resources, http, undici, exporterModule] = await Promise.all([
+  const [sdk, resources, exporterModule] = await Promise.all([
     import("@opentelemetry/sdk-trace-node"),
     import("@opentelemetry/resources"),
-    import("@opentelemetry/instrumentation-http"),
-    import("@opentelemetry/instrumentation-undici"),
     target.protocol === "http/json" ? import("@opentelemetry/exporter-trace-otlp-http") : import("@opentelemetry/exporter-trace-otlp-proto"),
   ]);
   const exporter = new exporterModule.OTLPTraceExporter({ ...(target.url ? { url: target.url } : {}), ...(target.headers ? { headers: target.headers } : {}) });
   const provider = new sdk.NodeTracerProvider({
     resource: resources.resourceFromAttributes({ "service.name": env.OTEL_SERVICE_NAME ?? config.telemetry?.serviceName ?? "toolnexus" }),
+    sampler: samplerFromEnv(sdk, env, logger),
     // The exporter comes from a sibling package of the SDK with the same interface.
     spanProcessors: [new sdk.BatchSpanProcessor(exporter as unknown as ConstructorParameters<typeof sdk.BatchSpanProcessor>[0])],
   });
+  // The AsyncLocalStorage context manager and the W3C trace-context and baggage propagators.
   provider.register();
-  if (!instrumentations) {
-    instrumentations = [
-      new http.HttpInstrumentation({ ignoreIncomingRequestHook: (req) => untracedPaths.has((req.url ?? "").split(/[?#]/, 1)[0] ?? "") }),
-      new undici.UndiciInstrumentation(),
-    ];
-    // The http instrumentation patches node:http when it is next required; ESM imports (ours,
-    // Fastify's) never go through require, so require it once here. The patch is on
-    // http.Server.prototype, so servers created before this are covered too.
-    createRequire(import.meta.url)("node:http");
-  }
-  const active = instrumentations;
-  for (const i of active) {
-    i.setTracerProvider(provider);
-    i.enable();
-  }
-  tracer = provider.getTracer("toolnexus");
+  const active = provider.getTracer("toolnexus");
+  const stopEgress = traceEgress(active);
+  tracer = active;
   logger.info({ endpoint: target.endpoint, protocol: target.protocol }, "tracing on");
   const handle: TelemetryHandle = {
     endpoint: target.endpoint,
     protocol: target.protocol,
+    tracer: active,
     async shutdown() {
       tracer = undefined;
       running = undefined;
-      for (const i of active) i.disable();
+      stopEgress();
       await provider.shutdown();
       trace.disable();
       propagation.disable();
@@ -111,6 +88,33 @@ export async function startTelemetry(config: ToolnexusConfig, logger: Logger, en
   };
   running = { handle, users: 1 };
   return shared(running);
+}
+
+/**
+ * The sampler the `OTEL_TRACES_SAMPLER` and `OTEL_TRACES_SAMPLER_ARG` variables name, read
+ * from `env` (as the SDK would from process.env): `always_on`, `always_off`, `traceidratio`
+ * and their `parentbased_` forms; default `parentbased_always_on`. A bad value falls back to
+ * the default (a bad ratio to 1) with a warning, as the SDK does.
+ */
+export function samplerFromEnv(sdk: Pick<typeof SdkTraceNode, "AlwaysOnSampler" | "AlwaysOffSampler" | "TraceIdRatioBasedSampler" | "ParentBasedSampler">, env: NodeJS.ProcessEnv, logger: Logger) {
+  const name = (env.OTEL_TRACES_SAMPLER ?? "").trim().toLowerCase() || "parentbased_always_on";
+  const ratio = (): number => {
+    const raw = env.OTEL_TRACES_SAMPLER_ARG?.trim();
+    const n = raw ? Number(raw) : NaN;
+    if (n >= 0 && n <= 1) return n;
+    logger.warn({ OTEL_TRACES_SAMPLER_ARG: raw ?? null }, "OTEL_TRACES_SAMPLER_ARG is not a ratio in [0, 1]; sampling everything");
+    return 1;
+  };
+  const root = name.replace(/^parentbased_/, "");
+  const sampler = root === "always_on" ? new sdk.AlwaysOnSampler()
+    : root === "always_off" ? new sdk.AlwaysOffSampler()
+    : root === "traceidratio" ? new sdk.TraceIdRatioBasedSampler(ratio())
+    : undefined;
+  if (!sampler) {
+    logger.warn({ OTEL_TRACES_SAMPLER: name }, "OTEL_TRACES_SAMPLER is not supported; using parentbased_always_on");
+    return new sdk.ParentBasedSampler({ root: new sdk.AlwaysOnSampler() });
+  }
+  return name.startsWith("parentbased_") ? new sdk.ParentBasedSampler({ root: sampler }) : sampler;
 }
 
 /** A handle on the one provider whose shutdown stops it only for its last user. */
@@ -126,14 +130,15 @@ function shared(r: { handle: TelemetryHandle; users: number }): TelemetryHandle 
   };
 }
 
-/** Makes no server span for requests to `path` (a static route path, declared `traced: false`). */
-export function skipTracing(path: string): void {
-  untracedPaths.add(path);
-}
-
-/** The span of one tool call, or undefined (at no cost) when tracing is off. */
+/**
+ * The span of one tool call, a child of the active (server) span; undefined, at the cost of
+ * one check, when tracing is off or that span is not sampled (every sampler the environment
+ * can name decides a child as its local parent was decided, so no span is made to be dropped).
+ */
 export function startToolSpan(toolName: string, caller: string): Span | undefined {
   if (!tracer) return undefined;
+  const parent = trace.getSpan(context.active());
+  if (parent && !parent.isRecording()) return undefined;
   return tracer.startSpan(`tool ${toolName}`, { kind: SpanKind.INTERNAL, attributes: { "tool.name": toolName, "toolnexus.caller": caller } });
 }
 
@@ -142,9 +147,12 @@ export function runInSpan<T>(span: Span | undefined, fn: () => T): T {
   return span ? context.with(trace.setSpan(context.active(), span), fn) : fn();
 }
 
-/** Ends a tool span with what became of the call; returns its trace id for the call's log line. */
+/**
+ * Ends a tool span with what became of the call; returns the trace id for the call's log
+ * line (the request's, when the call was not sampled and has no span of its own).
+ */
 export function endToolSpan(span: Span | undefined, source: string | undefined, outcome: string, statusCode: number): string | undefined {
-  if (!span) return undefined;
+  if (!span) return tracer ? trace.getSpan(context.active())?.spanContext().traceId : undefined;
   if (source) span.setAttribute("tool.source", source);
   span.setAttribute("toolnexus.outcome", outcome);
   span.setAttribute("toolnexus.status_code", statusCode);

@@ -1,0 +1,145 @@
+// `npm run bench:table`: the table bench/README.md opens with, as Markdown on stdout (progress on
+// stderr). Every path of the service against the native echo plugin (or server-everything's echo
+// over stdio), tracing off and on, closed loop at c=BENCH_C from this process: req/s, p50, p99,
+// the server's CPU per call (read in the server, bench/stats-agent.mjs) and what that makes per
+// core (1 s ÷ CPU per call). Servers are `toolnexus serve` child processes; a redis-server is
+// started on a free port for the Redis executions row. 127.0.0.1 only; bounded in time.
+// Env: BENCH_ROUNDS (2; medians), BENCH_SECONDS (4), BENCH_WARMUP_SECONDS (1), BENCH_C (32).
+import { execFileSync, spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { readFileSync } from "node:fs";
+import { connect } from "node:net";
+import { cpus, tmpdir, totalmem } from "node:os";
+import path from "node:path";
+import { ECHO_PLUGIN, EVERYTHING, ROOT, freePort, measure, median, poster, startToolnexus } from "./lib.mjs";
+import { startVariants } from "./variants.mjs";
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
+const WARMUP = Number(process.env.BENCH_WARMUP_SECONDS ?? 1);
+const C = Number(process.env.BENCH_C ?? 32);
+const LIMIT_S = 360;
+const guard = setTimeout(() => {
+  console.error(`bench/table.mjs: not done in ${LIMIT_S} s; stopping`);
+  process.exit(2);
+}, LIMIT_S * 1000);
+guard.unref();
+const log = (line) => process.stderr.write(`${line}\n`);
+const loadAvg = () => readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
+const ECHO_BODY = { arguments: { text: "hello" } };
+
+/** A redis-server without persistence on a free port, as test/helpers/redis.ts starts it. */
+async function startRedis() {
+  const port = await freePort();
+  const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: "ignore" });
+  const up = () => new Promise((r) => { const s = connect(port, "127.0.0.1", () => { s.end(); r(true); }); s.once("error", () => r(false)); });
+  for (let i = 0; !(await up()); i++) {
+    if (i > 100 || child.exitCode !== null) throw new Error("redis-server did not start (is it installed?)");
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return { url: `redis://127.0.0.1:${port}`, stop: () => new Promise((r) => { child.once("exit", r); child.kill("SIGTERM"); }) };
+}
+
+/** A request through the server's pool; rejects unless the status is `status` and the body holds `expect`. */
+async function send(server, opts, status, expect) {
+  const res = await server.pool.request(opts);
+  const text = await res.body.text();
+  if (res.statusCode !== status || (expect && !text.includes(expect))) throw new Error(`${opts.method} ${opts.path}: HTTP ${res.statusCode} ${text.slice(0, 200)}`);
+  return text;
+}
+
+const json = { "content-type": "application/json" };
+const calls = {
+  rest: (s, headers) => poster(s, "/tools/echo/execute", ECHO_BODY, "hello", headers),
+  sse: (s) => () => send(s, { path: "/tools/echo/execute", method: "POST", headers: { ...json, accept: "text/event-stream" }, body: JSON.stringify(ECHO_BODY) }, 200, "hello"),
+  mcp: (s) => () => send(s, {
+    path: "/mcp", method: "POST", body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "echo", arguments: { text: "hello" } } }),
+    // What an MCP client sends on every request after initialize (stateless: no session).
+    headers: { ...json, accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-06-18" },
+  }, 200, "hello"),
+  // Submit, then poll at once until terminal: the floor of what a client of executions sees.
+  execution: (s) => async () => {
+    let e = JSON.parse(await send(s, { path: "/tools/echo/executions", method: "POST", headers: json, body: JSON.stringify(ECHO_BODY) }, 202));
+    while (e.status === "queued" || e.status === "running") e = JSON.parse(await send(s, { path: `/executions/${e.id}`, method: "GET" }, 200));
+    if (e.status !== "succeeded") throw new Error(`execution ${e.status}`);
+  },
+  stdioMcp: (s) => poster(s, "/tools/everything_echo/execute", { arguments: { message: "hello" } }, "Echo: hello"),
+};
+
+const ROWS = [
+  ["REST execute, no auth", "open", (s) => calls.rest(s)],
+  ["REST execute, API key", "auth", (s, v) => calls.rest(s, v.apikey)],
+  ["REST execute, JWT (ES256, cached)", "auth", (s, v) => calls.rest(s, v.jwt)],
+  ["`/mcp` tools/call, 2025-06-18", "open", (s) => calls.mcp(s)],
+  ["`/mcp` tools/call, 2026 era", undefined],
+  ["SSE execute (`Accept: text/event-stream`)", "open", (s) => calls.sse(s)],
+  ["execution submit + poll, in-process store", "open", (s) => calls.execution(s)],
+  ["execution submit + poll, Redis store", "redis", (s) => calls.execution(s)],
+  ["REST → stdio MCP (server-everything echo)", "open", (s) => calls.stdioMcp(s)],
+];
+
+const variants = await startVariants();
+const redis = await startRedis();
+const dir = await mkdtemp(path.join(tmpdir(), "tn-table-"));
+const started = new Date();
+const loadBefore = loadAvg();
+const servers = {};
+const results = {};
+try {
+  const base = { server: { logLevel: "info" }, plugins: [ECHO_PLUGIN], executions: { maxActivePerCaller: 1000 } };
+  const configs = {
+    open: { ...base, mcpServers: { everything: { command: [process.execPath, EVERYTHING, "stdio"] } } },
+    auth: { ...variants.variant("jwt").config, executions: base.executions },
+    redis: { ...base, redis: { url: redis.url } },
+  };
+  const tracing = { config: { telemetry: variants.variant("traced").config.telemetry }, env: variants.variant("traced").env };
+  for (const [name, config] of Object.entries(configs)) {
+    servers[`${name} off`] = await startToolnexus(dir, config, `${name}-off`);
+    servers[`${name} on`] = await startToolnexus(dir, { ...config, ...tracing.config }, `${name}-on`, [], undefined, tracing.env);
+  }
+  const headers = { apikey: variants.variant("apikey").headers, jwt: variants.variant("jwt").headers };
+  for (let r = 0; r < ROUNDS; r++) {
+    for (const [label, server, make] of ROWS) {
+      if (!server) continue;
+      for (const mode of ["off", "on"]) {
+        const s = servers[`${server} ${mode}`];
+        const m = await measure(make(s, headers), C, { seconds: SECONDS, warmup: r === 0 ? WARMUP * 2 : WARMUP, server: s });
+        (results[`${label} ${mode}`] ??= []).push(m);
+        log(`round ${r + 1}/${ROUNDS} ${label}, tracing ${mode}: ${m.rps.toFixed(0)} req/s, ${m.cpuUs.toFixed(1)} µs CPU/call`);
+      }
+    }
+  }
+} finally {
+  await Promise.all(Object.values(servers).map((s) => s.stop()));
+  await redis.stop();
+  variants.close();
+  await rm(dir, { recursive: true, force: true });
+}
+
+const med = (label, k) => median(results[label].map((x) => x[k]));
+const commit = (() => {
+  try {
+    return execFileSync("git", ["-C", ROOT, "rev-parse", "--short", "HEAD"]).toString().trim();
+  } catch {
+    return "unknown";
+  }
+})();
+const redisVersion = execFileSync("redis-server", ["--version"]).toString().match(/v=(\S+)/)?.[1] ?? "?";
+console.log(`| path | tracing | req/s | p50 ms | p99 ms | server CPU µs/call | calls/s per server core |`);
+console.log(`|---|---|---:|---:|---:|---:|---:|`);
+for (const [label, server] of ROWS) {
+  for (const mode of ["off", "on"]) {
+    const key = `${label} ${mode}`;
+    if (!server) {
+      console.log(`| ${label} | ${mode} | pending the v2 SDK | | | | |`);
+      continue;
+    }
+    const cpu = med(key, "cpuUs");
+    console.log(`| ${label} | ${mode} | ${med(key, "rps").toFixed(0)} | ${med(key, "p50").toFixed(2)} | ${med(key, "p99").toFixed(2)} | ${cpu.toFixed(1)} | ${(1e6 / cpu).toFixed(0)} |`);
+  }
+}
+console.log(`
+Conditions: toolnexus ${commit}, Node ${process.version}, ${started.toISOString().slice(0, 16)}Z; ${cpus().length} × ${cpus()[0]?.model ?? "?"}, ${(totalmem() / 2 ** 30).toFixed(0)} GB, load average ${loadBefore} before and ${loadAvg()} after.
+Each server is one \`toolnexus serve\` process (one JavaScript thread) at logLevel info (the per-call line written to a file); the load generator is this process (undici Pool, 64 connections, closed loop of ${C} concurrent callers) on the same ${cpus().length} cores, so req/s is what the box does with the generator on it, and calls/s per server core (1 s ÷ the server's CPU per call) is the figure to compare across machines.
+Payload \`{"arguments":{"text":"hello"}}\` to the native \`echo\` plugin (\`{"message":"hello"}\` to server-everything's \`echo\` over stdio, whose own CPU is not in the column); ${ROUNDS} round(s) of ${SECONDS} s after a warm-up, medians. Tracing on: OTLP/HTTP protobuf to a sink in this process, every request sampled (\`OTEL_TRACES_SAMPLER=parentbased_always_on\`). JWT: ES256 against a local JWKS, the same token on every call (verified once, then cached). Executions: submit, then poll at once until terminal (one row = one execution); Redis ${redisVersion} on 127.0.0.1, no persistence.`);
+clearTimeout(guard);
