@@ -125,7 +125,7 @@ async function mcpStdio(loaded: LoadedConfig): Promise<number> {
   const [{ buildServer }, { serveStdio }, { pino }] = await Promise.all([
     import("./server/build-server.js"), import("./server/mcp/stdio.js"), import("pino"),
   ]);
-  const app = await buildServer({ config: loaded, logDestination: pino.destination(2) });
+  const app = await buildServer({ config: loaded, logDestination: pino.destination(2), auditDestination: pino.destination(2) });
   await serveStdio(app);
   return 0;
 }

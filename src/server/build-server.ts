@@ -7,6 +7,7 @@ import type { LoadedConfig } from "../config/load.js";
 import type { Toolkit } from "../core/toolkit.js";
 import type { Tool } from "../core/types.js";
 import { authenticateRequest, Authenticator } from "./auth/index.js";
+import { createAudit } from "./audit.js";
 import { CallPipeline } from "./call-pipeline.js";
 import { installErrorHandler, sendProblem } from "./error-handler.js";
 import { installJsonBodyParser } from "./json-body.js";
@@ -47,6 +48,8 @@ export interface BuildServerOptions {
   logger?: FastifyBaseLogger | LoggerOptions | false;
   /** Where log lines go when the logger is built here (default stdout). Secrets are scrubbed first. */
   logDestination?: DestinationStream;
+  /** Where `audit: { sink: stdout }` lines go (default stdout; `toolnexus mcp` uses stderr). Secrets are scrubbed first. */
+  auditDestination?: DestinationStream;
   /** Watch the config file and reload on change (needs a config file). Default false. */
   watch?: boolean;
   /** Allow command and file built-ins without API keys, on reload too (`--insecure`). */
@@ -117,6 +120,8 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
 
   const state = new ServiceState(loaded, await Authenticator.create(loaded.config.auth, logger));
   const metrics = new Metrics(state);
+  const audit = createAudit(state, scrub, logger, opts.auditDestination);
+  if (audit) app.addHook("onClose", async () => audit.close());
 
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
   installErrorHandler(app, scrub, new RouteMethods(app));
@@ -148,7 +153,7 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   await app.register(metricsRoute, { metrics, scrub });
   await app.register(toolRoutes, { state, scrub });
   // A tool's output may echo a secret it was configured with (a URL, a header): never return it.
-  const pipeline = new CallPipeline(state, metrics, (r) => scrubber.scrubResult(r));
+  const pipeline = new CallPipeline(state, metrics, (r) => scrubber.scrubResult(r), audit);
   await app.register(executeRoute, { pipeline, stream: { heartbeatMs: () => state.loaded.config.server.heartbeatMs, scrub } });
   const closeExecutions = await registerExecutions(app, state, pipeline, scrub, redis);
   const documents = new ToolDocuments(app, state, scrub);
