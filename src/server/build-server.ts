@@ -9,6 +9,8 @@ import type { Tool } from "../core/types.js";
 import { authenticateRequest, Authenticator } from "./auth/index.js";
 import { createAudit } from "./audit.js";
 import { CallPipeline } from "./call-pipeline.js";
+import { pinRoutes } from "./governance/pin-routes.js";
+import { startPinning } from "./governance/pinning.js";
 import { installErrorHandler, sendProblem } from "./error-handler.js";
 import { installJsonBodyParser } from "./json-body.js";
 import { clientErrorHandler, frameworkErrors, hostlessRequestError, installProtocolGuards } from "./protocol-errors.js";
@@ -122,6 +124,8 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   const metrics = new Metrics(state);
   const audit = createAudit(state, scrub, logger, opts.auditDestination);
   if (audit) app.addHook("onClose", async () => audit.close());
+  // Before anything else connects: a pin store unusable in block mode stops the start here.
+  const pins = await startPinning(app, state, metrics, logger);
 
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
   installErrorHandler(app, scrub, new RouteMethods(app));
@@ -149,7 +153,8 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   // ioredis (and BullMQ, in registerExecutions) load only with `redis:`: ~100 ms and ~20 MB otherwise.
   const redis = loaded.config.redis ? (await import("./redis.js")).connectRedis(loaded.config.redis.url, logger) : undefined;
   await registerLimits(app, state, redis);
-  await app.register(metaRoutes, { state, scrub });
+  await app.register(pinRoutes, { guard: pins });
+  await app.register(metaRoutes, { state, scrub, pins: () => (state.loaded.config.pinning.mode === "off" ? undefined : pins.status()) });
   await app.register(metricsRoute, { metrics, scrub });
   await app.register(toolRoutes, { state, scrub });
   // A tool's output may echo a secret it was configured with (a URL, a header): never return it.

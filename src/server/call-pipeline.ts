@@ -101,6 +101,9 @@ export class CallPipeline {
       if (!tool) throw new ToolnexusError("TOOL_NOT_FOUND", `No tool named "${name}"`);
       found.tool = tool;
       if (!caller.allows(tool.name)) throw new ToolnexusError("FORBIDDEN", `This key may not use "${tool.name}"`);
+      if (this.state.hold.withheld(tool.name)) {
+        throw new ToolnexusError("TOOL_DEFINITION_CHANGED", `The definition of "${tool.name}" is not the approved one; it is withheld until an operator approves it`);
+      }
       // Work a tool kept doing after its call was abandoned (it ignored its signal) still counts.
       if (this.state.inFlight + this.state.abandoned >= server.maxConcurrent) {
         throw new ToolnexusError("OVERLOADED", `More than ${server.maxConcurrent} calls in flight`, { headers: { "retry-after": "1" } });

@@ -1,6 +1,7 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { TOOL_FORMATS, TOOL_SOURCES } from "./tool-query.js";
 import { TOOL_NAME } from "../core/tool-name.js";
+import { ApprovedPin, PendingPin, PinStatus } from "./governance/schemas.js";
 
 /**
  * One TypeBox schema per wire shape. Fastify validates and serializes with these and
@@ -116,6 +117,7 @@ export const Status = Type.Object({
     ok: Type.Boolean(),
     error: Type.Optional(Type.String({ description: "Why it was refused; the previous config is still serving." })),
   })),
+  pins: Type.Optional(Type.Ref(PinStatus, { description: "Tool-definition pinning: tools whose definition changed since it was pinned." })),
 }, { $id: "Status" });
 
 /** `GET /skills`. */
@@ -128,7 +130,7 @@ export const SkillList = Type.Object({
 export const Health = Type.Object({ status: Type.String() }, { $id: "Health" });
 
 /** Every schema with an $id, registered once with Fastify (and so emitted as components). */
-export const SHARED_SCHEMAS = [Problem, ToolInfo, ToolList, AdapterToolList, Answer, ExecuteBody, ToolResult, Progress, StreamEvent, SourceStatus, Status, SkillList, Health];
+export const SHARED_SCHEMAS = [Problem, ToolInfo, ToolList, AdapterToolList, Answer, ExecuteBody, ToolResult, Progress, StreamEvent, SourceStatus, PendingPin, PinStatus, ApprovedPin, Status, SkillList, Health];
 
 export type ExecuteBodyT = Static<typeof ExecuteBody>;
 export type ProblemT = Static<typeof Problem>;

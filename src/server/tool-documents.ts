@@ -22,7 +22,7 @@ export class ToolDocuments {
   /** The per-tool document of this caller. */
   forCaller(caller: Caller): string {
     const tk = this.state.toolkit();
-    return this.cached(`${tk.version}|${caller.viewKey ?? caller.id}`, () => withToolOperations(this.base(), visibleTools(this.state, caller).map(toInfo)));
+    return this.cached(`${this.state.viewVersion(tk)}|${caller.viewKey ?? caller.id}`, () => withToolOperations(this.base(), visibleTools(this.state, caller).map(toInfo)));
   }
 
   /** The generic routes with the security this deployment really applies (DESIGN §13). */

@@ -4,7 +4,7 @@ import { isPortalPath } from "../portal/portal.js";
 import type { ServiceState } from "../service-state.js";
 import type { Caller } from "./caller.js";
 
-/** Routes only an operator caller may read once auth is configured (DESIGN §12). */
+/** Routes only an operator caller may read once auth is configured; every `/admin/` route too. */
 const OPERATOR_ONLY = new Set(["/status", "/metrics"]);
 
 /**
@@ -23,7 +23,7 @@ export function authenticateRequest(state: ServiceState, request: FastifyRequest
   if (isPortalPath(path) && !state.auth.presentsKey(request)) return done();
   const admit = (caller: Caller): void => {
     request.caller = caller;
-    if (OPERATOR_ONLY.has(path) && !caller.operator) {
+    if ((OPERATOR_ONLY.has(path) || path.startsWith("/admin/")) && !caller.operator) {
       return done(new ToolnexusError("FORBIDDEN", `${path} is for operator callers only`));
     }
     done();

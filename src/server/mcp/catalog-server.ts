@@ -107,7 +107,7 @@ export class McpCatalog {
 
   private listing(caller: Caller): McpTool[] {
     const tk = this.state.toolkit();
-    const key = `${tk.version}|${caller.viewKey ?? caller.id}`;
+    const key = `${this.state.viewVersion(tk)}|${caller.viewKey ?? caller.id}`;
     let tools = this.listings.get(key);
     if (!tools) {
       const infos = visibleTools(this.state, caller).map((t): McpTool => ({

@@ -1,13 +1,14 @@
 import { Type } from "@sinclair/typebox";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Health, ProblemResponse as problem, SkillList, Status } from "../schemas.js";
+import type { PinStatus } from "../governance/pin-guard.js";
 import type { ServiceState } from "../service-state.js";
 import { NO_SKILLS_PROMPT } from "../../core/toolkit.js";
 
 const SKILL_TOOL = "skill";
 
 /** `/healthz`, `/readyz`, `/status`, `/skills`, `/skills/prompt`. */
-export const metaRoutes: FastifyPluginAsyncTypebox<{ state: ServiceState; scrub: (s: string) => string }> = async (app, { state, scrub }) => {
+export const metaRoutes: FastifyPluginAsyncTypebox<{ state: ServiceState; scrub: (s: string) => string; pins?: () => PinStatus | undefined }> = async (app, { state, scrub, pins }) => {
   app.get("/healthz", {
     schema: { operationId: "health", summary: "Liveness: 200 while the process lives", tags: ["service"], security: [], response: { 200: Type.Ref(Health) } },
   }, async () => ({ status: "ok" }));
@@ -30,6 +31,7 @@ export const metaRoutes: FastifyPluginAsyncTypebox<{ state: ServiceState; scrub:
       sources: tk?.status() ?? [],
       ...(state.loadError ? { error: state.loadError } : {}),
       ...(state.lastReload ? { reload: state.lastReload } : {}),
+      ...(pins?.() ? { pins: pins() } : {}),
     };
     // Source names and errors come from many libraries: scrub known secrets on the way out.
     return JSON.parse(scrub(JSON.stringify(body))) as typeof body;

@@ -18,13 +18,14 @@ export function toInfo(t: Tool): ToolInfoT {
 
 /** The tools a caller may see, in catalog order. */
 export function visibleTools(state: ServiceState, caller: Caller): Tool[] {
-  return state.toolkit().tools().filter((t) => caller.allows(t.name));
+  return state.toolkit().tools().filter((t) => caller.allows(t.name) && !state.hold.withheld(t.name));
 }
 
 /** The tool a caller asked for: 404 when it does not exist or the caller may not see it. */
 export function visibleTool(state: ServiceState, caller: Caller, name: string): Tool {
   const tool = state.toolkit().get(name);
   if (!tool || !caller.allows(name)) throw new ToolnexusError("TOOL_NOT_FOUND", `No tool named "${name}"`);
+  if (state.hold.withheld(name)) throw new ToolnexusError("TOOL_DEFINITION_CHANGED", `The definition of "${name}" is not the approved one; it is withheld until an operator approves it`);
   return tool;
 }
 
@@ -46,7 +47,7 @@ export const toolRoutes: FastifyPluginAsyncTypebox<{ state: ServiceState; scrub:
   }, async (request, reply) => {
     const tk = state.toolkit();
     const { source, format } = request.query;
-    const key = `${tk.version}|${request.caller.viewKey ?? request.caller.id}|${source ?? ""}|${format ?? ""}`;
+    const key = `${state.viewVersion(tk)}|${request.caller.viewKey ?? request.caller.id}|${source ?? ""}|${format ?? ""}`;
     let entry = cache.get(key);
     if (!entry) {
       const sources = source ? new Set(source.split(",").map((s) => s.trim())) : undefined;
