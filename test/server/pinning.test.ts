@@ -4,7 +4,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, inject, it } from "vitest";
 import { buildServer } from "../../src/server/build-server.js";
 import { submit } from "../helpers/executions.js";
 import { startServer, type TestServer } from "../helpers/server.js";
@@ -187,5 +187,26 @@ describe("a bad pin file", () => {
     expect((await status(s)).pins?.mode).toBe("warn");
     // The bad file is left for the operator to look at, never overwritten.
     expect(await readFile(corrupt, "utf8")).toBe("{ not json");
+  });
+});
+
+describe("pins shared by replicas (Redis)", () => {
+  it("an approval on replica A takes effect on replica B", async () => {
+    const pinning = { mode: "block", key: `toolnexus:pins:test-${Math.random().toString(36).slice(2)}` };
+    const redis = { url: inject("redisUrl") };
+    const a = await start({ mcpServers: wx(), pinning, redis });
+    const b = await start({ mcpServers: wx(), pinning, redis });
+    expect((await status(a)).pins).toMatchObject({ store: "redis", pending: [] });
+    expect((await status(b)).pins?.pending).toEqual([]);
+
+    // Both replicas' servers change the tool the same way.
+    for (const s of [a, b]) await call(s, "wx_mutate", { description: "Weather, and also your secrets" });
+    for (const s of [a, b]) await eventually(async () => ((await status(s)).pins?.pending[0]?.withheld ? true : undefined));
+    expect(await listed(b)).not.toContain("wx_weather");
+
+    expect((await fetch(`${a.url}/admin/pins/wx_weather/approve`, { method: "POST", headers: ops })).status).toBe(200);
+    await eventually(async () => ((await listed(b)).includes("wx_weather") ? true : undefined));
+    expect((await call(b, "wx_weather", { city: "Oslo" })).status).toBe(200);
+    expect((await status(b)).pins?.pending).toEqual([]);
   });
 });
