@@ -9,6 +9,7 @@ import type { Tool } from "../core/types.js";
 import { authenticateRequest, Authenticator } from "./auth/index.js";
 import { createAudit } from "./audit.js";
 import { CallPipeline } from "./call-pipeline.js";
+import { registerBundles } from "./governance/bundles.js";
 import { pinRoutes } from "./governance/pin-routes.js";
 import { startPinning } from "./governance/pinning.js";
 import { installErrorHandler, sendProblem } from "./error-handler.js";
@@ -166,6 +167,7 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   await registerPortal(app, documents);
   const mcp = lazyCatalog(state, pipeline, scrub);
   if (server.mcp.enabled) await app.register(mcpEndpoint, { catalog: mcp, path: server.mcp.path, scrub });
+  await registerBundles(app, state, { mcp, scrub, log: logger, mcpEnabled: server.mcp.enabled });
 
   const ready = (opts.toolkit ? Promise.resolve(opts.toolkit) : createToolkit(loaded, { tools: opts.tools ?? [], logger }))
     .then(async (tk) => {

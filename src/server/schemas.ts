@@ -52,6 +52,7 @@ const SOURCE_LIST = `^${ONE_SOURCE}(,${ONE_SOURCE})*$`;
 export const ToolListQuery = Type.Object({
   source: Type.Optional(Type.String({ maxLength: 256, pattern: SOURCE_LIST, description: "Comma-separated sources, e.g. mcp,http." })),
   format: Type.Optional(StringEnum(TOOL_FORMATS)),
+  bundle: Type.Optional(Type.String({ maxLength: 256, description: "Only the tools of this bundle (config `bundles:`) the caller may use." })),
 }, { additionalProperties: false });
 
 /** Path parameters naming a tool. */

@@ -21,5 +21,18 @@ export const PinningSection = Type.Object({
   key: Type.String({ pattern: "^[\\w:.-]{1,200}$", default: "toolnexus:pins", description: "The Redis hash of the pins (with `redis:`): gateways sharing one Redis but not one catalog use their own." }),
 }, { additionalProperties: false, default: {} });
 
+/** The characters of a bundle name: it is a URL segment (`/bundles/{name}/mcp`). */
+export const BUNDLE_NAME = "^[A-Za-z0-9_-]{1,64}$";
+
+/** One bundle (a virtual server): a named subset of the catalog. */
+export const Bundle = Type.Object({
+  tools: Type.Array(Type.String({ minLength: 1 }), { minItems: 1, description: "Glob patterns over tool names." }),
+  description: Type.Optional(Type.String()),
+}, { additionalProperties: false });
+
+/** `bundles:` — named subsets of the catalog, each with its own MCP endpoint and views. */
+export const BundlesSection = Type.Record(Type.String(), Bundle, { description: "Bundle name → its tools. Names: letters, digits, _ and -." });
+
+export type BundleConfig = Static<typeof Bundle>;
 export type AuditConfig = Static<typeof AuditSection>;
 export type PinningConfig = Static<typeof PinningSection>;

@@ -1,6 +1,6 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { ExecutionsSection, RedisSection } from "./executions.js";
-import { AuditSection, PinningSection } from "./governance.js";
+import { AuditSection, BundlesSection, PinningSection } from "./governance.js";
 import { McpServers } from "./mcp.js";
 import { AuthSection, EgressSection, MetricsSection, ServerSection } from "./server.js";
 import { TelemetrySection } from "./telemetry.js";
@@ -29,6 +29,7 @@ export const ConfigSchema = Type.Object({
   telemetry: Type.Optional(TelemetrySection),
   audit: Type.Optional(AuditSection),
   pinning: PinningSection,
+  bundles: Type.Optional(BundlesSection),
 }, { additionalProperties: false });
 
 /** A validated config with defaults applied and relative paths made absolute. */
