@@ -29,6 +29,8 @@ export class PinGuard implements CatalogHold {
   /** `tool|digest` of changes already warned about and counted. */
   private readonly announced = new Set<string>();
   private readonly changes: Counter<"tool" | "kind">;
+  private refreshing?: Promise<void>;
+  private refreshAgain = false;
 
   constructor(private readonly state: ServiceState, private store: PinStore, private readonly log: Logger, registry: Registry) {
     this.changes = new Counter({
@@ -77,8 +79,29 @@ export class PinGuard implements CatalogHold {
     return this.pending.get(tool)?.withheld === true;
   }
 
-  /** Re-reads the pins (an approval by another replica or the CLI) and reviews the catalog again. */
-  async refresh(): Promise<void> {
+  /**
+   * Re-reads the pins (an approval by another replica or the CLI) and reviews the catalog again.
+   * Calls while one runs are coalesced into one more: a first start announces every new pin.
+   */
+  refresh(): Promise<void> {
+    if (this.refreshing) {
+      this.refreshAgain = true;
+      return this.refreshing;
+    }
+    this.refreshing = (async () => {
+      do {
+        this.refreshAgain = false;
+        await this.reread();
+      } while (this.refreshAgain);
+    })().finally(() => {
+      this.refreshing = undefined;
+      // Asked for between the loop's last check and here.
+      if (this.refreshAgain) void this.refresh();
+    });
+    return this.refreshing;
+  }
+
+  private async reread(): Promise<void> {
     if (this.settings.mode === "off") return;
     try {
       this.pins = await this.store.load();
