@@ -13,7 +13,7 @@ let browser: BrowserContext;
 let profile: string;
 
 beforeAll(async () => {
-  s = await startServer({ config: { auth: { apiKeys: [{ id: "dev", key: KEY, tools: ["echo", "divide"] }] } }, tools: testTools() });
+  s = await startServer({ config: { bundles: { maths: { tools: ["divide"] } }, auth: { apiKeys: [{ id: "dev", key: KEY, tools: ["echo", "divide"] }] } }, tools: testTools() });
   // A fresh profile per run: nothing cached or remembered from an earlier one.
   profile = await mkdtemp(path.join(os.tmpdir(), "toolnexus-chromium-"));
   browser = await chromium.launchPersistentContext(profile, {
@@ -86,6 +86,24 @@ describe("developer portal at /docs", () => {
       await expect.poll(() => page.locator(".opblock-summary-path").allInnerTexts()).toContain("/tools/{name}/execute");
     });
     expect(external).toEqual([]);
+    await page.close();
+  }, 60_000);
+});
+
+describe("developer portal of a bundle (/docs/?bundle=)", () => {
+  it("in a real browser: after Authorize shows only the bundle's tools", async () => {
+    const page = await browser.newPage();
+    page.setDefaultTimeout(8000);
+    await withScreenshotOnFailure(page, async () => {
+      await page.goto(`${s.url}/docs/?bundle=maths`);
+      await page.locator(".opblock").first().waitFor();
+      await page.locator("button.authorize").first().click();
+      await page.locator(".auth-container").first().locator("input").fill(KEY);
+      await page.locator(".auth-container").first().locator("button.authorize").click();
+      await page.locator(".dialog-ux button.close-modal").click();
+      await page.locator('.opblock-summary-path[data-path="/tools/divide/execute"]').waitFor();
+      expect(await page.locator('.opblock-summary-path[data-path="/tools/echo/execute"]').count()).toBe(0);
+    });
     await page.close();
   }, 60_000);
 });

@@ -68,6 +68,11 @@ describe("bundles", () => {
     const doc = await (await fetch(`${s.url}/openapi.json?bundle=a`, { headers: admin })).text();
     expect(doc).toContain("/tools/echo/execute");
     expect(doc).not.toContain("/tools/slow/execute");
+    // The portal's document (/docs/?bundle=a fetches ./json?bundle=a).
+    const portal = await (await fetch(`${s.url}/docs/json?bundle=a`, { headers: admin })).text();
+    expect(portal).toContain("/tools/echo/execute");
+    expect(portal).not.toContain("/tools/slow/execute");
+    expect((await fetch(`${s.url}/docs/json?bundle=a`, { headers: teamB })).status).toBe(403);
     // Without ?bundle= the full catalog, not a cached bundle view.
     expect(await names("/tools", admin)).toEqual(expect.arrayContaining(["echo", "slow", "explode"]));
   });

@@ -31,7 +31,8 @@ export async function registerBundles(app: FastifyInstance, state: ServiceState,
   });
   app.addHook("preHandler", (request, _reply, done) => {
     const bundle = (request.query as { bundle?: unknown } | undefined)?.bundle;
-    if (bundle === undefined || !VIEWS.has(request.routeOptions.url ?? "")) return done();
+    // A portal visitor without a key has no caller: it sees the generic routes only anyway.
+    if (bundle === undefined || !VIEWS.has(request.routeOptions.url ?? "") || !request.caller) return done();
     narrow(state, request, String(bundle), done);
   });
   if (!o.mcpEnabled) return;
@@ -41,8 +42,8 @@ export async function registerBundles(app: FastifyInstance, state: ServiceState,
   });
 }
 
-// The catalog views a `?bundle=` narrows.
-const VIEWS = new Set(["/tools", "/openapi.json"]);
+// The catalog views a `?bundle=` narrows: the listing, the document, and the portal's document.
+const VIEWS = new Set(["/tools", "/openapi.json", "/docs/json"]);
 
 function narrow(state: ServiceState, request: FastifyRequest, name: string, done: (err?: Error) => void): void {
   try {
