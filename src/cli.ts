@@ -21,6 +21,7 @@ Commands:
   tools     List the tools of a config
   call      Run one tool once and print its output
   openapi   Print the OpenAPI document (generic, or of a config with --config)
+  pins      List, approve or reset tool-definition pins
 
 Run "toolnexus <command> --help" for a command's options.
 The config path comes from --config, else TOOLNEXUS_CONFIG (a file, or a directory holding toolnexus.yaml).`,
@@ -55,6 +56,15 @@ Alone: the generic routes (what openapi/openapi.json holds).
 --config PATH: what a deployment of that config serves at /openapi.json, one typed operation
 per tool (its sources are started to list their tools, then closed).
 --key-id ID: only the tools the API key with that id (auth.apiKeys[].id) may use.`,
+  pins: `Usage: toolnexus pins list [--config PATH] [--json]
+       toolnexus pins approve <tool> [--config PATH]
+       toolnexus pins reset <tool>|--all [--config PATH]
+
+Tool-definition pins in the config's store (pinning.file, or Redis with redis:).
+list: every tool with its state: pinned, changed (with what changed), new (held), absent.
+approve: pins the definition the tool has now (its sources are started to read it); a running
+service serves it again at once with Redis, within a second with a file.
+reset: forgets a pin (or every pin): the tool is pinned afresh at its next sight.`,
 };
 
 const OPTIONS = {
@@ -69,6 +79,7 @@ const OPTIONS = {
   "key-id": { type: "string" },
   async: { type: "boolean" },
   url: { type: "string" },
+  all: { type: "boolean" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "v" },
 } as const;
@@ -87,6 +98,12 @@ async function main(argv: string[]): Promise<number> {
     case "call":
       if (values.async) return callAsync(rest[0], values.args, values.timeout, values.url ?? process.env.TOOLNEXUS_URL);
       return call(await config(values.config), rest[0], values.args, values.timeout, values.stream === true);
+    case "pins": {
+      const loaded = await config(values.config);
+      const [{ pinsCommand }, { pino }] = await Promise.all([import("./cli-pins.js"), import("pino")]);
+      const logger = pino({ level: process.env.TOOLNEXUS_LOG_LEVEL ?? "warn" }, pino.destination(2));
+      return pinsCommand(loaded, rest[0], rest[1], { json: values.json === true, all: values.all === true }, { toolkit: () => toolkitOf(loaded), logger, print });
+    }
     default: return openapi(values.config, values["key-id"]);
   }
 }
@@ -125,7 +142,7 @@ async function mcpStdio(loaded: LoadedConfig): Promise<number> {
   const [{ buildServer }, { serveStdio }, { pino }] = await Promise.all([
     import("./server/build-server.js"), import("./server/mcp/stdio.js"), import("pino"),
   ]);
-  const app = await buildServer({ config: loaded, logDestination: pino.destination(2) });
+  const app = await buildServer({ config: loaded, logDestination: pino.destination(2), auditDestination: pino.destination(2) });
   await serveStdio(app);
   return 0;
 }

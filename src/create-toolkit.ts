@@ -1,11 +1,13 @@
 import { loadConfig, normalizeConfig, type LoadedConfig } from "./config/load.js";
-import type { ExecutionsConfig, ToolnexusConfig, ServerConfig } from "./config/schema/index.js";
+import type { AuditConfig, ExecutionsConfig, PinningConfig, ToolnexusConfig, ServerConfig } from "./config/schema/index.js";
 import { Toolkit } from "./core/toolkit.js";
 import type { Logger, Tool } from "./core/types.js";
 import { SOURCE_FACTORIES } from "./sources/index.js";
 
 /** A config object as a library user writes it: every section optional. */
-export type ToolnexusConfigInput = Omit<Partial<ToolnexusConfig>, "server" | "executions"> & { server?: Partial<ServerConfig>; executions?: Partial<ExecutionsConfig> };
+export type ToolnexusConfigInput = Omit<Partial<ToolnexusConfig>, "server" | "executions" | "audit" | "pinning"> & {
+  server?: Partial<ServerConfig>; executions?: Partial<ExecutionsConfig>; audit?: Partial<AuditConfig>; pinning?: Partial<PinningConfig>;
+};
 
 /** Options beside the config. */
 export interface CreateToolkitOptions {

@@ -5,6 +5,7 @@ import { ConfigError, type ConfigIssue } from "./config-error.js";
 import { expandEnv } from "./expand-env.js";
 import { resolvePaths } from "./resolve-paths.js";
 import { semanticIssues } from "./semantic-checks.js";
+import { bundleGrantIssues, expandBundleGrants } from "./bundle-grants.js";
 import type { ToolnexusConfig } from "./schema/index.js";
 import { schemaIssues } from "./validate.js";
 
@@ -57,8 +58,9 @@ export async function normalizeConfig(raw: unknown, opts: { baseDir?: string; fi
   // A value left empty by a missing variable would also fail its schema: one message is enough.
   const unset = new Set(issues.map((i) => i.pointer));
   issues.push(...schemaIssues(config).filter((i) => !unset.has(i.pointer)));
-  if (issues.length === 0) issues.push(...semanticIssues(config), ...(await resolvePaths(config, baseDir)));
+  if (issues.length === 0) issues.push(...semanticIssues(config), ...bundleGrantIssues(config), ...(await resolvePaths(config, baseDir)));
   if (issues.length > 0) throw new ConfigError(issues, opts.file);
+  expandBundleGrants(config);
   return { config, baseDir, secrets: [...secrets], ...(opts.file ? { file: opts.file } : {}) };
 }
 

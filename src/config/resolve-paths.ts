@@ -36,6 +36,8 @@ export async function resolvePaths(config: ToolnexusConfig, baseDir: string): Pr
   if (typeof config.builtins === "object") {
     config.builtins.workspace = abs(config.builtins.workspace ?? "workspace");
   }
+  if (config.audit?.path) config.audit.path = abs(config.audit.path);
+  if (config.pinning?.file) config.pinning.file = abs(config.pinning.file);
   for (const spec of config.openapi ?? []) {
     if (!isUrl(spec.spec)) spec.spec = abs(spec.spec);
   }

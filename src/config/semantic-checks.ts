@@ -26,5 +26,6 @@ export function semanticIssues(config: ToolnexusConfig): ConfigIssue[] {
     else policyIds.set(id, i);
   }
   if ((config.auth?.policies?.length ?? 0) > 0 && !config.auth?.jwt) issues.push({ pointer: "/auth/policies", message: "applies to JWT callers only: configure auth.jwt" });
+  if (config.audit?.sink === "file" && !config.audit.path) issues.push({ pointer: "/audit/path", message: "is required with sink: file" });
   return issues;
 }

@@ -13,6 +13,7 @@ export const ERRORS = {
   METHOD_NOT_ALLOWED: { status: 405, title: "Method not allowed" },
   REQUEST_TIMEOUT: { status: 408, title: "Request timeout" },
   IDEMPOTENCY_KEY_REUSED: { status: 409, title: "Idempotency key reused" },
+  TOOL_DEFINITION_CHANGED: { status: 409, title: "Tool definition changed" },
   PAYLOAD_TOO_LARGE: { status: 413, title: "Payload too large" },
   URI_TOO_LONG: { status: 414, title: "URI too long" },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: "Unsupported media type" },

@@ -13,6 +13,10 @@ import { hostlessRequestError, installProtocolGuards } from "./http/protocol-err
 import { installJsonBodyParser } from "./http/json-body.js";
 import { RouteMethods } from "./http/route-methods.js";
 import { DeclaredPolicies } from "./http/route-policy.js";
+import { createAudit } from "./governance/audit.js";
+import { registerBundles } from "./governance/bundles.js";
+import { pinRoutes } from "./governance/pin-routes.js";
+import { startPinning } from "./governance/pinning.js";
 import { registerExecutions } from "./executions/register.js";
 import { ConfigReloader } from "./service/config-reloader.js";
 import { redactingLogger, SecretScrubber } from "./observability/logger.js";
@@ -48,6 +52,8 @@ export interface BuildServerOptions {
   logger?: FastifyBaseLogger | LoggerOptions | false;
   /** Where log lines go when the logger is built here (default stdout). Secrets are scrubbed first. */
   logDestination?: DestinationStream;
+  /** Where `audit: { sink: stdout }` lines go (default stdout; `toolnexus mcp` uses stderr). Secrets are scrubbed first. */
+  auditDestination?: DestinationStream;
   /** Watch the config file and reload on change (needs a config file). Default false. */
   watch?: boolean;
   /** Allow command and file built-ins without API keys, on reload too (`--insecure`). */
@@ -95,6 +101,10 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
 
   const state = new ServiceState(loaded, await Authenticator.create(loaded.config.auth, logger));
   const metrics = new Metrics(state);
+  const audit = createAudit(state, scrub, logger, opts.auditDestination);
+  if (audit) app.addHook("onClose", async () => audit.close());
+  // Before anything else connects: a pin store unusable in block mode stops the start here.
+  const pins = await startPinning(app, state, metrics, logger);
 
   // Each route declares its policy in its config (http/route-policy.ts); the hooks read it.
   const policies = new DeclaredPolicies(app);
@@ -126,14 +136,15 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   // ioredis (and BullMQ, in registerExecutions) load only with `redis:`: ~100 ms and ~20 MB otherwise.
   const redis = loaded.config.redis ? (await import("./redis/connect-redis.js")).connectRedis(loaded.config.redis.url, logger) : undefined;
   await registerLimits(app, state, redis);
-  await app.register(metaRoutes, { state, scrub });
+  await app.register(pinRoutes, { guard: pins });
+  await app.register(metaRoutes, { state, scrub, pins: () => (state.loaded.config.pinning.mode === "off" ? undefined : pins.status()) });
   await app.register(skillsRoutes, { state });
   await app.register(metricsRoute, { metrics, scrub });
   // One per-caller view of the catalog for GET /tools, the per-tool documents and /mcp.
   const views = new CatalogViews(state);
   await app.register(toolRoutes, { state, views, scrub });
   // A tool's output may echo a secret it was configured with (a URL, a header): never return it.
-  const pipeline = new CallPipeline(state, metrics, (r) => scrubber.scrubResult(r));
+  const pipeline = new CallPipeline(state, metrics, (r) => scrubber.scrubResult(r), audit);
   await app.register(executeRoute, { pipeline, stream: { heartbeatMs: () => state.loaded.config.server.heartbeatMs, scrub } });
   const closeExecutions = await registerExecutions(app, state, pipeline, scrub, redis);
   const documents = new ToolDocuments(app, state, views, policies, scrub);
@@ -141,6 +152,7 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   await registerPortal(app, documents);
   const mcp = lazyCatalog(state, views, pipeline, scrub);
   if (server.mcp.enabled) await app.register(mcpEndpoint, { catalog: mcp, path: server.mcp.path, scrub });
+  await registerBundles(app, state, { mcp, scrub, log: logger, mcpEnabled: server.mcp.enabled });
 
   const ready = (opts.toolkit ? Promise.resolve(opts.toolkit) : createToolkit(loaded, { tools: opts.tools ?? [], logger }))
     .then(async (tk) => {

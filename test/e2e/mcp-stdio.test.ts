@@ -61,7 +61,7 @@ describe("toolnexus mcp (stdio)", () => {
       expect(protocolErrors).toEqual([]);
       // Logs went to stderr (a pipe apart from the protocol's, so maybe later): the per-call
       // line and the plugin's console.log.
-      await expect.poll(() => stderr, { timeout: 5_000 }).toContain('"transport":"mcp"');
+      await expect.poll(() => stderr, { timeout: 5_000 }).toContain('"transport":"stdio"');
       await expect.poll(() => stderr, { timeout: 5_000 }).toContain("noise from a plugin");
     } finally {
       await client.close();

@@ -15,8 +15,8 @@ let browser: BrowserContext;
 let profile: string;
 
 beforeAll(async () => {
-  s = await startServer({ config: { auth: { apiKeys: [{ id: "dev", key: KEY, tools: ["echo", "divide"] }] } }, tools: testTools() });
-  open = await startServer({ tools: testTools() });
+  s = await startServer({ config: { bundles: { maths: { tools: ["divide"] } }, auth: { apiKeys: [{ id: "dev", key: KEY, tools: ["echo", "divide"] }] } }, tools: testTools() });
+  open = await startServer({ config: { bundles: { maths: { tools: ["divide"] } } }, tools: testTools() });
   // A fresh profile per run: nothing cached or remembered from an earlier one.
   profile = await mkdtemp(path.join(os.tmpdir(), "toolnexus-chromium-"));
   browser = await chromium.launchPersistentContext(profile, {
@@ -102,6 +102,14 @@ describe("developer portal at /docs with no credential configured", () => {
     expect(docPaths.sort()).toEqual((await paths("/openapi.json")).sort());
   });
 
+  it("narrows the document to a bundle with ?bundle=, as /openapi.json does", async () => {
+    const paths = async (p: string) => Object.keys(((await (await fetch(`${open.url}${p}`)).json()) as { paths: object }).paths);
+    const docPaths = await paths("/docs/json?bundle=maths");
+    expect(docPaths).toContain("/tools/divide/execute");
+    expect(docPaths).not.toContain("/tools/echo/execute");
+    expect(docPaths.sort()).toEqual((await paths("/openapi.json?bundle=maths")).sort());
+  });
+
   it("in a real browser: lists every tool and runs one with its example body, without Authorize", async () => {
     const page = await browser.newPage();
     page.setDefaultTimeout(8000);
@@ -121,6 +129,24 @@ describe("developer portal at /docs with no credential configured", () => {
       const body = await echo.locator(".live-responses-table .response-col_description pre").first().innerText();
       expect(JSON.parse(body)).toEqual({ output: "string", isError: false });
       await page.screenshot({ path: ".tmp/portal-open.png", fullPage: true });
+    });
+    await page.close();
+  }, 60_000);
+});
+
+describe("developer portal of a bundle (/docs/?bundle=)", () => {
+  it("in a real browser: after Authorize shows only the bundle's tools", async () => {
+    const page = await browser.newPage();
+    page.setDefaultTimeout(8000);
+    await withScreenshotOnFailure(page, async () => {
+      await page.goto(`${s.url}/docs/?bundle=maths`);
+      await page.locator(".opblock").first().waitFor();
+      await page.locator("button.authorize").first().click();
+      await page.locator(".auth-container").first().locator("input").fill(KEY);
+      await page.locator(".auth-container").first().locator("button.authorize").click();
+      await page.locator(".dialog-ux button.close-modal").click();
+      await page.locator('.opblock-summary-path[data-path="/tools/divide/execute"]').waitFor();
+      expect(await page.locator('.opblock-summary-path[data-path="/tools/echo/execute"]').count()).toBe(0);
     });
     await page.close();
   }, 60_000);

@@ -18,6 +18,7 @@ describe("openapi/openapi.json", () => {
       "GET /status status", "GET /tools listTools", "GET /tools/{name} getTool", "POST /tools/{name}/execute executeTool",
       "GET /executions listExecutions", "GET /executions/{id} getExecution", "GET /executions/{id}/events streamExecutionEvents",
       "POST /executions/{id}/cancel cancelExecution", "POST /tools/{name}/executions submitExecution",
+      "GET /admin/pins listPins", "POST /admin/pins/{tool}/approve approvePin",
     ].sort());
     expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(["Problem", "ToolResult", "ExecuteBody", "ToolInfo", "Answer", "Execution", "ExecutionList", "ExecutionStatus", "Progress"]));
   });

@@ -86,6 +86,8 @@ describe("service routes", () => {
         { source: "mcp", name: "fs", state: "connected", tools: 1 },
         { source: "http", name: "api", state: "failed", tools: 0, error: "could not start" },
       ],
+      // Pinning is on (warn) by default, its pins kept in the process without pinning.file or redis.
+      pins: { mode: "warn", newTools: "allow", store: "memory", pending: [] },
     });
   });
 

@@ -31,6 +31,7 @@ export const Policy = Type.Object({
   subjects: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { minItems: 1, description: "Exact `sub` values." })),
   tools: Type.Array(Type.String(), { description: "Glob patterns over tool names." }),
   operator: Type.Optional(Type.Boolean({ description: "May read /status and /metrics." })),
+  bundles: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: "Bundles whose tools this policy grants (beside `tools`)." })),
 }, { additionalProperties: false });
 
 export type JwtConfig = Static<typeof JwtSection>;

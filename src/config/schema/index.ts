@@ -1,5 +1,6 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { ExecutionsSection, RedisSection } from "./executions.js";
+import { AuditSection, BundlesSection, PinningSection } from "./governance.js";
 import { McpServers } from "./mcp.js";
 import { AuthSection, EgressSection, MetricsSection, ServerSection } from "./server.js";
 import { TelemetrySection } from "./telemetry.js";
@@ -26,6 +27,9 @@ export const ConfigSchema = Type.Object({
   redis: Type.Optional(RedisSection),
   executions: ExecutionsSection,
   telemetry: Type.Optional(TelemetrySection),
+  audit: Type.Optional(AuditSection),
+  pinning: PinningSection,
+  bundles: Type.Optional(BundlesSection),
 }, { additionalProperties: false });
 
 /** A validated config with defaults applied and relative paths made absolute. */
@@ -33,6 +37,7 @@ export type ToolnexusConfig = Static<typeof ConfigSchema>;
 
 export * from "./auth.js";
 export * from "./executions.js";
+export * from "./governance.js";
 export * from "./mcp.js";
 export * from "./server.js";
 export * from "./sources.js";

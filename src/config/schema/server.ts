@@ -52,6 +52,7 @@ const ApiKey = Type.Object({
   tools: Type.Optional(Type.Array(Type.String(), { description: "Glob patterns over tool names this key may use." })),
   rateLimit: Type.Optional(RateLimit),
   operator: Type.Optional(Type.Boolean({ description: "May read /status and /metrics." })),
+  bundles: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: "Bundles whose tools this key may use (beside `tools`); its bundle views are then limited to these." })),
 }, { additionalProperties: false });
 
 /** `auth:` — when any key or `jwt` is configured, every route but /healthz and /readyz needs a caller. */

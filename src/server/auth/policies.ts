@@ -17,6 +17,7 @@ interface CompiledPolicy {
   subjects?: readonly string[];
   tools: (name: string) => boolean;
   operator: boolean;
+  bundles?: readonly string[];
 }
 
 /**
@@ -35,6 +36,7 @@ export class Policies {
       ...(p.subjects ? { subjects: p.subjects } : {}),
       tools: p.tools.length ? picomatch(p.tools) : () => false,
       operator: p.operator === true,
+      ...(p.bundles?.length ? { bundles: p.bundles } : {}),
     }));
   }
 
@@ -45,8 +47,10 @@ export class Policies {
       for (const p of matching) if (p.tools(name)) return p.id;
       return undefined;
     };
+    const bundles = matching.flatMap((p) => p.bundles ?? []);
     return {
       id: claims.sub,
+      ...(bundles.length ? { bundles: [...new Set(bundles)] } : {}),
       // Same matching policies, same tools: such callers share cached listings.
       viewKey: `policies:${JSON.stringify(matching.map((p) => p.id))}`,
       kind: "jwt",

@@ -3,6 +3,7 @@ import { DEFAULT_SHAPE_LIMITS, shapeError } from "../../core/argument-shape.js";
 import { ToolnexusError, isToolnexusError } from "../../core/errors.js";
 import { pendingOf } from "../../core/pending.js";
 import type { Toolkit } from "../../core/toolkit.js";
+import type { AuditCall } from "../../governance/audit-line.js";
 import type { Answer, Progress, Tool, ToolContext, ToolResult } from "../../core/types.js";
 import type { Caller } from "../auth/index.js";
 import { callSignal, type CallSignal } from "./call-signal.js";
@@ -12,7 +13,7 @@ import type { ServiceState } from "../service/service-state.js";
 import { endToolSpan, runInSpan, startToolSpan } from "../observability/telemetry.js";
 
 /** How a call reached the service; the `transport` field of its log line. */
-type Transport = "rest" | "sse" | "mcp" | "execution";
+type Transport = "rest" | "sse" | "mcp" | "stdio" | "execution";
 
 // How an error that ended a call reads in logs and metrics; anything else before the tool ran is "rejected".
 const OUTCOME_BY_CODE: Partial<Record<ToolnexusError["code"], Outcome>> = {
@@ -78,6 +79,8 @@ export class CallPipeline {
     private readonly state: ServiceState,
     private readonly metrics: Metrics,
     private readonly scrubResult: (r: ToolResult) => ToolResult,
+    /** The audit trail: every call, whatever its transport and outcome, ends here once. */
+    private readonly audit?: { record(call: AuditCall): void },
   ) {}
 
   /**
@@ -98,6 +101,9 @@ export class CallPipeline {
       if (!tool) throw new ToolnexusError("TOOL_NOT_FOUND", `No tool named "${name}"`);
       found.tool = tool;
       if (!caller.allows(tool.name)) throw new ToolnexusError("FORBIDDEN", `This key may not use "${tool.name}"`);
+      if (this.state.hold.withheld(tool.name)) {
+        throw new ToolnexusError("TOOL_DEFINITION_CHANGED", `The definition of "${tool.name}" is not the approved one; it is withheld until an operator approves it`);
+      }
       // Work a tool kept doing after its call was abandoned (it ignored its signal) still counts.
       if (this.state.inFlight + this.state.abandoned >= server.maxConcurrent) {
         throw new ToolnexusError("OVERLOADED", `More than ${server.maxConcurrent} calls in flight`, { headers: { "retry-after": "1" } });
@@ -153,6 +159,14 @@ export class CallPipeline {
       this.metrics.record(tool?.name, tool?.source, outcome, ms / 1000);
       const traceId = endToolSpan(span, tool?.source, outcome, statusCode);
       o.onEnd?.(ms);
+      const durationMs = Math.round(ms * 10) / 10;
+      if (this.audit) {
+        const policy = tool ? o.caller.allowedBy?.(tool.name) : undefined;
+        this.audit.record({
+          requestId: o.requestId, transport: o.transport, principal: o.caller.id, tool: name, arguments: body.arguments,
+          outcome, status: statusCode, durationMs, pending, auth: o.caller.kind, policy, traceId, source: tool?.source,
+        });
+      }
       // The line's object is built only when it will be written (a hot path at logLevel warn).
       if ((o.log as { isLevelEnabled?(level: string): boolean }).isLevelEnabled?.("info") !== false) {
         // Audit: the principal (caller), how it authenticated, and the policy that let it in.
@@ -160,7 +174,7 @@ export class CallPipeline {
         o.log.info({
           tool: name, source: tool?.source, caller: o.caller.id, ...(o.caller.kind ? { auth: o.caller.kind } : {}),
           ...(policy ? { policy } : {}), transport: o.transport, outcome, statusCode,
-          ...(pending ? { pending } : {}), durationMs: Math.round(ms * 10) / 10, ...(traceId ? { traceId } : {}),
+          ...(pending ? { pending } : {}), durationMs, ...(traceId ? { traceId } : {}),
         }, "tool call");
       }
     }

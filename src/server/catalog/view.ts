@@ -12,10 +12,14 @@ export function toInfo(t: Tool): ToolInfo {
   return { name: t.name, description: t.description, inputSchema: t.inputSchema, source: t.source };
 }
 
-/** The tool a caller asked for: 404 when it does not exist or the caller may not see it. */
+/**
+ * The tool a caller asked for: 404 when it does not exist or the caller may not see it, 409
+ * when pinning withholds it (its definition changed and awaits an operator's approval).
+ */
 export function visibleTool(state: ServiceState, caller: Caller, name: string): Tool {
   const tool = state.toolkit().get(name);
   if (!tool || !caller.allows(name)) throw new ToolnexusError("TOOL_NOT_FOUND", `No tool named "${name}"`);
+  if (state.hold.withheld(name)) throw new ToolnexusError("TOOL_DEFINITION_CHANGED", `The definition of "${name}" is not the approved one; it is withheld until an operator approves it`);
   return tool;
 }
 
@@ -37,9 +41,10 @@ export class CallerView {
 
 /**
  * The per-caller views of the catalog that `GET /tools`, the per-tool OpenAPI documents and
- * `/mcp`'s `tools/list` share: one cache, keyed by the catalog's version and the caller's
- * `viewKey` (callers who may use the same tools share a view), so a reload or another set of
- * tools is a new view and every form derived from the old one goes with it.
+ * `/mcp`'s `tools/list` share: one cache, keyed by the catalog's version (with what pinning
+ * holds back: an approval or a new hold is a new version) and the caller's `viewKey` (callers
+ * who may use the same tools share a view), so a reload or another set of tools is a new view
+ * and every form derived from the old one goes with it.
  */
 export class CatalogViews {
   private readonly views = new Map<string, CallerView>();
@@ -49,10 +54,11 @@ export class CatalogViews {
   /** The caller's view of the catalog in service now; NOT_READY while loading or draining. */
   of(caller: Caller): CallerView {
     const tk = this.state.toolkit();
-    const key = `${tk.version}|${caller.viewKey ?? caller.id}`;
+    const key = `${this.state.viewVersion(tk)}|${caller.viewKey ?? caller.id}`;
     let view = this.views.get(key);
     if (!view) {
-      view = new CallerView(tk.tools().filter((t) => caller.allows(t.name)));
+      const { hold } = this.state;
+      view = new CallerView(tk.tools().filter((t) => caller.allows(t.name) && !hold.withheld(t.name)));
       if (this.views.size >= MAX_VIEWS) this.views.clear();
       this.views.set(key, view);
     }

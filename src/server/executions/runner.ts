@@ -1,5 +1,6 @@
 import { ToolnexusError } from "../../core/errors.js";
 import type { FastifyBaseLogger } from "fastify";
+import type { Caller } from "../auth/index.js";
 import { bindAbort, onSignalAbort } from "../calls/bind-abort.js";
 import type { CallPipeline } from "../calls/call-pipeline.js";
 import { normalizeError, toProblem } from "../http/problem.js";
@@ -17,7 +18,7 @@ export function pipelineRunner(pipeline: CallPipeline, log: FastifyBaseLogger, m
   return async (job, hooks): Promise<Outcome> => {
     try {
       const result = await pipeline.call(job.tool, job.body, {
-        caller: { id: job.owner, allows: () => true },
+        caller: ownerCaller(job.owner),
         requestId: job.requestId,
         transport: "execution",
         log: log.child({ reqId: job.requestId, execution: job.id }),
@@ -35,4 +36,10 @@ export function pipelineRunner(pipeline: CallPipeline, log: FastifyBaseLogger, m
       return { status: e.code === "CANCELLED" ? "cancelled" : "failed", error: { ...problem, detail: scrub(problem.detail) } };
     }
   };
+}
+
+/** The caller an owner key (`kind:id`, see ownerKey) stands for: its principal and how it authenticated, for the log and audit lines. */
+function ownerCaller(owner: string): Caller {
+  const m = /^(apiKey|jwt):(.*)$/s.exec(owner);
+  return m ? { id: m[2] ?? "", kind: m[1] as Caller["kind"], allows: () => true } : { id: owner, allows: () => true };
 }

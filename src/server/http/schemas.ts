@@ -1,6 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { TOOL_NAME } from "../../core/tool-name.js";
 import type { ToolSource } from "../../core/types.js";
+import { ApprovedPin, PendingPin, PinStatus } from "./pin-schemas.js";
 
 /**
  * One TypeBox schema per wire shape. Fastify validates and serializes with these and
@@ -57,6 +58,7 @@ const SOURCE_LIST = `^${ONE_SOURCE}(,${ONE_SOURCE})*$`;
 export const ToolListQuery = Type.Object({
   source: Type.Optional(Type.String({ maxLength: 256, pattern: SOURCE_LIST, description: "Comma-separated sources, e.g. mcp,http." })),
   format: Type.Optional(StringEnum(TOOL_FORMATS)),
+  bundle: Type.Optional(Type.String({ maxLength: 256, description: "Only the tools of this bundle (config `bundles:`) the caller may use." })),
 }, { additionalProperties: false });
 
 /** Path parameters naming a tool. */
@@ -123,6 +125,7 @@ export const Status = Type.Object({
     ok: Type.Boolean(),
     error: Type.Optional(Type.String({ description: "Why it was refused; the previous config is still serving." })),
   })),
+  pins: Type.Optional(Type.Ref(PinStatus, { description: "Tool-definition pinning: tools whose definition changed since it was pinned." })),
 }, { $id: "Status" });
 
 /** `GET /skills`. */
@@ -135,7 +138,7 @@ export const SkillList = Type.Object({
 export const Health = Type.Object({ status: Type.String() }, { $id: "Health" });
 
 /** Every schema with an $id, registered once with Fastify (and so emitted as components). */
-export const SHARED_SCHEMAS = [Problem, ToolInfo, ToolList, AdapterToolList, Answer, ExecuteBody, ToolResult, Progress, StreamEvent, SourceStatus, Status, SkillList, Health];
+export const SHARED_SCHEMAS = [Problem, ToolInfo, ToolList, AdapterToolList, Answer, ExecuteBody, ToolResult, Progress, StreamEvent, SourceStatus, PendingPin, PinStatus, ApprovedPin, Status, SkillList, Health];
 
 
 /** A route response entry for errors: the shared Problem schema as application/problem+json. */

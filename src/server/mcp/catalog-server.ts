@@ -30,6 +30,8 @@ export interface McpSession {
   log: FastifyBaseLogger;
   /** The request id of a call's log line and error data (over HTTP, the HTTP request's id). */
   requestId(id: RequestId): string;
+  /** How calls of this session are logged and audited (default "mcp": over HTTP). */
+  transport?: "mcp" | "stdio";
 }
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -125,7 +127,7 @@ export class McpCatalog {
     const progressToken = params._meta?.progressToken;
     try {
       const result = await this.pipeline.call(params.name, { arguments: params.arguments ?? {} }, {
-        caller, requestId, transport: "mcp", log: session.log,
+        caller, requestId, transport: session.transport ?? "mcp", log: session.log,
         onStart: (call) => {
           this.inFlight.add(ownerKey(caller), extra.requestId, call);
           // The SDK aborts extra.signal when the transport closes: over HTTP, the response stream.

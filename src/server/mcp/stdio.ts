@@ -19,14 +19,14 @@ export interface StdioHost {
  * `toolnexus mcp`: the catalog of a built (not listening) server over stdio, for desktop
  * clients. One process, one client: it is local, so it acts with the whole catalog (the
  * config's `disableTools` still apply; API keys are for the network service). Calls go through
- * the same pipeline as `/mcp` (transport "mcp"). Stdout carries only protocol: the caller must
+ * the same pipeline as `/mcp` (logged and audited as transport "stdio"). Stdout carries only protocol: the caller must
  * have sent logs to stderr. Resolves when the client goes away (stdin ends) or on SIGTERM/SIGINT,
  * after the service drained.
  */
 export async function serveStdio(app: StdioHost): Promise<void> {
   // Answer initialize once the sources are loaded, so the first tools/list sees them all.
   await app.toolnexus.ready;
-  const server = await app.toolnexus.mcp.connect({ caller: ANONYMOUS, log: app.log, requestId: () => randomUUID() }, new StdioServerTransport());
+  const server = await app.toolnexus.mcp.connect({ caller: ANONYMOUS, log: app.log, requestId: () => randomUUID(), transport: "stdio" }, new StdioServerTransport());
   server.onerror = (err) => app.log.debug({ err: err.message }, "mcp protocol error");
 
   await new Promise<void>((resolve) => {

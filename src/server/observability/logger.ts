@@ -61,7 +61,7 @@ let stdout: DestinationStream | undefined;
  * ~9 % of the server's time in a CPU profile (bench/README.md). Every line is still written, in
  * order; at most LOG_FLUSH_MS late, and pino flushes what is pending synchronously at exit.
  */
-function stdoutDestination(): DestinationStream {
+export function stdoutDestination(): DestinationStream {
   if (!stdout) {
     // Buffer mode: the pending lines are a list, concatenated once per write(2). In its
     // default string mode SonicBoom appends each line to one growing string and takes that

@@ -6,14 +6,16 @@
  *
  * - The document comes from `./json`: the generic routes for an anonymous visitor when keys are
  *   configured, this caller's per-tool document once a key is sent with it.
+ * - \`/docs/?bundle=<name>\` shows one bundle's tools: the page's query goes to \`./json\`.
  * - Authorize / Logout re-fetch the document, sending the key the visitor entered (Bearer or
  *   X-API-Key, whichever scheme they filled in).
  */
 export const PORTAL_SCRIPT = `"use strict";
 (function () {
   function docUrl() {
-    var here = window.location.href.split("#", 1)[0];
-    return (here.endsWith("/") ? here : here + "/") + "json";
+    var here = window.location.pathname;
+    // ?bundle=<name> on the page shows that bundle's tools (the document takes the same query).
+    return (here.endsWith("/") ? here : here + "/") + "json" + window.location.search;
   }
   var ui;
   function keyHeaders() {

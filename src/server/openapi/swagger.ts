@@ -26,6 +26,7 @@ export async function registerSwagger(app: FastifyInstance): Promise<void> {
         { name: "executions", description: "Asynchronous calls: submit, poll, stream, cancel." },
         { name: "skills", description: "Skills and the system-prompt catalog." },
         { name: "service", description: "Health, readiness, status and metrics." },
+        { name: "admin", description: "Operator actions: approving tool definitions (operator callers only)." },
       ],
     },
     // Shared schemas become components named by their $id instead of def-N.

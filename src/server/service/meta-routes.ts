@@ -1,11 +1,20 @@
-import { Type } from "@sinclair/typebox";
+import { Type, type Static } from "@sinclair/typebox";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import type { PinStatus } from "../http/pin-schemas.js";
 import { Health, ProblemResponse as problem, Status } from "../http/schemas.js";
 import type { ServiceState } from "./service-state.js";
 import { scrubDeep } from "../observability/scrub-deep.js";
 
+/** Options of {@link metaRoutes}. */
+interface MetaRoutesOptions {
+  state: ServiceState;
+  scrub: (s: string) => string;
+  /** The pinning part of `/status`, when pinning is on. */
+  pins?: () => Static<typeof PinStatus> | undefined;
+}
+
 /** `/healthz`, `/readyz` (probes) and `/status` (operators). */
-export const metaRoutes: FastifyPluginAsyncTypebox<{ state: ServiceState; scrub: (s: string) => string }> = async (app, { state, scrub }) => {
+export const metaRoutes: FastifyPluginAsyncTypebox<MetaRoutesOptions> = async (app, { state, scrub, pins }) => {
   app.get("/healthz", {
     config: { access: "probe", traced: false },
     schema: { operationId: "health", summary: "Liveness: 200 while the process lives", tags: ["service"], security: [], response: { 200: Type.Ref(Health) } },
@@ -31,6 +40,7 @@ export const metaRoutes: FastifyPluginAsyncTypebox<{ state: ServiceState; scrub:
       sources: tk?.status() ?? [],
       ...(state.loadError ? { error: state.loadError } : {}),
       ...(state.lastReload ? { reload: state.lastReload } : {}),
+      ...(pins?.() ? { pins: pins() } : {}),
     };
     // Source names and errors come from many libraries: scrub known secrets on the way out.
     return scrubDeep(body, scrub);

@@ -11,6 +11,15 @@ export interface Abortable {
 /** Where the service is in its life: building sources, serving, or shutting down. */
 export type Phase = "loading" | "ready" | "draining";
 
+/** Tools held back from every catalog and call (a changed definition awaiting approval). */
+export interface CatalogHold {
+  withheld(tool: string): boolean;
+  /** Changes whenever the set of held tools changes: part of every catalog cache key. */
+  readonly generation: number;
+}
+
+const NO_HOLD: CatalogHold = { withheld: () => false, generation: 0 };
+
 /** The outcome of the last config reload, shown by `GET /status`. */
 export interface ReloadResult {
   at: string;
@@ -35,6 +44,9 @@ export class ServiceState {
   private readonly users = new Map<Toolkit, number>();
   private readonly retiring = new Set<Toolkit>();
   private shuttingDown = false;
+  /** What pinning holds back; nothing unless pinning is on. */
+  hold: CatalogHold = NO_HOLD;
+  private readonly toolkitListeners: ((tk: Toolkit) => void)[] = [];
 
   constructor(public loaded: LoadedConfig, public auth: Authenticator) {}
 
@@ -85,12 +97,23 @@ export class ServiceState {
     return this.current;
   }
 
+  /** Calls `fn` with each toolkit put in service, before it serves (pinning reviews it). */
+  onToolkit(fn: (tk: Toolkit) => void): void {
+    this.toolkitListeners.push(fn);
+  }
+
+  /** The key of what a catalog cache holds: the toolkit's version and what is held back. */
+  viewVersion(tk: Toolkit): string {
+    return `${tk.version}.${this.hold.generation}`;
+  }
+
   /** Installs a toolkit (first load or reload) and turns ready unless draining; retires the old one. */
   setToolkit(tk: Toolkit, loaded?: LoadedConfig, auth?: Authenticator): void {
     const old = this.current;
     this.current = tk;
     if (loaded) this.loaded = loaded;
     if (auth) this.auth = auth;
+    for (const fn of this.toolkitListeners) fn(tk);
     if (this.phase === "loading") this.phase = "ready";
     if (old && old !== tk) {
       if (this.users.has(old)) this.retiring.add(old);

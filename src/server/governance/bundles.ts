@@ -1,0 +1,60 @@
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { ToolnexusError } from "../../core/errors.js";
+import type { Logger } from "../../core/types.js";
+import { bundleView, isRefusal, unmatchedGlobs } from "../../governance/bundle-view.js";
+import { ANONYMOUS, type Caller } from "../auth/index.js";
+import type { McpConnector } from "../mcp/lazy-catalog.js";
+import { mcpEndpoint } from "../mcp/http-endpoint.js";
+import type { ServiceState } from "../service/service-state.js";
+
+const CODES = { invalid: "INVALID_REQUEST", unknown: "NOT_FOUND", forbidden: "FORBIDDEN" } as const;
+
+/** The caller seen through bundle `name`; INVALID_REQUEST, NOT_FOUND or FORBIDDEN when it may not be. */
+function bundleCaller(state: ServiceState, caller: Caller, name: string): Caller {
+  const view = bundleView(caller, name, state.loaded.config.bundles);
+  if (isRefusal(view)) throw new ToolnexusError(CODES[view.kind], view.message);
+  return view;
+}
+
+/**
+ * Bundles (virtual servers): `GET /tools?bundle=` and `/openapi.json?bundle=` narrow the
+ * caller before the route runs, and `/bundles/{name}/mcp` is the MCP endpoint of one bundle,
+ * the same pipeline as `/mcp` with the caller narrowed. A bundle glob that matches no tool is
+ * a warning at each load and reload.
+ */
+export async function registerBundles(app: FastifyInstance, state: ServiceState, o: { mcp: McpConnector; scrub: (s: string) => string; log: Logger; mcpEnabled: boolean }): Promise<void> {
+  state.onToolkit((tk) => {
+    const names = tk.tools().map((t) => t.name);
+    for (const { bundle, glob } of unmatchedGlobs(state.loaded.config.bundles ?? {}, names)) {
+      o.log.warn({ bundle, glob }, "bundle glob matches no tool (a typo, or a tool of a source that failed to load)");
+    }
+  });
+  app.addHook("preHandler", (request, _reply, done) => {
+    const bundle = (request.query as { bundle?: unknown } | undefined)?.bundle;
+    if (bundle === undefined || !VIEWS.has(request.routeOptions.url ?? "")) return done();
+    // A portal visitor without a key has no caller. With keys configured it sees the generic
+    // routes only anyway; without, the portal shows the anonymous caller's tools: narrow those.
+    if (!request.caller) {
+      if (state.auth.enabled) return done();
+      request.caller = ANONYMOUS;
+    }
+    narrow(state, request, String(bundle), done);
+  });
+  if (!o.mcpEnabled) return;
+  await app.register(async (scope) => {
+    scope.addHook("preHandler", (request, _reply, done) => narrow(state, request, (request.params as { bundle: string }).bundle, done));
+    await scope.register(mcpEndpoint, { catalog: o.mcp, path: "/bundles/:bundle/mcp", scrub: o.scrub });
+  });
+}
+
+// The catalog views a `?bundle=` narrows: the listing, the document, and the portal's document.
+const VIEWS = new Set(["/tools", "/openapi.json", "/docs/json"]);
+
+function narrow(state: ServiceState, request: FastifyRequest, name: string, done: (err?: Error) => void): void {
+  try {
+    request.caller = bundleCaller(state, request.caller, name);
+    done();
+  } catch (err) {
+    done(err as Error);
+  }
+}
