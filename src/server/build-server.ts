@@ -22,6 +22,8 @@ import { Metrics } from "./observability/metrics.js";
 import { executeRoute } from "./calls/execute-route.js";
 import { lazyCatalog, type McpConnector } from "./mcp/lazy-catalog.js";
 import { mcpEndpoint } from "./mcp/http-endpoint.js";
+import { McpEvents, type EventsRedis } from "./mcp/events.js";
+import type { Redis } from "ioredis";
 import { metricsRoute } from "./observability/metrics-route.js";
 import { metaRoutes } from "./service/meta-routes.js";
 import { openapiRoute } from "./openapi/openapi-route.js";
@@ -122,7 +124,9 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   await registerSwagger(app);
   // Shared state of several replicas: rate-limit counters and executions.
   // ioredis (and BullMQ, in registerExecutions) load only with `redis:`: ~100 ms and ~20 MB otherwise.
-  const redis = loaded.config.redis ? (await import("./redis/connect-redis.js")).connectRedis(loaded.config.redis.url, logger) : undefined;
+  const redisUrl = loaded.config.redis?.url;
+  const redisModule = redisUrl ? await import("./redis/connect-redis.js") : undefined;
+  const redis = redisUrl ? redisModule?.connectRedis(redisUrl, logger) : undefined;
   await registerLimits(app, state, redis);
   await app.register(metaRoutes, { state, scrub });
   await app.register(skillsRoutes, { state });
@@ -137,7 +141,9 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   const documents = new ToolDocuments(app, state, views, policies, scrub);
   await app.register(openapiRoute, { documents });
   await registerPortal(app, documents);
-  const mcp = lazyCatalog(state, views, pipeline, scrub);
+  // Catalog changes reach subscriptions/listen streams on every replica when Redis is shared.
+  const events = new McpEvents(redis && redisModule && redisUrl ? mcpEventsRedis(redis, () => redisModule.connectRedis(redisUrl, logger, { blocking: true, name: "mcp-events" })) : undefined, (err) => logger.debug({ err: err.message }, "mcp events"));
+  const mcp = lazyCatalog(state, views, pipeline, scrub, events, (err) => logger.debug({ err: err.message }, "mcp protocol error"));
   if (server.mcp.enabled) await app.register(mcpEndpoint, { catalog: mcp, path: server.mcp.path, scrub });
 
   const ready = (opts.toolkit ? Promise.resolve(opts.toolkit) : createToolkit(loaded, { tools: opts.tools ?? [], logger }))
@@ -160,6 +166,8 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
 
   app.addHook("onClose", async () => {
     state.drain();
+    // Open subscriptions/listen streams would hold their connections past the close.
+    await mcp.close();
     await reloader?.stop();
     // A slow first load (MCP servers still starting) must not outlast the grace period; the
     // load closes its own toolkit when it finishes after this.
@@ -195,6 +203,11 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
 
   const reload = async () => (reloader ? reloader.reload() : false);
   return Object.assign(app, { toolnexus: { state, loaded, ready, shutdown, reload, pipeline, policies, mcp } }) as unknown as ToolnexusServer;
+}
+
+// Publishing goes over the shared command connection; listening needs a connection of its own.
+function mcpEventsRedis(redis: Redis, subscriber: () => Redis): EventsRedis {
+  return { publish: (channel, message) => redis.publish(channel, message), subscriber };
 }
 
 function isLogger(l: unknown): l is FastifyBaseLogger {

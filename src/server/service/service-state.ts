@@ -35,6 +35,8 @@ export class ServiceState {
   private readonly users = new Map<Toolkit, number>();
   private readonly retiring = new Set<Toolkit>();
   private shuttingDown = false;
+  private readonly catalogListeners = new Set<() => void>();
+  private unwatch?: () => void;
 
   constructor(public loaded: LoadedConfig, public auth: Authenticator) {}
 
@@ -89,13 +91,31 @@ export class ServiceState {
   setToolkit(tk: Toolkit, loaded?: LoadedConfig, auth?: Authenticator): void {
     const old = this.current;
     this.current = tk;
+    if (old !== tk) {
+      this.unwatch?.();
+      this.unwatch = tk.onChange(() => this.catalogChanged());
+    }
     if (loaded) this.loaded = loaded;
     if (auth) this.auth = auth;
     if (this.phase === "loading") this.phase = "ready";
     if (old && old !== tk) {
       if (this.users.has(old)) this.retiring.add(old);
       else void old.close();
+      this.catalogChanged();
     }
+  }
+
+  /**
+   * Calls `fn` after the catalog in service changed: a reload swapped the toolkit, or a source
+   * of the current one changed its tools (an MCP server's list_changed). Returns the way to stop.
+   */
+  onCatalogChange(fn: () => void): () => void {
+    this.catalogListeners.add(fn);
+    return () => void this.catalogListeners.delete(fn);
+  }
+
+  private catalogChanged(): void {
+    for (const fn of this.catalogListeners) fn();
   }
 
   /** Stops readiness at once; calls in flight continue until {@link abortInFlight}. */
