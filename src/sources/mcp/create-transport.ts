@@ -4,8 +4,10 @@ import type { McpServerSpec } from "./server-spec.js";
 import type { StderrTail } from "./stderr-tail.js";
 import { ProcessGroupStdioTransport } from "./stdio-transport.js";
 
-/** The concrete wire a connection attempt uses. */
-export type WireKind = "stdio" | "streamable-http" | "sse";
+import type { WireKind } from "./negotiation.js";
+
+/** The concrete wire a connection attempt uses (declared beside the negotiation it decides). */
+export type { WireKind };
 
 /** What a transport needs from its source beyond the spec. */
 export interface TransportDeps {

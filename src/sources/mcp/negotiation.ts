@@ -1,11 +1,7 @@
 import type { ClientOptions } from "@modelcontextprotocol/client";
-import type { WireKind } from "./create-transport.js";
 
-/** The MCP revisions a server config may pin (`protocolVersion`), newest first. */
-const MCP_REVISIONS = ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"] as const;
-
-/** One of {@link MCP_REVISIONS}. */
-type McpRevision = (typeof MCP_REVISIONS)[number];
+/** How a connection reaches its server (create-transport.ts builds each). */
+export type WireKind = "stdio" | "streamable-http" | "sse";
 
 /** True for a revision of the 2026 era (`server/discover`, no `initialize`). */
 export function isModernRevision(version: string): boolean {
