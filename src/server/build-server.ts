@@ -11,6 +11,7 @@ import { installErrorHandler, sendProblem } from "./http/error-handler.js";
 import { fastifyOptions } from "./http/fastify-options.js";
 import { hostlessRequestError, installProtocolGuards } from "./http/protocol-errors.js";
 import { installJsonBodyParser } from "./http/json-body.js";
+import { HostGuard } from "./http/host-guard.js";
 import { RouteMethods } from "./http/route-methods.js";
 import { DeclaredPolicies } from "./http/route-policy.js";
 import { registerExecutions } from "./executions/register.js";
@@ -96,6 +97,11 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
 
   const state = new ServiceState(loaded, await Authenticator.create(loaded.config.auth, logger));
   const metrics = new Metrics(state);
+  // The address really bound (the CLI's --host wins over server.host); the config's before listen (inject).
+  const hostGuard = new HostGuard(() => {
+    const address = app.server.address();
+    return typeof address === "object" && address ? address.address : server.host;
+  });
 
   // Each route declares its policy in its config (http/route-policy.ts); tracing is decided
   // before routing, so the untraced paths are collected as the routes register.
@@ -110,8 +116,8 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   // step of Fastify's hook runner on every request.
   app.addHook("onRequest", (request, reply, done) => {
     reply.header("x-request-id", request.id);
-    const hostless = hostlessRequestError(request);
-    if (hostless) return sendProblem(reply, request, hostless, scrub);
+    const refused = hostlessRequestError(request) ?? hostGuard.check(state.loaded.config.server, request.headers.host, request.headers.origin);
+    if (refused) return sendProblem(reply, request, refused, scrub);
     authenticateRequest(state, request, done);
   });
   app.addHook("onResponse", (request, reply, done) => {
