@@ -79,8 +79,8 @@ function nameOf(host: string): string {
   return m?.[1] ?? host;
 }
 
-/** True for an address (or name) only this machine can reach. */
-export function isLoopback(address: string): boolean {
+// True for an address (or name) only this machine can reach.
+function isLoopback(address: string): boolean {
   const a = address.replace(/^\[|\]$/g, "").toLowerCase();
   if (a === "localhost" || a === "::1") return true;
   const v4 = a.startsWith("::ffff:") ? a.slice(7) : a;
