@@ -7,6 +7,7 @@ export const ERRORS = {
   INVALID_REQUEST: { status: 400, title: "Invalid request" },
   UNAUTHORIZED: { status: 401, title: "Unauthorized" },
   FORBIDDEN: { status: 403, title: "Forbidden" },
+  FORBIDDEN_HOST: { status: 403, title: "Forbidden host" },
   NOT_FOUND: { status: 404, title: "Not found" },
   TOOL_NOT_FOUND: { status: 404, title: "Tool not found" },
   EXECUTION_NOT_FOUND: { status: 404, title: "Execution not found" },

@@ -11,6 +11,7 @@ import { installErrorHandler, sendProblem } from "./http/error-handler.js";
 import { fastifyOptions } from "./http/fastify-options.js";
 import { hostlessRequestError, installProtocolGuards } from "./http/protocol-errors.js";
 import { installJsonBodyParser } from "./http/json-body.js";
+import { HostGuard } from "./http/host-guard.js";
 import { RouteMethods } from "./http/route-methods.js";
 import { DeclaredPolicies } from "./http/route-policy.js";
 import { createAudit } from "./governance/audit.js";
@@ -26,6 +27,8 @@ import { Metrics } from "./observability/metrics.js";
 import { executeRoute } from "./calls/execute-route.js";
 import { lazyCatalog, type McpConnector } from "./mcp/lazy-catalog.js";
 import { mcpEndpoint } from "./mcp/http-endpoint.js";
+import { McpEvents, type EventsRedis } from "./mcp/events.js";
+import type { Redis } from "ioredis";
 import { metricsRoute } from "./observability/metrics-route.js";
 import { metaRoutes } from "./service/meta-routes.js";
 import { openapiRoute } from "./openapi/openapi-route.js";
@@ -105,6 +108,11 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   if (audit) app.addHook("onClose", async () => audit.close());
   // Before anything else connects: a pin store unusable in block mode stops the start here.
   const pins = await startPinning(app, state, metrics, logger);
+  // The address really bound (the CLI's --host wins over server.host); the config's before listen (inject).
+  const hostGuard = new HostGuard(() => {
+    const address = app.server.address();
+    return typeof address === "object" && address ? address.address : server.host;
+  });
 
   // Each route declares its policy in its config (http/route-policy.ts); the hooks read it.
   const policies = new DeclaredPolicies(app);
@@ -120,8 +128,8 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   // step of Fastify's hook runner on every request.
   app.addHook("onRequest", (request, reply, done) => {
     reply.header("x-request-id", request.id);
-    const hostless = hostlessRequestError(request);
-    if (hostless) return sendProblem(reply, request, hostless, scrub);
+    const refused = hostlessRequestError(request) ?? hostGuard.check(state.loaded.config.server, request.headers.host, request.headers.origin);
+    if (refused) return sendProblem(reply, request, refused, scrub);
     authenticateRequest(state, request, done);
   });
   app.addHook("onResponse", (request, reply, done) => {
@@ -134,7 +142,9 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   await registerSwagger(app);
   // Shared state of several replicas: rate-limit counters and executions.
   // ioredis (and BullMQ, in registerExecutions) load only with `redis:`: ~100 ms and ~20 MB otherwise.
-  const redis = loaded.config.redis ? (await import("./redis/connect-redis.js")).connectRedis(loaded.config.redis.url, logger) : undefined;
+  const redisUrl = loaded.config.redis?.url;
+  const redisModule = redisUrl ? await import("./redis/connect-redis.js") : undefined;
+  const redis = redisUrl ? redisModule?.connectRedis(redisUrl, logger) : undefined;
   await registerLimits(app, state, redis);
   await app.register(pinRoutes, { guard: pins });
   await app.register(metaRoutes, { state, scrub, pins: () => (state.loaded.config.pinning.mode === "off" ? undefined : pins.status()) });
@@ -150,7 +160,9 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   const documents = new ToolDocuments(app, state, views, policies, scrub);
   await app.register(openapiRoute, { documents });
   await registerPortal(app, documents);
-  const mcp = lazyCatalog(state, views, pipeline, scrub);
+  // Catalog changes reach subscriptions/listen streams on every replica when Redis is shared.
+  const events = new McpEvents(redis && redisModule && redisUrl ? mcpEventsRedis(redis, () => redisModule.connectRedis(redisUrl, logger, { blocking: true, name: "mcp-events" })) : undefined, (err) => logger.debug({ err: err.message }, "mcp events"));
+  const mcp = lazyCatalog(state, views, pipeline, scrub, events, (err) => logger.debug({ err: err.message }, "mcp protocol error"));
   if (server.mcp.enabled) await app.register(mcpEndpoint, { catalog: mcp, path: server.mcp.path, scrub });
   await registerBundles(app, state, { mcp, scrub, log: logger, mcpEnabled: server.mcp.enabled });
 
@@ -174,6 +186,8 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
 
   app.addHook("onClose", async () => {
     state.drain();
+    // Open subscriptions/listen streams would hold their connections past the close.
+    await mcp.close();
     await reloader?.stop();
     // A slow first load (MCP servers still starting) must not outlast the grace period; the
     // load closes its own toolkit when it finishes after this.
@@ -209,6 +223,11 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
 
   const reload = async () => (reloader ? reloader.reload() : false);
   return Object.assign(app, { toolnexus: { state, loaded, ready, shutdown, reload, pipeline, policies, mcp } }) as unknown as ToolnexusServer;
+}
+
+// Publishing goes over the shared command connection; listening needs a connection of its own.
+function mcpEventsRedis(redis: Redis, subscriber: () => Redis): EventsRedis {
+  return { publish: (channel, message) => redis.publish(channel, message), subscriber };
 }
 
 function isLogger(l: unknown): l is FastifyBaseLogger {

@@ -2,6 +2,7 @@ import { mkdtemp, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../helpers/server.js";
 import { streamExecute } from "../helpers/sse.js";
@@ -72,6 +73,26 @@ describe.each(["http", "stdio"] as const)("fidelity of a 2026-only MCP server ov
       { type: "resource", resource: { uri: "file:///notes.txt", mimeType: "text/plain", text: "embedded" } },
       { type: "resource_link", uri: "file:///big.bin", name: "big.bin", mimeType: "application/octet-stream" },
     ]);
+  });
+
+  it.each(["modern", "legacy"] as const)("hands the tool and its results on over /mcp to a %s client", async (era) => {
+    const client = new Client({ name: "fidelity", version: "1.0.0" }, era === "modern" ? { versionNegotiation: { mode: { pin: "2026-07-28" } } } : { supportedProtocolVersions: ["2025-11-25"] });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${srv.url}/mcp`)));
+    try {
+      const tools = (await client.listTools()).tools;
+      expect(tools.find((t) => t.name === "weather")).toMatchObject({
+        title: "Current weather",
+        outputSchema: { type: "object", properties: { temp: { type: "number" }, sky: { type: "string" } }, required: ["temp", "sky"] },
+        annotations: { readOnlyHint: true, openWorldHint: false },
+        icons: [{ src: "https://example.com/sun.png", mimeType: "image/png", sizes: ["48x48"] }],
+      });
+      expect(tools.find((t) => t.name === "plot")?.inputSchema).toEqual(SCHEMA_2020);
+      expect(await client.callTool({ name: "weather", arguments: {} })).toMatchObject({ content: [{ type: "text", text: "21 and sunny" }], structuredContent: { temp: 21, sky: "sunny" } });
+      const media = await client.callTool({ name: "media", arguments: {} });
+      expect((media.content as { type: string }[]).map((p) => p.type)).toEqual(["text", "image", "audio", "resource", "resource_link"]);
+    } finally {
+      await client.close();
+    }
   });
 
   it("keeps isError", async () => {

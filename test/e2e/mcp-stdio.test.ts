@@ -1,6 +1,8 @@
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { Client as ModernClient } from "@modelcontextprotocol/client";
+import { StdioClientTransport as ModernStdioTransport } from "@modelcontextprotocol/client/stdio";
 import { describe, expect, it } from "vitest";
 import { CLI } from "../helpers/serve-process.js";
 import { tempDir } from "../helpers/temp-dir.js";
@@ -63,6 +65,21 @@ describe("toolnexus mcp (stdio)", () => {
       // line and the plugin's console.log.
       await expect.poll(() => stderr, { timeout: 5_000 }).toContain('"transport":"stdio"');
       await expect.poll(() => stderr, { timeout: 5_000 }).toContain("noise from a plugin");
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe("toolnexus mcp (stdio) in the 2026-07-28 era", () => {
+  it("answers server/discover and per-request calls from a pinned v2 SDK client", async () => {
+    const dir = await tempDir({ "toolnexus.yaml": `plugins: [${JSON.stringify(path.join(root, "examples/config/plugins/*.mjs"))}]` });
+    const client = new ModernClient({ name: "stdio-2026", version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
+    await client.connect(new ModernStdioTransport({ command: process.execPath, args: [CLI, "mcp", "--config", dir], stderr: "ignore" }));
+    try {
+      expect(client.getProtocolEra()).toBe("modern");
+      expect((await client.listTools()).tools.map((t) => t.name)).toContain("echo");
+      expect(await client.callTool({ name: "echo", arguments: { text: "modern stdio" } })).toMatchObject({ content: [{ type: "text", text: "modern stdio" }] });
     } finally {
       await client.close();
     }

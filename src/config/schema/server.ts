@@ -34,6 +34,12 @@ export const ServerSection = Type.Object({
   }),
   keepAliveTimeoutMs: Type.Integer({ minimum: 1, maximum: 2_147_483_647, default: 72_000, description: "An idle keep-alive connection is closed after this time (longer than common load-balancer idle timeouts)." }),
   insecure: Type.Boolean({ default: false, description: "Allow command/file builtins without auth." }),
+  allowedHosts: Type.Optional(Type.Array(Type.String({ minLength: 1 }), {
+    description: "Host header values every route accepts (a name for any port, or name:port); others get 403 FORBIDDEN_HOST. Default: bound to a loopback address, localhost, 127.0.0.1 and [::1]; bound elsewhere, any.",
+  })),
+  allowedOrigins: Type.Optional(Type.Array(Type.String({ minLength: 1 }), {
+    description: "Origins (scheme://host[:port]) a request that carries an Origin header may come from; others get 403 FORBIDDEN_HOST. Default: bound to a loopback address, loopback origins only; bound elsewhere, any.",
+  })),
   rateLimit: Type.Optional(RateLimit),
   pressure: Type.Optional(Type.Object({
     maxEventLoopDelayMs: Type.Optional(Type.Integer({ minimum: 1 })),

@@ -168,7 +168,11 @@ export class PinGuard implements CatalogHold {
     const before = [...this.pending.values()].map((p) => `${p.tool}|${p.current}|${p.withheld}`).join(",");
     const after = [...pending.values()].map((p) => `${p.tool}|${p.current}|${p.withheld}`).join(",");
     this.pending = pending;
-    if (before !== after) this.generation++;
+    if (before !== after) {
+      this.generation++;
+      // What callers may list changed: MCP clients listening for list changes hear of it.
+      this.state.catalogChanged();
+    }
   }
 
   private async persist(write: () => Promise<void>): Promise<void> {

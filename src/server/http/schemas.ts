@@ -1,4 +1,5 @@
 import { Type } from "@sinclair/typebox";
+import { BUNDLE_NAME } from "../../config/schema/index.js";
 import { TOOL_NAME } from "../../core/tool-name.js";
 import type { ToolSource } from "../../core/types.js";
 import { ApprovedPin, PendingPin, PinStatus } from "./pin-schemas.js";
@@ -58,7 +59,7 @@ const SOURCE_LIST = `^${ONE_SOURCE}(,${ONE_SOURCE})*$`;
 export const ToolListQuery = Type.Object({
   source: Type.Optional(Type.String({ maxLength: 256, pattern: SOURCE_LIST, description: "Comma-separated sources, e.g. mcp,http." })),
   format: Type.Optional(StringEnum(TOOL_FORMATS)),
-  bundle: Type.Optional(Type.String({ maxLength: 256, description: "Only the tools of this bundle (config `bundles:`) the caller may use." })),
+  bundle: Type.Optional(Type.String({ maxLength: 64, pattern: BUNDLE_NAME, description: "Only the tools of this bundle (config `bundles:`) the caller may use." })),
 }, { additionalProperties: false });
 
 /** Path parameters naming a tool. */

@@ -1,14 +1,11 @@
 import { createRequire } from "node:module";
 import type { FastifyBaseLogger } from "fastify";
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
-  CallToolRequestSchema, ErrorCode, isJSONRPCNotification, GetPromptRequestSchema, ListPromptsRequestSchema, ListToolsRequestSchema,
+  ProtocolErrorCode, Server,
   type CallToolRequest, type CallToolResult, type GetPromptResult, type ListPromptsResult, type ListToolsResult, type RequestId,
-  type ServerNotification, type ServerRequest, type Tool as McpTool,
-} from "@modelcontextprotocol/sdk/types.js";
-import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
+  type ServerContext, type Tool as McpTool,
+} from "@modelcontextprotocol/server";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/server/validators/ajv";
 import { isToolnexusError, ToolnexusError } from "../../core/errors.js";
 import { ownerKey, type Caller } from "../auth/index.js";
 import { bindAbort, onSignalAbort } from "../calls/bind-abort.js";
@@ -23,6 +20,9 @@ const { version } = createRequire(import.meta.url)("../../../package.json") as {
 const SKILL_TOOL = "skill";
 const clientClosed = () => new ToolnexusError("CLIENT_CLOSED", "The client closed the connection");
 const SKILLS_PROMPT = "skills";
+// How long a 2026-era client may keep a tools/list. Short, because a reload changes it; a client
+// that holds a subscriptions/listen stream hears of the change at once anyway.
+const LIST_TTL_MS = 60_000;
 
 /** Who an MCP connection serves and how its calls are identified in logs. */
 export interface McpSession {
@@ -34,13 +34,12 @@ export interface McpSession {
   transport?: "mcp" | "stdio";
 }
 
-type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
-
 /**
- * The catalog as an MCP server, transport-agnostic: `/mcp` makes one SDK Server
- * per HTTP request (stateless streamable HTTP), `toolnexus mcp` one for its stdio connection.
- * What a Server costs per request is kept small: listings are cached per catalog version and
- * caller, and the JSON-Schema validator (the SDK builds an Ajv per Server otherwise) is shared.
+ * The catalog as an MCP server, transport-agnostic and era-agnostic: `/mcp` gets one SDK
+ * Server per HTTP request from {@link McpCatalog.server} (the SDK's createMcpHandler decides the
+ * era), `toolnexus mcp` one per stdio connection. What a Server costs per request is kept small:
+ * listings are cached per catalog version and caller, and the JSON-Schema validator (the SDK
+ * builds an Ajv per Server otherwise) is shared.
  */
 export class McpCatalog {
   /** `tools/call` requests in flight on this replica, for notifications/cancelled. */
@@ -56,46 +55,39 @@ export class McpCatalog {
   ) {}
 
   /**
-   * Connects a new SDK Server for `session` to `transport` (one stdio connection, or one
-   * stateless HTTP request) and resolves with it.
+   * A `notifications/cancelled` seen by the transport: aborts the call wherever it runs on
+   * this replica. Over stateless HTTP it arrives in a POST of its own, to a Server that never
+   * saw the request; the SDK still handles it after this (on stdio it drops the response).
    */
-  async connect(session: McpSession, transport: Transport): Promise<Server> {
-    const server = this.server(session);
-    await server.connect(transport);
-    // notifications/cancelled is seen here before the SDK's own handler runs. Ours aborts the
-    // call wherever it runs on this replica: over stateless HTTP it arrives in a POST of its
-    // own, to a Server that never saw the request. The SDK's handler still runs after it: on a
-    // connection that carried the request (stdio), it drops the response, as MCP asks.
-    const onmessage = transport.onmessage;
-    transport.onmessage = (message, extra) => {
-      if (isJSONRPCNotification(message) && message.method === "notifications/cancelled") {
-        const { requestId, reason } = (message.params ?? {}) as { requestId?: RequestId; reason?: unknown };
-        if (requestId !== undefined) this.inFlight.cancel(ownerKey(session.caller), requestId, typeof reason === "string" ? reason : undefined);
-      }
-      onmessage?.(message, extra);
-    };
-    return server;
+  cancel(session: McpSession, params: unknown): void {
+    const { requestId, reason } = (params ?? {}) as { requestId?: RequestId; reason?: unknown };
+    if (typeof requestId === "string" || typeof requestId === "number") {
+      this.inFlight.cancel(ownerKey(session.caller), requestId, typeof reason === "string" ? reason : undefined);
+    }
   }
 
-  private server(session: McpSession): Server {
+  /** A fresh SDK Server for `session`: one HTTP request, or one stdio connection. */
+  server(session: McpSession): Server {
+    // The list depends on the caller as soon as there are credentials: no shared cache may keep it.
+    const cacheScope = this.state.auth.enabled ? "private" : "public";
     const server = new Server({ name: "toolnexus", version }, {
-      // listChanged is not advertised: a stateless server has no stream to announce a reload on.
-      capabilities: { tools: {}, prompts: {} },
+      capabilities: { tools: { listChanged: true }, prompts: {} },
       jsonSchemaValidator: (this.validator ??= new AjvJsonSchemaValidator()),
+      cacheHints: { "tools/list": { ttlMs: LIST_TTL_MS, cacheScope } },
     });
     const { caller } = session;
     // A failure outside a call (NOT_READY while loading) is a JSON-RPC error with our code in data.
-    const guard = <T>(extra: Extra, fn: () => T): T => {
+    const guard = <T>(ctx: ServerContext, fn: () => T): T => {
       try {
         return fn();
       } catch (err) {
-        throw isToolnexusError(err) ? toJsonRpcError(err, session.requestId(extra.requestId), this.scrub) : err;
+        throw isToolnexusError(err) ? toJsonRpcError(err, session.requestId(ctx.mcpReq.id), this.scrub) : err;
       }
     };
-    server.setRequestHandler(ListToolsRequestSchema, (req, extra) => guard(extra, () => this.listTools(caller, req.params?.cursor)));
-    server.setRequestHandler(CallToolRequestSchema, (req, extra) => this.callTool(session, req.params, extra));
-    server.setRequestHandler(ListPromptsRequestSchema, (_req, extra) => guard(extra, () => this.listPrompts(caller)));
-    server.setRequestHandler(GetPromptRequestSchema, (req, extra) => guard(extra, () => this.getPrompt(caller, req.params.name)));
+    server.setRequestHandler("tools/list", (req, ctx) => guard(ctx, () => this.listTools(caller, req.params?.cursor)));
+    server.setRequestHandler("tools/call", (req, ctx) => this.callTool(session, req.params, ctx));
+    server.setRequestHandler("prompts/list", (_req, ctx) => guard(ctx, () => this.listPrompts(caller)));
+    server.setRequestHandler("prompts/get", (req, ctx) => guard(ctx, () => this.getPrompt(caller, req.params.name)));
     return server;
   }
 
@@ -111,7 +103,15 @@ export class McpCatalog {
   private listing(caller: Caller): McpTool[] {
     const view = this.views.of(caller);
     return view.form("mcp tools/list", () => {
-      const infos = view.tools.map((t): McpTool => ({ name: t.name, description: t.description, inputSchema: { type: "object", ...t.inputSchema } }));
+      const infos = view.tools.map((t): McpTool => ({
+        name: t.name,
+        ...(t.title === undefined ? {} : { title: t.title }),
+        description: t.description,
+        inputSchema: { type: "object", ...t.inputSchema },
+        ...(t.outputSchema === undefined ? {} : { outputSchema: { type: "object", ...t.outputSchema } as McpTool["outputSchema"] }),
+        ...(t.annotations === undefined ? {} : { annotations: t.annotations }),
+        ...(t.icons === undefined ? {} : { icons: t.icons as McpTool["icons"] }),
+      }));
       // A description derived from a URL may hold an expanded ${VAR}: never list it (as GET /tools).
       return scrubDeep(infos, this.scrub);
     });
@@ -121,21 +121,22 @@ export class McpCatalog {
    * `tools/call` through the one pipeline. Arguments failing the schema come back as an isError
    * result; an unknown or forbidden tool and every other failure as a JSON-RPC error.
    */
-  private async callTool(session: McpSession, params: CallToolRequest["params"], extra: Extra): Promise<CallToolResult> {
+  private async callTool(session: McpSession, params: CallToolRequest["params"], ctx: ServerContext): Promise<CallToolResult> {
     const { caller } = session;
-    const requestId = session.requestId(extra.requestId);
+    const { mcpReq } = ctx;
+    const requestId = session.requestId(mcpReq.id);
     const progressToken = params._meta?.progressToken;
     try {
       const result = await this.pipeline.call(params.name, { arguments: params.arguments ?? {} }, {
         caller, requestId, transport: session.transport ?? "mcp", log: session.log,
         onStart: (call) => {
-          this.inFlight.add(ownerKey(caller), extra.requestId, call);
-          // The SDK aborts extra.signal when the transport closes: over HTTP, the response stream.
-          bindAbort(call, extra.signal, onSignalAbort, clientClosed);
+          this.inFlight.add(ownerKey(caller), mcpReq.id, call);
+          // The SDK aborts this signal when the transport closes: over HTTP, the response stream.
+          bindAbort(call, mcpReq.signal, onSignalAbort, clientClosed);
         },
         ...(progressToken === undefined ? {} : {
           onProgress: (p) => {
-            extra.sendNotification({ method: "notifications/progress", params: { progressToken, ...p } }).catch(() => {});
+            mcpReq.notify({ method: "notifications/progress", params: { progressToken, ...p } }).catch(() => {});
           },
         }),
       });
@@ -153,7 +154,7 @@ export class McpCatalog {
   }
 
   private getPrompt(caller: Caller, name: string): GetPromptResult {
-    if (name !== SKILLS_PROMPT || !this.hasSkills(caller)) throw new JsonRpcError(ErrorCode.InvalidParams, `No prompt named "${name}"`);
+    if (name !== SKILLS_PROMPT || !this.hasSkills(caller)) throw new JsonRpcError(ProtocolErrorCode.InvalidParams, `No prompt named "${name}"`);
     const text = this.state.toolkit().skillsPrompt();
     return { description: "The agent skills catalog", messages: [{ role: "user", content: { type: "text", text } }] };
   }
@@ -170,6 +171,6 @@ function cursorOf(offset: number): string {
 
 function offsetOf(cursor: string): number {
   const m = /^o:(\d{1,9})$/.exec(Buffer.from(cursor, "base64url").toString());
-  if (!m) throw new JsonRpcError(ErrorCode.InvalidParams, "Invalid cursor");
+  if (!m) throw new JsonRpcError(ProtocolErrorCode.InvalidParams, "Invalid cursor");
   return Number(m[1]);
 }

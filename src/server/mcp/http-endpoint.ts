@@ -1,5 +1,4 @@
-import type { FastifyPluginAsync, FastifyReply } from "fastify";
-import type * as StreamableHttp from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { ToolnexusError } from "../../core/errors.js";
 import { normalizeError } from "../http/problem.js";
 import type { McpConnector } from "./lazy-catalog.js";
@@ -7,18 +6,10 @@ import { isBodyParseError } from "../http/json-body.js";
 
 // JSON-RPC's implementation-defined server error, as the SDK's transport uses for HTTP-level failures.
 const SERVER_ERROR = -32000;
-// JSON-RPC 2.0's own codes (the SDK's ErrorCode.ParseError and InvalidRequest), named here so
-// what is refused before any MCP traffic (401, 400, 413, a batch) does not load the SDK.
+// JSON-RPC 2.0's own codes (the SDK's ProtocolErrorCode.ParseError and InvalidRequest), named here
+// so what is refused before any MCP traffic (401, 400, 413, a batch) does not load the SDK.
 const PARSE_ERROR = -32700;
 const INVALID_REQUEST = -32600;
-
-// The SDK's transport (with its zod schemas, ~150 ms at start-up) is imported on the first MCP message.
-let transportModule: Promise<typeof StreamableHttp> | undefined;
-// A failed import is not kept: the next request tries again.
-const loadTransport = () => (transportModule ??= import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js").catch((err: unknown) => {
-  transportModule = undefined;
-  throw err;
-}));
 
 /** Options of {@link mcpEndpoint}. */
 export interface McpEndpointOptions {
@@ -28,9 +19,9 @@ export interface McpEndpointOptions {
 }
 
 /**
- * `/mcp`: the catalog over MCP streamable HTTP, stateless, so any replica answers
- * any request. Each POST gets a fresh SDK Server and transport (the SDK's stateless pattern);
- * the web-standard transport, so the reply goes out through Fastify (one write for JSON).
+ * `/mcp`: the catalog over MCP streamable HTTP, stateless, so any replica answers any
+ * request, in both protocol eras (http-handler.ts): each POST gets a fresh SDK Server; the
+ * web-standard transports, so the reply goes out through Fastify (one write for JSON).
  * Auth, rate limits and the body limit are the service's own hooks, run before any MCP
  * traffic; failures before the SDK sees a message are JSON-RPC error bodies with the HTTP status.
  */
@@ -56,38 +47,35 @@ export const mcpEndpoint: FastifyPluginAsync<McpEndpointOptions> = async (app, {
     if (Array.isArray(message)) return sendJsonRpcError(reply, 400, INVALID_REQUEST, "Invalid Request: JSON-RPC batches are not supported");
     if (!isJsonRpcMessage(message)) return sendJsonRpcError(reply, 400, INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 message");
 
-    // A stream only when it carries something before the result: progress. Else one JSON body.
-    const stream = wantsProgress(message);
-    const { WebStandardStreamableHTTPServerTransport } = await loadTransport();
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !stream });
-    const server = await catalog.connect({ caller: request.caller, log: request.log, requestId: () => request.id }, transport);
-    server.onerror = (err) => request.log.debug({ err: err.message }, "mcp protocol error");
+    const http = await catalog.http();
     // The client may have left while the SDK was loading (the first MCP request): run nothing.
-    if (reply.raw.destroyed) {
-      void transport.close();
-      throw new ToolnexusError("CLIENT_CLOSED", "The client closed the request");
-    }
+    if (reply.raw.destroyed) throw new ToolnexusError("CLIENT_CLOSED", "The client closed the request");
 
     // A response closed before it ended (not the request's "close": it fires once the body is
-    // read) closes the transport; the SDK then aborts the handler's signal, and so the call
-    // (CLIENT_CLOSED). A response that ended leaves nothing open: both are simply dropped.
+    // read) aborts the web request; the SDK then aborts the handler's signal, and so the call
+    // (CLIENT_CLOSED). A response that ended leaves nothing open.
+    const closed = new AbortController();
     reply.raw.once("close", () => {
-      if (!reply.raw.writableEnded) void transport.close();
+      if (!reply.raw.writableEnded) closed.abort();
     });
-    // The web-standard transport with the body Fastify already parsed: the SDK sees only the
-    // headers it checks (Accept, Content-Type, MCP-Protocol-Version).
-    const webRequest = new Request(`${request.protocol}://${request.host}${request.url}`, { method: "POST", headers: request.headers as Record<string, string> });
-    const response = await transport.handleRequest(webRequest, { parsedBody: message });
+    // The body Fastify already parsed goes along as is: the SDK reads only the headers.
+    const webRequest = new Request(`${request.protocol}://${request.host}${request.url}`, { method: "POST", headers: headersOf(request), signal: closed.signal });
+    const response = await http.handle({ request: webRequest, body: message, session: { caller: request.caller, log: request.log, requestId: () => request.id } });
     reply.code(response.status);
     response.headers.forEach((value, name) => void reply.header(name, value));
     // One JSON body is sent in one write; an SSE stream is piped as the SDK produces it.
-    return stream && response.body ? reply.send(response.body) : reply.send(await response.text());
+    if (!response.body) return reply.send();
+    return isEventStream(response) ? reply.send(response.body) : reply.send(await response.text());
   });
 };
 
-function wantsProgress(message: Record<string, unknown>): boolean {
-  const params = message.params as { _meta?: { progressToken?: unknown } } | undefined;
-  return message.method === "tools/call" && params?._meta?.progressToken !== undefined;
+function isEventStream(response: Response): boolean {
+  return (response.headers.get("content-type") ?? "").startsWith("text/event-stream");
+}
+
+// Repeated headers stay repeated (Fastify gives them as an array).
+function headersOf(request: FastifyRequest): [string, string][] {
+  return Object.entries(request.headers).flatMap(([k, v]) => (v === undefined ? [] : (Array.isArray(v) ? v : [v]).map((x): [string, string] => [k, x])));
 }
 
 // The shape check JSON-RPC 2.0 asks for before anything else: the SDK checks the rest.

@@ -1,4 +1,4 @@
-import type { RequestId } from "@modelcontextprotocol/sdk/types.js";
+import type { RequestId } from "@modelcontextprotocol/server";
 import { ToolnexusError } from "../../core/errors.js";
 import type { CallSignal } from "../calls/call-signal.js";
 

@@ -1,28 +1,53 @@
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { CallPipeline } from "../calls/call-pipeline.js";
 import type { CatalogViews } from "../catalog/view.js";
 import type { ServiceState } from "../service/service-state.js";
-import type { McpCatalog, McpSession } from "./catalog-server.js";
+import type { McpCatalog } from "./catalog-server.js";
+import type { McpEvents } from "./events.js";
+import type { McpHttp } from "./http-handler.js";
 
-/** What a transport (`/mcp`, `toolnexus mcp`) needs of the catalog: a connection. */
-export type McpConnector = Pick<McpCatalog, "connect">;
+/** What a transport (`/mcp`, `toolnexus mcp`) needs of the catalog as an MCP server. */
+export interface McpConnector {
+  /** The catalog: a fresh SDK Server per request or connection, and cancellation. */
+  catalog(): Promise<McpCatalog>;
+  /** `/mcp`'s handler of both eras. */
+  http(): Promise<McpHttp>;
+  /** The change events `subscriptions/listen` streams hear (both eras' transports share it). */
+  readonly events: McpEvents;
+  /** Closes the handler's open exchanges and listen streams, and the event bus. */
+  close(): Promise<void>;
+}
 
 /**
- * The catalog as an MCP server, built on its first connection. McpCatalog imports the MCP
- * SDK's server and its zod schemas (~150 ms of CPU and ~17 MB at start-up): a service nobody
- * speaks MCP to never loads them. The catalog holds nothing before a connection, so one built
- * late is the same catalog.
+ * The catalog as an MCP server, built on its first request. McpCatalog imports the MCP
+ * SDK's server and its schemas (~150 ms of CPU and ~17 MB at start-up): a service nobody
+ * speaks MCP to never loads them. The catalog holds nothing before a request, so one built
+ * late is the same catalog. A catalog change is announced on `events` from the start, so a
+ * replica that never served MCP still tells the others (over Redis) about its reloads.
  */
-export function lazyCatalog(state: ServiceState, views: CatalogViews, pipeline: CallPipeline, scrub: (s: string) => string): McpConnector {
+export function lazyCatalog(
+  state: ServiceState, views: CatalogViews, pipeline: CallPipeline, scrub: (s: string) => string, events: McpEvents, onerror: (err: Error) => void,
+): McpConnector {
   let catalog: Promise<McpCatalog> | undefined;
-  return {
-    async connect(session: McpSession, transport: Transport) {
-      // A failed import is not kept: the next connection tries again.
-      catalog ??= import("./catalog-server.js").then(({ McpCatalog }) => new McpCatalog(state, views, pipeline, scrub), (err: unknown) => {
-        catalog = undefined;
-        throw err;
-      });
-      return (await catalog).connect(session, transport);
+  let http: Promise<McpHttp> | undefined;
+  // A failed import is not kept: the next request tries again.
+  const retry = (reset: () => void) => (err: unknown) => {
+    reset();
+    throw err;
+  };
+  const connector: McpConnector = {
+    events,
+    catalog() {
+      return (catalog ??= import("./catalog-server.js").then(({ McpCatalog }) => new McpCatalog(state, views, pipeline, scrub), retry(() => (catalog = undefined))));
+    },
+    http() {
+      return (http ??= Promise.all([connector.catalog(), import("./http-handler.js")]).then(([c, { mcpHttp }]) => mcpHttp(c, events, onerror), retry(() => (http = undefined))));
+    },
+    async close() {
+      const h = await http?.catch(() => undefined);
+      await h?.close();
+      events.close();
     },
   };
+  state.onCatalogChange(() => events.publish({ kind: "tools_list_changed" }));
+  return connector;
 }

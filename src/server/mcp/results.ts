@@ -1,4 +1,4 @@
-import { ErrorCode, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { ProtocolErrorCode, type CallToolResult } from "@modelcontextprotocol/server";
 import type { ErrorCode as ToolnexusCode, ToolnexusError } from "../../core/errors.js";
 import { pendingOf } from "../../core/pending.js";
 import type { ToolResult } from "../../core/types.js";
@@ -31,15 +31,18 @@ export function invalidArgumentsResult(err: ToolnexusError, scrub: (s: string) =
   return { content: [{ type: "text", text: scrub([err.message, ...lines].join("\n")) }], isError: true };
 }
 
+// The request-timeout code MCP clients know (the 1.x SDK's ErrorCode.RequestTimeout).
+const REQUEST_TIMEOUT = -32001;
+
 // JSON-RPC codes for failures before or around the run; the stable toolnexus code rides in `data`.
 const JSONRPC_CODE: Partial<Record<ToolnexusCode, number>> = {
-  TOOL_NOT_FOUND: ErrorCode.InvalidParams,
-  FORBIDDEN: ErrorCode.InvalidParams,
-  INVALID_REQUEST: ErrorCode.InvalidParams,
-  INVALID_ARGUMENTS: ErrorCode.InvalidParams,
-  TOOL_TIMEOUT: ErrorCode.RequestTimeout,
-  TOOL_FAILED: ErrorCode.InternalError,
-  INTERNAL: ErrorCode.InternalError,
+  TOOL_NOT_FOUND: ProtocolErrorCode.InvalidParams,
+  FORBIDDEN: ProtocolErrorCode.InvalidParams,
+  INVALID_REQUEST: ProtocolErrorCode.InvalidParams,
+  INVALID_ARGUMENTS: ProtocolErrorCode.InvalidParams,
+  TOOL_TIMEOUT: REQUEST_TIMEOUT,
+  TOOL_FAILED: ProtocolErrorCode.InternalError,
+  INTERNAL: ProtocolErrorCode.InternalError,
 };
 
 /**

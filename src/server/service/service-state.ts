@@ -47,6 +47,8 @@ export class ServiceState {
   /** What pinning holds back; nothing unless pinning is on. */
   hold: CatalogHold = NO_HOLD;
   private readonly toolkitListeners: ((tk: Toolkit) => void)[] = [];
+  private readonly catalogListeners = new Set<() => void>();
+  private unwatch?: () => void;
 
   constructor(public loaded: LoadedConfig, public auth: Authenticator) {}
 
@@ -111,6 +113,10 @@ export class ServiceState {
   setToolkit(tk: Toolkit, loaded?: LoadedConfig, auth?: Authenticator): void {
     const old = this.current;
     this.current = tk;
+    if (old !== tk) {
+      this.unwatch?.();
+      this.unwatch = tk.onChange(() => this.catalogChanged());
+    }
     if (loaded) this.loaded = loaded;
     if (auth) this.auth = auth;
     for (const fn of this.toolkitListeners) fn(tk);
@@ -118,7 +124,22 @@ export class ServiceState {
     if (old && old !== tk) {
       if (this.users.has(old)) this.retiring.add(old);
       else void old.close();
+      this.catalogChanged();
     }
+  }
+
+  /**
+   * Calls `fn` after the catalog in service changed: a reload swapped the toolkit, or a source
+   * of the current one changed its tools (an MCP server's list_changed). Returns the way to stop.
+   */
+  onCatalogChange(fn: () => void): () => void {
+    this.catalogListeners.add(fn);
+    return () => void this.catalogListeners.delete(fn);
+  }
+
+  /** Tells the listeners of {@link onCatalogChange} (also when pinning holds back or releases a tool). */
+  catalogChanged(): void {
+    for (const fn of this.catalogListeners) fn();
   }
 
   /** Stops readiness at once; calls in flight continue until {@link abortInFlight}. */

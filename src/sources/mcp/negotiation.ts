@@ -1,6 +1,6 @@
 import type { ClientOptions } from "@modelcontextprotocol/client";
 
-/** The concrete wire a connection attempt uses. */
+/** How a connection reaches its server (create-transport.ts builds each). */
 export type WireKind = "stdio" | "streamable-http" | "sse";
 
 /** True for a revision of the 2026 era (`server/discover`, no `initialize`). */

@@ -87,7 +87,7 @@ describe("policy matrix: GET /tools, /tools/{name}, execute, /openapi.json, /sta
 
   it("a fragment or query on an operator route changes nothing (the router ignores both)", async () => {
     for (const target of ["/status#x", "/metrics#x", "/status?x=1", "/metrics?x#y"]) {
-      const res = await rawRequest(s.url, `GET ${target} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${USER_KEY}\r\nConnection: close\r\n\r\n`);
+      const res = await rawRequest(s.url, `GET ${target} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${USER_KEY}\r\nConnection: close\r\n\r\n`);
       expect(res.status, target).toBe(403);
     }
   });

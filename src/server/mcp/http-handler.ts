@@ -1,0 +1,65 @@
+import {
+  createMcpHandler, isLegacyRequest, WebStandardStreamableHTTPServerTransport,
+  type AuthInfo, type McpRequestContext, type ServerEventBus,
+} from "@modelcontextprotocol/server";
+import type { McpCatalog, McpSession } from "./catalog-server.js";
+
+/** One `/mcp` POST as the endpoint hands it over: the web request, its parsed body and who sent it. */
+export interface McpExchange {
+  request: Request;
+  body: Record<string, unknown>;
+  session: McpSession;
+}
+
+/** What `/mcp` needs of the SDK: an answer to one exchange, and a way to stop. */
+export interface McpHttp {
+  handle(exchange: McpExchange): Promise<Response>;
+  close(): Promise<void>;
+}
+
+/**
+ * `/mcp` for both protocol eras on one path. A 2026-07-28 request goes to the SDK's
+ * per-request handler (`createMcpHandler`, strict: it checks the envelope, `Mcp-Method` and
+ * `Mcp-Name`, serves `server/discover` and `subscriptions/listen` on `bus`). A 2025-era
+ * request is served as before this SDK: a fresh Server on a stateless streamable HTTP
+ * transport, answering one JSON body unless the call streams progress (the SDK's own legacy
+ * leg always answers a stream, which 2025 clients accept but costs every request a stream).
+ */
+export function mcpHttp(catalog: McpCatalog, bus: ServerEventBus, onerror: (err: Error) => void): McpHttp {
+  // The factory is called with the authInfo handed to fetch: the session rides on its identity.
+  const sessions = new WeakMap<AuthInfo, McpSession>();
+  const sessionOf = ({ authInfo }: McpRequestContext): McpSession => {
+    const session = authInfo && sessions.get(authInfo);
+    if (!session) throw new Error("an MCP request without its session");
+    return session;
+  };
+  const modern = createMcpHandler((ctx) => catalog.server(sessionOf(ctx)), { legacy: "reject", bus, onerror });
+
+  async function legacy({ request, body, session }: McpExchange): Promise<Response> {
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !wantsProgress(body) });
+    const server = catalog.server(session);
+    server.onerror = onerror;
+    await server.connect(transport);
+    // The response closed before it ended: the transport closes and the SDK aborts the call's signal.
+    request.signal.addEventListener("abort", () => void transport.close(), { once: true });
+    return transport.handleRequest(request, { parsedBody: body });
+  }
+
+  return {
+    async handle(exchange) {
+      const { body, session } = exchange;
+      // Stateless HTTP delivers a cancellation in a POST of its own (maybe to another Server).
+      if (body.method === "notifications/cancelled") catalog.cancel(session, body.params);
+      if (await isLegacyRequest(exchange.request, body)) return legacy(exchange);
+      const authInfo: AuthInfo = { token: "", clientId: session.caller.id, scopes: [] };
+      sessions.set(authInfo, session);
+      return modern.fetch(exchange.request, { authInfo, parsedBody: body });
+    },
+    close: () => modern.close(),
+  };
+}
+
+function wantsProgress(message: Record<string, unknown>): boolean {
+  const params = message.params as { _meta?: { progressToken?: unknown } } | undefined;
+  return message.method === "tools/call" && params?._meta?.progressToken !== undefined;
+}
