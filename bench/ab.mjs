@@ -18,10 +18,17 @@ const [a, b, paths = "mcp", c = "32"] = process.argv.slice(2);
 if (!a || !b) throw new Error("usage: node bench/ab.mjs <A dist/cli.js> <B dist/cli.js> [path,…] [concurrency]");
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
-const stdio = { server: { logLevel: "info" }, mcpServers: { everything: { command: [process.execPath, EVERYTHING, "stdio"] } }, plugins: [ECHO_PLUGIN] };
+const stdio = {
+  server: { logLevel: "info" },
+  mcpServers: { everything: { command: [process.execPath, EVERYTHING, "stdio"] } },
+  plugins: [ECHO_PLUGIN],
+};
 const dir = await mkdtemp(path.join(tmpdir(), "tn-ab-"));
 const variants = await startVariants();
-const builds = [{ label: "A", cli: a }, { label: "B", cli: b }];
+const builds = [
+  { label: "A", cli: a },
+  { label: "B", cli: b },
+];
 const rows = {};
 // Paths that share one server per build run together; each variant has servers of its own. All
 // servers run from the start and every round visits each group and build, so ratios between
@@ -32,19 +39,23 @@ const servers = {};
 try {
   for (const group of Object.keys(groups)) {
     const v = group === "stdio" ? { config: stdio, headers: {}, env: {} } : variants.variant(group);
-    for (const x of builds) servers[`${x.label} ${group}`] = { v, server: await startToolnexus(dir, v.config, `${x.label}-${group}`, [], x.cli, v.env) };
+    for (const x of builds)
+      servers[`${x.label} ${group}`] = { v, server: await startToolnexus(dir, v.config, `${x.label}-${group}`, [], x.cli, v.env) };
   }
   for (let r = 0; r < ROUNDS; r++) {
     for (const [group, members] of Object.entries(groups)) {
       for (const x of builds) {
         const { v, server } = servers[`${x.label} ${group}`];
         for (const p of members) {
-          const call = p === "mcp"
-            ? poster(server, "/tools/everything_echo/execute", { arguments: { message: "hello" } }, "Echo: hello")
-            : poster(server, "/tools/echo/execute", { arguments: { text: "hello" } }, "hello", v.headers);
+          const call =
+            p === "mcp"
+              ? poster(server, "/tools/everything_echo/execute", { arguments: { message: "hello" } }, "Echo: hello")
+              : poster(server, "/tools/echo/execute", { arguments: { text: "hello" } }, "hello", v.headers);
           const mcpServer = p === "mcp" ? childPid(server.child.pid) : undefined;
           const procs = { srvUs: () => (mcpServer ? procCpuMs(mcpServer) : 0), genUs: selfCpuMs };
-          (rows[`${x.label} ${p}`] ??= []).push(await measure(call, Number(c), { seconds: SECONDS, warmup: r === 0 ? 2 : 0.5, server, procs }));
+          (rows[`${x.label} ${p}`] ??= []).push(
+            await measure(call, Number(c), { seconds: SECONDS, warmup: r === 0 ? 2 : 0.5, server, procs }),
+          );
         }
       }
     }
@@ -58,7 +69,9 @@ const load = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join("
 console.log(`c=${c}, ${ROUNDS} rounds of ${SECONDS} s, ${new Date().toISOString().slice(0, 16)}Z, load avg ${load}; A=${a} B=${b}`);
 for (const [name, runs] of Object.entries(rows)) {
   const col = (k, d) => `${k} ${median(runs.map((x) => x[k])).toFixed(d)} [${runs.map((x) => x[k].toFixed(d)).join(" ")}]`;
-  console.log(`${name.padEnd(12)} ${[col("rps", 0), col("p50", 3), col("cpuUs", 1), col("gcPct", 1), col("srvUs", 1), col("genUs", 1)].join("   ")}`);
+  console.log(
+    `${name.padEnd(12)} ${[col("rps", 0), col("p50", 3), col("cpuUs", 1), col("gcPct", 1), col("srvUs", 1), col("genUs", 1)].join("   ")}`,
+  );
 }
 for (const x of builds) {
   const none = rows[`${x.label} none`];

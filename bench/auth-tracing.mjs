@@ -29,8 +29,13 @@ const { privateKey, publicKey } = await generateKeyPair("ES256");
 const jwk = { ...(await exportJWK(publicKey)), kid: "bench", alg: "ES256", use: "sig" };
 const jwks = await serve((_req, res) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ keys: [jwk] })));
 const otlp = await serve((_req, res) => res.writeHead(200, { "content-type": "application/x-protobuf" }).end());
-const token = await new SignJWT({ sub: "bench-user", groups: ["bench"] }).setProtectedHeader({ alg: "ES256", kid: "bench" })
-  .setIssuer("bench-idp").setAudience("toolnexus").setIssuedAt().setExpirationTime("1h").sign(privateKey);
+const token = await new SignJWT({ sub: "bench-user", groups: ["bench"] })
+  .setProtectedHeader({ alg: "ES256", kid: "bench" })
+  .setIssuer("bench-idp")
+  .setAudience("toolnexus")
+  .setIssuedAt()
+  .setExpirationTime("1h")
+  .sign(privateKey);
 
 const dir = mkdtempSync(path.join(tmpdir(), "tn-bench-"));
 const plugin = path.join(here, "fixtures", "plugins", "echo.mjs");
@@ -51,7 +56,12 @@ const runs = [
   ["JWT (ES256), tracing off", config("jwt", { auth }), { authorization: `Bearer ${token}` }],
   ["no auth, tracing on", config("traced", tracing), {}],
   ["JWT (ES256), tracing on", config("jwt-traced", { auth, ...tracing }), { authorization: `Bearer ${token}` }],
-  ["no auth, tracing on, 10 % sampled", config("sampled", tracing), {}, { OTEL_TRACES_SAMPLER: "traceidratio", OTEL_TRACES_SAMPLER_ARG: "0.1" }],
+  [
+    "no auth, tracing on, 10 % sampled",
+    config("sampled", tracing),
+    {},
+    { OTEL_TRACES_SAMPLER: "traceidratio", OTEL_TRACES_SAMPLER_ARG: "0.1" },
+  ],
 ];
 
 console.log(`\nexecute of the native echo, c=32, ${duration} s each after 2 s warm-up (${new Date().toISOString().slice(0, 10)})`);
@@ -68,7 +78,7 @@ try {
       const cpu0 = await tn.cpu();
       const r = await load(url, body, { duration, headers });
       // Server CPU per call: unlike req/s it hardly moves when other work shares the cores.
-      r.cpuUs = (await tn.cpu() - cpu0) / r.total;
+      r.cpuUs = ((await tn.cpu()) - cpu0) / r.total;
       results.push([name, r]);
       console.log(`${row(name, r)}   server CPU ${r.cpuUs.toFixed(0).padStart(4)} µs/call`);
     } finally {
@@ -77,7 +87,9 @@ try {
   }
   const [base] = results;
   for (const [name, r] of results.slice(1)) {
-    console.log(`${name.padEnd(34)} req/s ÷ no auth = ${(r.rps / base[1].rps).toFixed(2)}   CPU/call ÷ no auth = ${(r.cpuUs / base[1].cpuUs).toFixed(2)}`);
+    console.log(
+      `${name.padEnd(34)} req/s ÷ no auth = ${(r.rps / base[1].rps).toFixed(2)}   CPU/call ÷ no auth = ${(r.cpuUs / base[1].cpuUs).toFixed(2)}`,
+    );
   }
   console.log(`OTLP export requests received: ${otlp.server.hits}`);
 } finally {

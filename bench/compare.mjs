@@ -16,7 +16,19 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { ECHO_PLUGIN, EVERYTHING, ROOT, childPid, measure, poster, procCpuMs, selfCpuMs, spread, startBare, startToolnexus } from "./lib.mjs";
+import {
+  ECHO_PLUGIN,
+  EVERYTHING,
+  ROOT,
+  childPid,
+  measure,
+  poster,
+  procCpuMs,
+  selfCpuMs,
+  spread,
+  startBare,
+  startToolnexus,
+} from "./lib.mjs";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -36,7 +48,15 @@ const hasFastMcp = (() => {
 function report(title, rows, ratios) {
   console.log(`\n## ${title}  (${ROUNDS} rounds, ${new Date().toISOString().slice(0, 16)}Z, load avg ${loadAvg()})`);
   for (const [name, runs] of Object.entries(rows)) {
-    const cols = Object.keys(runs[0]).filter((k) => k !== "n").map((k) => `${k} ${spread(runs.map((r) => r[k]), k === "rps" || k === "readyMs" ? 0 : k === "cpuUs" || k.endsWith("Us") ? 1 : 2)}`);
+    const cols = Object.keys(runs[0])
+      .filter((k) => k !== "n")
+      .map(
+        (k) =>
+          `${k} ${spread(
+            runs.map((r) => r[k]),
+            k === "rps" || k === "readyMs" ? 0 : k === "cpuUs" || k.endsWith("Us") ? 1 : 2,
+          )}`,
+      );
     console.log(`${name.padEnd(34)} ${cols.join("   ")}`);
   }
   for (const [name, xs, target] of ratios) console.log(`ratio ${name.padEnd(46)} ${spread(xs)}   ${target ?? ""}`);
@@ -44,7 +64,9 @@ function report(title, rows, ratios) {
 
 const loadAvg = () => execFileSync("cat", ["/proc/loadavg"]).toString().split(" ").slice(0, 3).join(" ");
 const per = (a, b, f) => a.map((x, i) => f(x, b[i]));
-const rounds = async (fn) => { for (let r = 0; r < ROUNDS; r++) await fn(r); };
+const rounds = async (fn) => {
+  for (let r = 0; r < ROUNDS; r++) await fn(r);
+};
 // The JIT is warm after the first round: later rounds warm up for 0.5 s only (keeps the run < 6 min).
 const warm = (r) => (r === 0 ? WARMUP : Math.min(WARMUP, 0.5));
 const push = (o, k, v) => (o[k] ??= []).push(v);
@@ -100,8 +122,16 @@ async function mcpScenario(dir) {
     await rounds(async (r) => {
       for (const c of [1, 32]) {
         push(rows, `c=${c} direct MCP SDK callTool`, await measure(viaSdk, c, { seconds: SECONDS, warmup: warm(r), procs: directProcs }));
-        push(rows, `c=${c} REST → toolnexus → MCP echo`, await measure(viaMcp, c, { seconds: SECONDS, warmup: warm(r), server: tn, procs: gatewayProcs }));
-        push(rows, `c=${c} REST native echo`, await measure(viaNative, c, { seconds: SECONDS, warmup: warm(r), server: tn, procs: { genUs: selfCpuMs } }));
+        push(
+          rows,
+          `c=${c} REST → toolnexus → MCP echo`,
+          await measure(viaMcp, c, { seconds: SECONDS, warmup: warm(r), server: tn, procs: gatewayProcs }),
+        );
+        push(
+          rows,
+          `c=${c} REST native echo`,
+          await measure(viaNative, c, { seconds: SECONDS, warmup: warm(r), server: tn, procs: { genUs: selfCpuMs } }),
+        );
       }
     });
   } finally {
@@ -117,7 +147,11 @@ async function mcpScenario(dir) {
     ["gateway CPU/call REST→MCP − native (µs, c=32)", per(m32, n32, (m, n) => m.cpuUs - n.cpuUs)],
     ["direct SDK client process CPU/call (µs, c=32)", d32.map((d) => d.genUs)],
     ["(gateway MCP − native) ÷ direct SDK client CPU (c=32)", m32.map((m, i) => (m.cpuUs - n32[i].cpuUs) / d32[i].genUs)],
-    ["all processes' CPU/call native ÷ REST→MCP (c=32)", per(m32, n32, (m, n) => total(n) / total(m)), "(the req/s ratio 2 saturated cores allow)"],
+    [
+      "all processes' CPU/call native ÷ REST→MCP (c=32)",
+      per(m32, n32, (m, n) => total(n) / total(m)),
+      "(the req/s ratio 2 saturated cores allow)",
+    ],
   ]);
 }
 
@@ -156,13 +190,21 @@ async function fastmcpScenario(dir) {
 async function bareInitialize(n, command, args) {
   const started = performance.now();
   const children = [];
-  await Promise.all(Array.from({ length: n }, () => new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: ["pipe", "pipe", "ignore"] });
-    children.push(child);
-    child.stdout.once("data", resolve);
-    child.once("error", reject);
-    child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bench", version: "0" } } })}\n`);
-  })));
+  await Promise.all(
+    Array.from(
+      { length: n },
+      () =>
+        new Promise((resolve, reject) => {
+          const child = spawn(command, args, { stdio: ["pipe", "pipe", "ignore"] });
+          children.push(child);
+          child.stdout.once("data", resolve);
+          child.once("error", reject);
+          child.stdin.write(
+            `${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bench", version: "0" } } })}\n`,
+          );
+        }),
+    ),
+  );
   const ms = performance.now() - started;
   for (const c of children) c.kill("SIGKILL");
   return { readyMs: ms };
@@ -180,7 +222,9 @@ async function startupScenario(dir) {
   };
   await rounds(async () => {
     await once("bare Fastify (node + fastify)", startBare);
-    await once("toolnexus examples/config", () => startToolnexus(dir, { server: { logLevel: "warn" }, plugins: [path.join(ROOT, "examples/config/plugins/examples.mjs")] }));
+    await once("toolnexus examples/config", () =>
+      startToolnexus(dir, { server: { logLevel: "warn" }, plugins: [path.join(ROOT, "examples/config/plugins/examples.mjs")] }),
+    );
     push(rows, "bare script: 10 × minimal MCP init", await bareInitialize(10, "python3", [MINIMAL_MCP]));
     await once("toolnexus with 10 minimal MCP", () => startToolnexus(dir, { server: { logLevel: "warn" }, mcpServers: ten }));
   });
@@ -196,10 +240,13 @@ async function startupScenario(dir) {
 const SCENARIOS = { startup: startupScenario, execute: executeScenario, mcp: mcpScenario, fastmcp: fastmcpScenario };
 const chosen = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(SCENARIOS).filter((s) => s !== "fastmcp" || hasFastMcp);
 if (chosen.includes("fastmcp") && !hasFastMcp) throw new Error("fastmcp needs Python's mcp<2 (pip install 'mcp<2')");
-const guard = setTimeout(() => {
-  console.error("bench/compare.mjs: hard time limit reached");
-  process.exit(2);
-}, Math.min(ROUNDS * (SECONDS + WARMUP) * 8 * chosen.length + 120, 360) * 1000);
+const guard = setTimeout(
+  () => {
+    console.error("bench/compare.mjs: hard time limit reached");
+    process.exit(2);
+  },
+  Math.min(ROUNDS * (SECONDS + WARMUP) * 8 * chosen.length + 120, 360) * 1000,
+);
 guard.unref();
 const dir = await mkdtemp(path.join(tmpdir(), "tn-bench-"));
 try {

@@ -21,23 +21,49 @@ async function freePort() {
 }
 
 async function startServer(config, env = {}) {
-  const child = fork(path.join(here, "toolnexus-server.mjs"), [config], { stdio: ["ignore", "inherit", "inherit", "ipc"], env: { ...process.env, ...env } });
+  const child = fork(path.join(here, "toolnexus-server.mjs"), [config], {
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+    env: { ...process.env, ...env },
+  });
   const { port } = await new Promise((resolve, reject) => {
     child.once("message", resolve);
     child.once("exit", (code) => reject(new Error(`server exited with ${code}`)));
   });
-  return { url: `http://127.0.0.1:${port}`, pid: child.pid, stop: () => new Promise((r) => { child.once("exit", r); child.kill("SIGTERM"); }) };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    pid: child.pid,
+    stop: () =>
+      new Promise((r) => {
+        child.once("exit", r);
+        child.kill("SIGTERM");
+      }),
+  };
 }
 
 async function startRedis() {
   const port = await freePort();
-  const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: "ignore" });
+  const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {
+    stdio: "ignore",
+  });
   for (let i = 0; i < 200; i++) {
-    const ok = await new Promise((r) => { const s = net.connect(port, "127.0.0.1", () => { s.end(); r(true); }); s.once("error", () => r(false)); });
+    const ok = await new Promise((r) => {
+      const s = net.connect(port, "127.0.0.1", () => {
+        s.end();
+        r(true);
+      });
+      s.once("error", () => r(false));
+    });
     if (ok) break;
     await new Promise((r) => setTimeout(r, 50));
   }
-  return { url: `redis://127.0.0.1:${port}`, stop: () => new Promise((r) => { child.once("exit", r); child.kill("SIGTERM"); }) };
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    stop: () =>
+      new Promise((r) => {
+        child.once("exit", r);
+        child.kill("SIGTERM");
+      }),
+  };
 }
 
 const rssMb = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
@@ -61,13 +87,15 @@ async function asyncCall(url) {
 async function closedLoop(fn, url, c) {
   const lat = [];
   const end = performance.now() + seconds * 1000;
-  await Promise.all(Array.from({ length: c }, async () => {
-    while (performance.now() < end) {
-      const t = performance.now();
-      await fn(url);
-      lat.push(performance.now() - t);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: c }, async () => {
+      while (performance.now() < end) {
+        const t = performance.now();
+        await fn(url);
+        lat.push(performance.now() - t);
+      }
+    }),
+  );
   lat.sort((a, b) => a - b);
   const pct = (p) => lat[Math.min(lat.length - 1, Math.floor(lat.length * p))].toFixed(1);
   return { ops: (lat.length / seconds).toFixed(0), p50: pct(0.5), p99: pct(0.99) };
@@ -76,11 +104,17 @@ async function closedLoop(fn, url, c) {
 async function held(url, pid, n = 1000, ms = 5000) {
   const before = rssMb(pid);
   const started = performance.now();
-  const ids = await Promise.all(Array.from({ length: n }, async () => {
-    const res = await fetch(`${url}/tools/sleep/executions`, { method: "POST", headers: json, body: JSON.stringify({ arguments: { ms } }) });
-    if (res.status !== 202) throw new Error(`submit ${res.status}`);
-    return (await res.json()).id;
-  }));
+  const ids = await Promise.all(
+    Array.from({ length: n }, async () => {
+      const res = await fetch(`${url}/tools/sleep/executions`, {
+        method: "POST",
+        headers: json,
+        body: JSON.stringify({ arguments: { ms } }),
+      });
+      if (res.status !== 202) throw new Error(`submit ${res.status}`);
+      return (await res.json()).id;
+    }),
+  );
   const submitted = performance.now() - started;
   await new Promise((r) => setTimeout(r, 1000));
   const during = rssMb(pid);
@@ -93,7 +127,14 @@ async function held(url, pid, n = 1000, ms = 5000) {
     pending = states.filter(([, s]) => s !== "succeeded").map(([id]) => id);
   }
   const total = performance.now() - started;
-  return { before: before.toFixed(0), during: during.toFixed(0), after: rssMb(pid).toFixed(0), submitted: submitted.toFixed(0), total: (total / 1000).toFixed(1), running };
+  return {
+    before: before.toFixed(0),
+    during: during.toFixed(0),
+    after: rssMb(pid).toFixed(0),
+    submitted: submitted.toFixed(0),
+    total: (total / 1000).toFixed(1),
+    running,
+  };
 }
 
 const redis = await startRedis();

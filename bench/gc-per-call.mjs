@@ -11,13 +11,23 @@ const [what = "execute", c = "32", seconds = "5"] = process.argv.slice(2);
 const dir = await mkdtemp(path.join(tmpdir(), "tn-gc-"));
 const log = path.join(dir, `${what}.log`);
 const trace = ["--trace-gc-nvp"];
-const server = what === "bare" ? await startBare(trace, log)
-  : await startToolnexus(dir, what === "mcp"
-    ? { server: { logLevel: "info" }, mcpServers: { everything: { command: [process.execPath, EVERYTHING, "stdio"] } } }
-    : { server: { logLevel: "info" }, plugins: [ECHO_PLUGIN] }, what, trace);
-const call = what === "bare" ? poster(server, "/echo", { arguments: { text: "hello" } })
-  : what === "mcp" ? poster(server, "/tools/everything_echo/execute", { arguments: { message: "hello" } }, "Echo: hello")
-    : poster(server, "/tools/echo/execute", { arguments: { text: "hello" } }, "hello");
+const server =
+  what === "bare"
+    ? await startBare(trace, log)
+    : await startToolnexus(
+        dir,
+        what === "mcp"
+          ? { server: { logLevel: "info" }, mcpServers: { everything: { command: [process.execPath, EVERYTHING, "stdio"] } } }
+          : { server: { logLevel: "info" }, plugins: [ECHO_PLUGIN] },
+        what,
+        trace,
+      );
+const call =
+  what === "bare"
+    ? poster(server, "/echo", { arguments: { text: "hello" } })
+    : what === "mcp"
+      ? poster(server, "/tools/everything_echo/execute", { arguments: { message: "hello" } }, "Echo: hello")
+      : poster(server, "/tools/echo/execute", { arguments: { text: "hello" } }, "hello");
 const gcLines = async () => (await readFile(log, "utf8")).split("\n").filter((l) => l.includes(" gc="));
 try {
   await drive(call, Number(c), 2);
@@ -27,9 +37,11 @@ try {
   const num = (l, k) => Number(l.match(new RegExp(`\\b${k}=([\\d.]+)`))?.[1] ?? 0);
   const sum = (k) => lines.reduce((a, l) => a + num(l, k), 0);
   const scavenges = lines.filter((l) => /gc=s\b/.test(l));
-  console.log(`${what} c=${c}: ${n} calls, ${lines.length} GCs (${scavenges.length} scavenges); `
-    + `allocated ${(sum("allocated") / n / 1024).toFixed(1)} KB/call, promoted ${(sum("promoted") / n / 1024).toFixed(2)} KB/call, `
-    + `longest scavenge ${Math.max(0, ...scavenges.map((l) => num(l, "pause"))).toFixed(1)} ms`);
+  console.log(
+    `${what} c=${c}: ${n} calls, ${lines.length} GCs (${scavenges.length} scavenges); ` +
+      `allocated ${(sum("allocated") / n / 1024).toFixed(1)} KB/call, promoted ${(sum("promoted") / n / 1024).toFixed(2)} KB/call, ` +
+      `longest scavenge ${Math.max(0, ...scavenges.map((l) => num(l, "pause"))).toFixed(1)} ms`,
+  );
 } finally {
   await server.stop();
   await rm(dir, { recursive: true, force: true });

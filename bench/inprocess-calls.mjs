@@ -20,20 +20,24 @@ if (what === "bare") {
 } else {
   const { buildServer } = await import(path.join(root, "dist/server/build-server.js"));
   // logLevel info: the per-call line is written (to stdout; redirect it).
-  app = await buildServer({ config: { server: { logLevel: "info" }, plugins: [path.join(import.meta.dirname, "fixtures/plugins/echo.mjs")] } });
+  app = await buildServer({
+    config: { server: { logLevel: "info" }, plugins: [path.join(import.meta.dirname, "fixtures/plugins/echo.mjs")] },
+  });
 }
 await app.listen({ host: "127.0.0.1", port: 0 });
 await app.toolnexus?.ready;
 const pool = new Pool(`http://127.0.0.1:${app.server.address().port}`, { connections: Number(c) });
 const body = JSON.stringify({ arguments: { text: "hello" } });
 let left = Number(calls);
-await Promise.all(Array.from({ length: Number(c) }, async () => {
-  while (left-- > 0) {
-    const r = await pool.request({ path: route, method: "POST", headers: { "content-type": "application/json" }, body });
-    await r.body.text();
-    if (r.statusCode !== 200) throw new Error(`HTTP ${r.statusCode}`);
-  }
-}));
+await Promise.all(
+  Array.from({ length: Number(c) }, async () => {
+    while (left-- > 0) {
+      const r = await pool.request({ path: route, method: "POST", headers: { "content-type": "application/json" }, body });
+      await r.body.text();
+      if (r.statusCode !== 200) throw new Error(`HTTP ${r.statusCode}`);
+    }
+  }),
+);
 await pool.close();
 await app.close();
 process.exit(0);

@@ -26,7 +26,13 @@ let v = { headers: {}, env: {} };
 if (what !== "bare") {
   v = variants.variant(what === "execute" ? "none" : what);
   const file = path.join(dir, "toolnexus.json");
-  await writeFile(file, JSON.stringify({ ...v.config, server: { ...v.config.server, host: "127.0.0.1", port, maxConcurrent: 1024, headersTimeoutMs: 600_000, requestTimeoutMs: 600_000 } }));
+  await writeFile(
+    file,
+    JSON.stringify({
+      ...v.config,
+      server: { ...v.config.server, host: "127.0.0.1", port, maxConcurrent: 1024, headersTimeoutMs: 600_000, requestTimeoutMs: 600_000 },
+    }),
+  );
   args = [CLI, "serve", "--config", file];
 }
 const log = openSync(path.join(dir, "server.log"), "a");
@@ -34,14 +40,24 @@ const log = openSync(path.join(dir, "server.log"), "a");
 // --smc-check=all: V8 writes and patches machine code at run time. --v8-pool-size=0: V8's
 // worker threads (concurrent compilers, GC helpers) hang Node 24 under valgrind; their work runs
 // on the main thread instead, the same way for every build measured.
-const child = spawn("valgrind", ["--tool=callgrind", "--smc-check=all", `--callgrind-out-file=${out}`, process.execPath, "--v8-pool-size=0", ...args], {
-  stdio: ["ignore", log, "ignore"], env: { ...process.env, ...v.env },
-});
+const child = spawn(
+  "valgrind",
+  ["--tool=callgrind", "--smc-check=all", `--callgrind-out-file=${out}`, process.execPath, "--v8-pool-size=0", ...args],
+  {
+    stdio: ["ignore", log, "ignore"],
+    env: { ...process.env, ...v.env },
+  },
+);
 const url = `http://127.0.0.1:${port}`;
 const pool = new Pool(url, { connections: 64 });
 try {
   const deadline = Date.now() + 600_000;
-  while (!(await fetch(`${url}${what === "bare" ? "/healthz" : "/readyz"}`).then((r) => r.ok, () => false))) {
+  while (
+    !(await fetch(`${url}${what === "bare" ? "/healthz" : "/readyz"}`).then(
+      (r) => r.ok,
+      () => false,
+    ))
+  ) {
     if (child.exitCode !== null || Date.now() > deadline) throw new Error("the server did not start under valgrind");
     await new Promise((r) => setTimeout(r, 200));
   }
@@ -49,13 +65,20 @@ try {
   const body = JSON.stringify({ arguments: { text: "hello" } });
   const run = async (total) => {
     let left = total;
-    await Promise.all(Array.from({ length: Number(c) }, async () => {
-      while (left-- > 0) {
-        const res = await pool.request({ path: route, method: "POST", headers: { "content-type": "application/json", ...v.headers }, body });
-        await res.body.text();
-        if (res.statusCode !== 200) throw new Error(`${route}: HTTP ${res.statusCode}`);
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: Number(c) }, async () => {
+        while (left-- > 0) {
+          const res = await pool.request({
+            path: route,
+            method: "POST",
+            headers: { "content-type": "application/json", ...v.headers },
+            body,
+          });
+          await res.body.text();
+          if (res.statusCode !== 200) throw new Error(`${route}: HTTP ${res.statusCode}`);
+        }
+      }),
+    );
   };
   await run(Number(warm));
   execFileSync("callgrind_control", ["-z", String(child.pid)], { stdio: "ignore" });

@@ -16,12 +16,15 @@ export const EVERYTHING = path.join(ROOT, "node_modules/@modelcontextprotocol/se
 export const ECHO_PLUGIN = path.join(ROOT, "bench/fixtures/plugins/echo.mjs");
 
 /** A free TCP port on 127.0.0.1. */
-export const freePort = () => new Promise((resolve, reject) => {
-  const s = createServer().listen(0, "127.0.0.1", () => {
-    const { port } = s.address();
-    s.close(() => resolve(port));
-  }).on("error", reject);
-});
+export const freePort = () =>
+  new Promise((resolve, reject) => {
+    const s = createServer()
+      .listen(0, "127.0.0.1", () => {
+        const { port } = s.address();
+        s.close(() => resolve(port));
+      })
+      .on("error", reject);
+  });
 
 /** A server child process with its own stats channel. */
 class Child {
@@ -49,7 +52,10 @@ class Child {
   async stop() {
     await this.pool.close().catch(() => {});
     if (this.child.exitCode !== null || this.child.signalCode !== null) return;
-    await new Promise((r) => { this.child.once("exit", r); this.child.kill("SIGTERM"); });
+    await new Promise((r) => {
+      this.child.once("exit", r);
+      this.child.kill("SIGTERM");
+    });
   }
 }
 
@@ -57,13 +63,22 @@ class Child {
 async function spawnServer(args, port, { ready = "/readyz", logFile, env } = {}) {
   const out = logFile ? openSync(logFile, "a") : "ignore";
   const startedAt = performance.now();
-  const child = spawn(process.execPath, ["--import", AGENT, ...args], { stdio: ["ignore", out, "inherit", "ipc"], env: { ...process.env, ...env } });
+  const child = spawn(process.execPath, ["--import", AGENT, ...args], {
+    stdio: ["ignore", out, "inherit", "ipc"],
+    env: { ...process.env, ...env },
+  });
   if (typeof out === "number") closeSync(out);
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${args.join(" ")} exited with ${child.exitCode}`);
-    if (await fetch(`${url}${ready}`).then((r) => r.ok, () => false)) break;
+    if (
+      await fetch(`${url}${ready}`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break;
     if (Date.now() > deadline) throw new Error(`${args.join(" ")} not ready in 60 s`);
     await new Promise((r) => setTimeout(r, 5));
   }
@@ -110,7 +125,8 @@ export function poster(server, route, body, expect, headers = {}) {
   return async () => {
     const res = await server.pool.request({ path: route, method: "POST", headers: all, body: payload });
     const text = await res.body.text();
-    if (res.statusCode !== 200 || (expect && !text.includes(expect))) throw new Error(`${route}: HTTP ${res.statusCode} ${text.slice(0, 200)}`);
+    if (res.statusCode !== 200 || (expect && !text.includes(expect)))
+      throw new Error(`${route}: HTTP ${res.statusCode} ${text.slice(0, 200)}`);
   };
 }
 
@@ -148,7 +164,14 @@ export async function measure(call, concurrency, { seconds, warmup, server, proc
   if (!server) return { ...r, ...perCall };
   const after = await server.stats();
   const cpuMs = after.cpuMs - before.cpuMs;
-  return { ...r, cpuUs: (cpuMs * 1000) / r.n, gcPct: (100 * after.gc.ms) / cpuMs, maxScavengeMs: after.gc.maxScavengeMs, rssMb: after.rss / 1048576, ...perCall };
+  return {
+    ...r,
+    cpuUs: (cpuMs * 1000) / r.n,
+    gcPct: (100 * after.gc.ms) / cpuMs,
+    maxScavengeMs: after.gc.maxScavengeMs,
+    rssMb: after.rss / 1048576,
+    ...perCall,
+  };
 }
 
 /** Median of numbers. */

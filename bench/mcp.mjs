@@ -21,12 +21,15 @@ const WARMUP_SECONDS = Number(process.env.BENCH_MCP_WARMUP_SECONDS ?? 3);
 const CONCURRENCY = [1, 32];
 const HARD_LIMIT_MS = (SECONDS + WARMUP_SECONDS) * 4 * 1000 + 60_000;
 
-const freePort = () => new Promise((resolve, reject) => {
-  const s = createServer().listen(0, "127.0.0.1", () => {
-    const { port } = s.address();
-    s.close(() => resolve(port));
-  }).on("error", reject);
-});
+const freePort = () =>
+  new Promise((resolve, reject) => {
+    const s = createServer()
+      .listen(0, "127.0.0.1", () => {
+        const { port } = s.address();
+        s.close(() => resolve(port));
+      })
+      .on("error", reject);
+  });
 
 /** Runs `call` from `concurrency` closed-loop workers for `seconds`; latencies in ms. */
 async function drive(call, concurrency, seconds) {
@@ -61,27 +64,42 @@ async function measure(call, concurrency) {
 async function startToolnexus(dir) {
   const port = await freePort();
   const config = path.join(dir, "toolnexus.json");
-  await writeFile(config, JSON.stringify({
-    // Like bench/run.mjs: warn level, so the per-call log line is not what is measured.
-    server: { host: "127.0.0.1", port, maxConcurrent: 1024, logLevel: "warn" },
-    mcpServers: { everything: { command: [process.execPath, EVERYTHING, "stdio"] } },
-    // The native echo is the reference for the REST pipeline's own cost.
-    plugins: [path.join(root, "bench/fixtures/plugins/echo.mjs")],
-  }));
+  await writeFile(
+    config,
+    JSON.stringify({
+      // Like bench/run.mjs: warn level, so the per-call log line is not what is measured.
+      server: { host: "127.0.0.1", port, maxConcurrent: 1024, logLevel: "warn" },
+      mcpServers: { everything: { command: [process.execPath, EVERYTHING, "stdio"] } },
+      // The native echo is the reference for the REST pipeline's own cost.
+      plugins: [path.join(root, "bench/fixtures/plugins/echo.mjs")],
+    }),
+  );
   const child = spawn(process.execPath, [CLI, "serve", "--config", config], { stdio: ["ignore", "ignore", "inherit"] });
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 30_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`toolnexus exited with ${child.exitCode}`);
-    const ready = await fetch(`${url}/readyz`).then((r) => r.ok, () => false);
+    const ready = await fetch(`${url}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ready) break;
     if (Date.now() > deadline) throw new Error("toolnexus did not become ready in 30 s");
     await new Promise((r) => setTimeout(r, 100));
   }
-  return { url, stop: () => new Promise((r) => { if (child.exitCode !== null) return r(); child.once("exit", r); child.kill("SIGTERM"); }) };
+  return {
+    url,
+    stop: () =>
+      new Promise((r) => {
+        if (child.exitCode !== null) return r();
+        child.once("exit", r);
+        child.kill("SIGTERM");
+      }),
+  };
 }
 
-const fmt = (name, r) => `${name.padEnd(40)} ${r.rps.toFixed(0).padStart(7)} req/s   p50 ${r.p50.toFixed(2).padStart(7)} ms   p99 ${r.p99.toFixed(2).padStart(7)} ms`;
+const fmt = (name, r) =>
+  `${name.padEnd(40)} ${r.rps.toFixed(0).padStart(7)} req/s   p50 ${r.p50.toFixed(2).padStart(7)} ms   p99 ${r.p99.toFixed(2).padStart(7)} ms`;
 
 const dir = await mkdtemp(path.join(tmpdir(), "tn-bench-mcp-"));
 const guard = setTimeout(() => {
@@ -97,13 +115,23 @@ try {
   pool = new Pool(tn.url, { connections: Math.max(...CONCURRENCY) });
   const body = JSON.stringify({ arguments: { message: "hello" } });
   const viaRest = async () => {
-    const res = await pool.request({ path: "/tools/everything_echo/execute", method: "POST", headers: { "content-type": "application/json" }, body });
+    const res = await pool.request({
+      path: "/tools/everything_echo/execute",
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body,
+    });
     const text = await res.body.text();
     if (res.statusCode !== 200 || !text.includes("Echo: hello")) throw new Error(`HTTP ${res.statusCode}`);
   };
   const nativeBody = JSON.stringify({ arguments: { text: "hello" } });
   const viaRestNative = async () => {
-    const res = await pool.request({ path: "/tools/echo/execute", method: "POST", headers: { "content-type": "application/json" }, body: nativeBody });
+    const res = await pool.request({
+      path: "/tools/echo/execute",
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: nativeBody,
+    });
     await res.body.text();
     if (res.statusCode !== 200) throw new Error(`HTTP ${res.statusCode}`);
   };
@@ -122,7 +150,9 @@ try {
     console.log(fmt(`c=${c}  REST POST /tools/everything_echo`, rest));
     console.log(fmt(`c=${c}  direct MCP SDK callTool`, sdk));
     console.log(fmt(`c=${c}  (reference) REST native echo`, native));
-    console.log(`c=${c}  ratio REST p50 ÷ direct p50: ${(rest.p50 / sdk.p50).toFixed(2)}   (target ≤ 1.25)   req/s ratio ${(rest.rps / sdk.rps).toFixed(2)}`);
+    console.log(
+      `c=${c}  ratio REST p50 ÷ direct p50: ${(rest.p50 / sdk.p50).toFixed(2)}   (target ≤ 1.25)   req/s ratio ${(rest.rps / sdk.rps).toFixed(2)}`,
+    );
   }
 } finally {
   await direct?.close().catch(() => {});

@@ -18,5 +18,7 @@ await app.toolnexus.ready;
 const ready = await app.inject({ url: "/readyz" });
 if (ready.statusCode !== 200) throw new Error(`/readyz ${ready.statusCode}`);
 const cpu = process.cpuUsage();
-console.log(`ready: cpu ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms, rss ${(process.memoryUsage().rss / 1048576).toFixed(0)} MB, wall ${performance.now().toFixed(0)} ms since process start`);
+console.log(
+  `ready: cpu ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms, rss ${(process.memoryUsage().rss / 1048576).toFixed(0)} MB, wall ${performance.now().toFixed(0)} ms since process start`,
+);
 process.exit(0);

@@ -23,7 +23,15 @@ process.on("message", (m) => {
   if (m === "stats") {
     const cpu = process.cpuUsage();
     const mem = process.memoryUsage();
-    process.send?.({ stats: { cpuMs: (cpu.user + cpu.system) / 1000, gc: { ...gc }, rss: mem.rss, heapUsed: mem.heapUsed, uptimeMs: process.uptime() * 1000 } });
+    process.send?.({
+      stats: {
+        cpuMs: (cpu.user + cpu.system) / 1000,
+        gc: { ...gc },
+        rss: mem.rss,
+        heapUsed: mem.heapUsed,
+        uptimeMs: process.uptime() * 1000,
+      },
+    });
   } else if (m === "reset-gc") {
     Object.assign(gc, { count: 0, ms: 0, scavenges: 0, maxScavengeMs: 0, majors: 0, maxMajorMs: 0 });
   }

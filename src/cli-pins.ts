@@ -19,12 +19,23 @@ export interface PinsCli {
  * (pinning.file, or Redis with `redis:`), compared with what its sources serve now. A running
  * service sees a change at once with Redis, within a second with a file.
  */
-export async function pinsCommand(loaded: LoadedConfig, sub: string | undefined, tool: string | undefined, o: { json: boolean; all: boolean }, cli: PinsCli): Promise<number> {
+export async function pinsCommand(
+  loaded: LoadedConfig,
+  sub: string | undefined,
+  tool: string | undefined,
+  o: { json: boolean; all: boolean },
+  cli: PinsCli,
+): Promise<number> {
   const store = await storeOf(loaded, cli.logger);
-  if (!store) return cli.print("error: pins live in the memory of each running server (no pinning.file, no redis:): use POST /admin/pins/{tool}/approve", 2);
+  if (!store)
+    return cli.print(
+      "error: pins live in the memory of each running server (no pinning.file, no redis:): use POST /admin/pins/{tool}/approve",
+      2,
+    );
   try {
     switch (sub) {
-      case "list": return await list(loaded, store, o.json, cli);
+      case "list":
+        return await list(loaded, store, o.json, cli);
       case "approve": {
         if (!tool) return cli.print("error: toolnexus pins approve <tool>", 2);
         const tk = await cli.toolkit();
@@ -42,7 +53,8 @@ export async function pinsCommand(loaded: LoadedConfig, sub: string | undefined,
         if (!tool && !o.all) return cli.print("error: toolnexus pins reset <tool> (or --all to forget every pin)", 2);
         await store.remove(o.all ? undefined : tool);
         return cli.print(o.all ? "every pin forgotten" : `pin of ${tool} forgotten`);
-      default: return cli.print("error: toolnexus pins list|approve <tool>|reset <tool>|reset --all", 2);
+      default:
+        return cli.print("error: toolnexus pins list|approve <tool>|reset <tool>|reset --all", 2);
     }
   } finally {
     await store.close?.();
@@ -53,7 +65,10 @@ async function list(loaded: LoadedConfig, store: PinStore, json: boolean, cli: P
   const pins = await store.load();
   const tk = await cli.toolkit();
   try {
-    const { pending } = reviewCatalog(tk.tools(), pins, { mode: loaded.config.pinning.mode === "off" ? "warn" : loaded.config.pinning.mode, newTools: loaded.config.pinning.newTools });
+    const { pending } = reviewCatalog(tk.tools(), pins, {
+      mode: loaded.config.pinning.mode === "off" ? "warn" : loaded.config.pinning.mode,
+      newTools: loaded.config.pinning.newTools,
+    });
     const served = new Set(tk.tools().map((t) => t.name));
     const rows = [...new Set([...pins.keys(), ...served])].sort().map((name) => {
       const p = pending.get(name);
@@ -74,7 +89,10 @@ async function list(loaded: LoadedConfig, store: PinStore, json: boolean, cli: P
 async function storeOf(loaded: LoadedConfig, logger: Logger): Promise<PinStore | undefined> {
   const { redis, pinning } = loaded.config;
   if (redis) {
-    const [{ connectRedis }, { RedisPinStore }] = await Promise.all([import("./server/redis/connect-redis.js"), import("./governance/pin-redis-store.js")]);
+    const [{ connectRedis }, { RedisPinStore }] = await Promise.all([
+      import("./server/redis/connect-redis.js"),
+      import("./governance/pin-redis-store.js"),
+    ]);
     return new RedisPinStore(connectRedis(redis.url, logger as Parameters<typeof connectRedis>[1], { name: "pins-cli" }), pinning.key);
   }
   return pinning.file ? new FilePinStore(pinning.file) : undefined;

@@ -92,9 +92,12 @@ async function main(argv: string[]): Promise<number> {
   if (values.help) return print(HELP[command] ?? "");
 
   switch (command) {
-    case "serve": return serve(await config(values.config), values.host, values.port, values.insecure === true);
-    case "mcp": return mcpStdio(await config(values.config));
-    case "tools": return listTools(await config(values.config), values.json === true);
+    case "serve":
+      return serve(await config(values.config), values.host, values.port, values.insecure === true);
+    case "mcp":
+      return mcpStdio(await config(values.config));
+    case "tools":
+      return listTools(await config(values.config), values.json === true);
     case "call":
       if (values.async) return callAsync(rest[0], values.args, values.timeout, values.url ?? process.env.TOOLNEXUS_URL);
       return call(await config(values.config), rest[0], values.args, values.timeout, values.stream === true);
@@ -102,9 +105,16 @@ async function main(argv: string[]): Promise<number> {
       const loaded = await config(values.config);
       const [{ pinsCommand }, { pino }] = await Promise.all([import("./cli-pins.js"), import("pino")]);
       const logger = pino({ level: process.env.TOOLNEXUS_LOG_LEVEL ?? "warn" }, pino.destination(2));
-      return pinsCommand(loaded, rest[0], rest[1], { json: values.json === true, all: values.all === true }, { toolkit: () => toolkitOf(loaded), logger, print });
+      return pinsCommand(
+        loaded,
+        rest[0],
+        rest[1],
+        { json: values.json === true, all: values.all === true },
+        { toolkit: () => toolkitOf(loaded), logger, print },
+      );
     }
-    default: return openapi(values.config, values["key-id"]);
+    default:
+      return openapi(values.config, values["key-id"]);
   }
 }
 
@@ -140,7 +150,9 @@ async function mcpStdio(loaded: LoadedConfig): Promise<number> {
   // Stdout is the protocol channel: a plugin's console.log must not corrupt it.
   console.log = console.info = console.debug = console.error;
   const [{ buildServer }, { serveStdio }, { pino }] = await Promise.all([
-    import("./server/build-server.js"), import("./server/mcp/stdio.js"), import("pino"),
+    import("./server/build-server.js"),
+    import("./server/mcp/stdio.js"),
+    import("pino"),
   ]);
   const app = await buildServer({ config: loaded, logDestination: pino.destination(2), auditDestination: pino.destination(2) });
   await serveStdio(app);
@@ -160,7 +172,13 @@ async function listTools(loaded: LoadedConfig, json: boolean): Promise<number> {
   }
 }
 
-async function call(loaded: LoadedConfig, name: string | undefined, argsJson: string | undefined, timeout: string | undefined, stream = false): Promise<number> {
+async function call(
+  loaded: LoadedConfig,
+  name: string | undefined,
+  argsJson: string | undefined,
+  timeout: string | undefined,
+  stream = false,
+): Promise<number> {
   if (!name) return print(HELP.call ?? "", 2);
   const args = parseArgsJson(argsJson);
   if (typeof args === "string") return fail(args);
@@ -180,7 +198,8 @@ async function call(loaded: LoadedConfig, name: string | undefined, argsJson: st
     return result.isError ? 1 : 0;
   } catch (err) {
     if (signal.aborted) return timedOut();
-    if (isToolnexusError(err) && err.errors) return fail(`${err.message}: ${err.errors.map((e) => `${e.pointer || "/"} ${e.message}`).join("; ")}`);
+    if (isToolnexusError(err) && err.errors)
+      return fail(`${err.message}: ${err.errors.map((e) => `${e.pointer || "/"} ${e.message}`).join("; ")}`);
     return fail((err as Error).message);
   } finally {
     await tk.close();
@@ -195,7 +214,9 @@ function parseArgsJson(argsJson: string | undefined): Record<string, unknown> | 
   } catch (err) {
     return `--args is not valid JSON: ${(err as Error).message}`;
   }
-  return typeof args === "object" && args !== null && !Array.isArray(args) ? args as Record<string, unknown> : "--args must be a JSON object";
+  return typeof args === "object" && args !== null && !Array.isArray(args)
+    ? (args as Record<string, unknown>)
+    : "--args must be a JSON object";
 }
 
 /** One progress report as a line: `progress 3/5 message`. */
@@ -203,7 +224,12 @@ function progressLine({ progress, total, message }: Progress): string {
   return `progress ${progress}${total === undefined ? "" : `/${total}`}${message ? ` ${message}` : ""}`;
 }
 
-async function callAsync(name: string | undefined, argsJson: string | undefined, timeout: string | undefined, url: string | undefined): Promise<number> {
+async function callAsync(
+  name: string | undefined,
+  argsJson: string | undefined,
+  timeout: string | undefined,
+  url: string | undefined,
+): Promise<number> {
   if (!name) return print(HELP.call ?? "", 2);
   if (!url) return fail("--async submits to a running server: pass --url URL or set TOOLNEXUS_URL");
   const args = parseArgsJson(argsJson);
@@ -235,6 +261,10 @@ function fail(message: string): number {
 }
 
 main(process.argv.slice(2)).then(
-  (code) => { process.exitCode = code; },
-  (err: Error) => { process.exitCode = fail(err.message); },
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: Error) => {
+    process.exitCode = fail(err.message);
+  },
 );

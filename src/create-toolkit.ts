@@ -6,7 +6,10 @@ import { SOURCE_FACTORIES } from "./sources/index.js";
 
 /** A config object as a library user writes it: every section optional. */
 export type ToolnexusConfigInput = Omit<Partial<ToolnexusConfig>, "server" | "executions" | "audit" | "pinning"> & {
-  server?: Partial<ServerConfig>; executions?: Partial<ExecutionsConfig>; audit?: Partial<AuditConfig>; pinning?: Partial<PinningConfig>;
+  server?: Partial<ServerConfig>;
+  executions?: Partial<ExecutionsConfig>;
+  audit?: Partial<AuditConfig>;
+  pinning?: Partial<PinningConfig>;
 };
 
 /** Options beside the config. */
@@ -24,7 +27,10 @@ export interface CreateToolkitOptions {
  * Builds every configured source and returns one Toolkit. `config` is a path (file or
  * directory), a parsed config object, or an already loaded config.
  */
-export async function createToolkit(config: string | ToolnexusConfigInput | LoadedConfig = {}, opts: CreateToolkitOptions = {}): Promise<Toolkit> {
+export async function createToolkit(
+  config: string | ToolnexusConfigInput | LoadedConfig = {},
+  opts: CreateToolkitOptions = {},
+): Promise<Toolkit> {
   const loaded = await toLoadedConfig(config, opts.baseDir);
   const sources = await Promise.all(SOURCE_FACTORIES.map((make) => make(loaded)));
   return Toolkit.create({

@@ -23,7 +23,16 @@ function toolnexus(env: Record<string, string>, ...args: string[]): Promise<{ co
 
 describe("toolnexus call --async", () => {
   it("submits to the server as an execution and prints its id", async () => {
-    const { code, stdout } = await toolnexus({ TOOLNEXUS_API_KEY: KEY }, "call", "echo", "--async", "--url", s.url, "--args", '{"text":"later"}');
+    const { code, stdout } = await toolnexus(
+      { TOOLNEXUS_API_KEY: KEY },
+      "call",
+      "echo",
+      "--async",
+      "--url",
+      s.url,
+      "--args",
+      '{"text":"later"}',
+    );
     expect(code).toBe(0);
     const id = stdout.trim();
     expect(id).toMatch(/^[0-9a-f]{32}$/);

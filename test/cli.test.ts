@@ -17,7 +17,6 @@ async function toolnexus(...args: string[]): Promise<{ code: number; stdout: str
     .catch((e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }));
 }
 
-
 describe("toolnexus CLI", () => {
   it("prints help for the program and for each command", async () => {
     expect((await toolnexus("--help")).stdout).toContain("Commands:");
@@ -37,8 +36,14 @@ describe("toolnexus CLI", () => {
   });
 
   it("call exits 0 on success, 1 on an isError result, 2 on failure", async () => {
-    expect(await toolnexus("call", "echo", "--args", '{"text":"hi there"}', "--config", example)).toMatchObject({ code: 0, stdout: "hi there\n" });
-    expect(await toolnexus("call", "divide", "--args", '{"a":1,"b":0}', "--config", example)).toMatchObject({ code: 1, stderr: "Cannot divide by zero\n" });
+    expect(await toolnexus("call", "echo", "--args", '{"text":"hi there"}', "--config", example)).toMatchObject({
+      code: 0,
+      stdout: "hi there\n",
+    });
+    expect(await toolnexus("call", "divide", "--args", '{"a":1,"b":0}', "--config", example)).toMatchObject({
+      code: 1,
+      stderr: "Cannot divide by zero\n",
+    });
     const unknown = await toolnexus("call", "nope", "--config", example);
     expect(unknown).toMatchObject({ code: 2 });
     expect(unknown.stderr).toContain('No tool named "nope"');
@@ -55,10 +60,20 @@ describe("toolnexus CLI", () => {
     const plugin = path.join(root, "test/fixtures/plugins/progress.mjs");
     const dir = await tempDir({ "toolnexus.yaml": `plugins: [${JSON.stringify(plugin)}]\n` });
     expect(await toolnexus("call", "count", "--args", '{"steps":2,"everyMs":1}', "--config", dir, "--stream")).toEqual({
-      code: 0, stdout: "counted to 2\n", stderr: "progress 1/2 step 1 of 2\nprogress 2/2 step 2 of 2\n",
+      code: 0,
+      stdout: "counted to 2\n",
+      stderr: "progress 1/2 step 1 of 2\nprogress 2/2 step 2 of 2\n",
     });
-    expect(await toolnexus("call", "refuse", "--config", dir, "--stream")).toEqual({ code: 1, stdout: "", stderr: "progress 1/2\nrefused on purpose\n" });
-    expect(await toolnexus("call", "count", "--args", '{"steps":2,"everyMs":1}', "--config", dir)).toEqual({ code: 0, stdout: "counted to 2\n", stderr: "" });
+    expect(await toolnexus("call", "refuse", "--config", dir, "--stream")).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: "progress 1/2\nrefused on purpose\n",
+    });
+    expect(await toolnexus("call", "count", "--args", '{"steps":2,"everyMs":1}', "--config", dir)).toEqual({
+      code: 0,
+      stdout: "counted to 2\n",
+      stderr: "",
+    });
   });
 
   it("a bad config exits 2 naming every failing path", async () => {
@@ -77,12 +92,17 @@ describe("toolnexus CLI", () => {
   });
 
   it("openapi --config prints that deployment's per-tool document; --key-id narrows it to that key's tools", async () => {
-    const paths = (out: string) => Object.keys((JSON.parse(out) as { paths: Record<string, unknown> }).paths).filter((p) => !p.includes("{") && p.startsWith("/tools/"));
+    const paths = (out: string) =>
+      Object.keys((JSON.parse(out) as { paths: Record<string, unknown> }).paths).filter((p) => !p.includes("{") && p.startsWith("/tools/"));
     const all = await toolnexus("openapi", "--config", example);
     expect(all.code).toBe(0);
-    expect(paths(all.stdout)).toEqual(["echo", "sleep", "divide", "approve", "steps"].flatMap((t) => [`/tools/${t}/execute`, `/tools/${t}/executions`]));
+    expect(paths(all.stdout)).toEqual(
+      ["echo", "sleep", "divide", "approve", "steps"].flatMap((t) => [`/tools/${t}/execute`, `/tools/${t}/executions`]),
+    );
 
-    const dir = await tempDir({ "toolnexus.yaml": `plugins: [${JSON.stringify(path.join(example, "plugins/*.mjs"))}]\nauth: { apiKeys: [ { id: ci, key: "ci-key-0123456789abcdef", tools: ["ech*"] } ] }\n` });
+    const dir = await tempDir({
+      "toolnexus.yaml": `plugins: [${JSON.stringify(path.join(example, "plugins/*.mjs"))}]\nauth: { apiKeys: [ { id: ci, key: "ci-key-0123456789abcdef", tools: ["ech*"] } ] }\n`,
+    });
     const narrowed = await toolnexus("openapi", "--config", dir, "--key-id", "ci");
     expect(paths(narrowed.stdout)).toEqual(["/tools/echo/execute", "/tools/echo/executions"]);
     expect(narrowed.stdout).not.toContain("ci-key-0123456789abcdef");
@@ -115,7 +135,13 @@ describe("toolnexus CLI", () => {
     const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
     const url = `http://127.0.0.1:${port}`;
     for (let i = 0; i < 300; i++) {
-      if ((await fetch(`${url}/readyz`).then((r) => r.status, () => 0)) === 200) break;
+      if (
+        (await fetch(`${url}/readyz`).then(
+          (r) => r.status,
+          () => 0,
+        )) === 200
+      )
+        break;
       await new Promise((r) => setTimeout(r, 50));
     }
     const tools = (await (await fetch(`${url}/tools`)).json()) as { tools: { name: string }[] };
@@ -123,17 +149,31 @@ describe("toolnexus CLI", () => {
     const children = await childPids(child.pid ?? 0);
     expect(children.length).toBeGreaterThan(0);
 
-    const post = (ms: number) => fetch(`${url}/tools/sleep/execute`, { method: "POST", headers: { "content-type": "application/json", connection: "close" }, body: JSON.stringify({ arguments: { ms } }) });
+    const post = (ms: number) =>
+      fetch(`${url}/tools/sleep/execute`, {
+        method: "POST",
+        headers: { "content-type": "application/json", connection: "close" },
+        body: JSON.stringify({ arguments: { ms } }),
+      });
     const inflight = [post(700), post(900)];
     await new Promise((r) => setTimeout(r, 200));
     child.kill("SIGTERM");
     await new Promise((r) => setTimeout(r, 100));
-    const late = await fetch(`${url}/tools/sleep/execute`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"arguments":{"ms":1}}' })
-      .then((r) => r.status, () => "refused");
+    const late = await fetch(`${url}/tools/sleep/execute`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: '{"arguments":{"ms":1}}',
+    }).then(
+      (r) => r.status,
+      () => "refused",
+    );
     expect([503, "refused"]).toContain(late);
 
     const results = await Promise.all(inflight.map(async (r) => (await r).json()));
-    expect(results).toEqual([{ output: "slept 700 ms", isError: false }, { output: "slept 900 ms", isError: false }]);
+    expect(results).toEqual([
+      { output: "slept 700 ms", isError: false },
+      { output: "slept 900 ms", isError: false },
+    ]);
     expect(await exited).toBe(0);
     await expect(fetch(`${url}/healthz`)).rejects.toThrow();
     for (const pid of children) expect(alive(pid), `child ${pid}`).toBe(false);

@@ -6,9 +6,16 @@ export function bundleGrantIssues(config: ToolnexusConfig): ConfigIssue[] {
   const defined = new Set(Object.keys(config.bundles ?? {}));
   const issues: ConfigIssue[] = [];
   const name = new RegExp(BUNDLE_NAME);
-  for (const b of defined) if (!name.test(b)) issues.push({ pointer: `/bundles/${b}`, message: "is not a bundle name: letters, digits, _ and - only, at most 64 (it is a URL segment: /bundles/{name}/mcp)" });
+  for (const b of defined)
+    if (!name.test(b))
+      issues.push({
+        pointer: `/bundles/${b}`,
+        message: "is not a bundle name: letters, digits, _ and - only, at most 64 (it is a URL segment: /bundles/{name}/mcp)",
+      });
   const check = (grants: readonly string[] | undefined, at: string) => {
-    for (const [j, b] of (grants ?? []).entries()) if (!defined.has(b)) issues.push({ pointer: `${at}/bundles/${j}`, message: `names no bundle (bundles: ${[...defined].join(", ") || "none defined"})` });
+    for (const [j, b] of (grants ?? []).entries())
+      if (!defined.has(b))
+        issues.push({ pointer: `${at}/bundles/${j}`, message: `names no bundle (bundles: ${[...defined].join(", ") || "none defined"})` });
   };
   for (const [i, k] of (config.auth?.apiKeys ?? []).entries()) check(k.bundles, `/auth/apiKeys/${i}`);
   for (const [i, p] of (config.auth?.policies ?? []).entries()) check(p.bundles, `/auth/policies/${i}`);

@@ -34,7 +34,9 @@ export async function loadConfig(pathOrDir: string, env: NodeJS.ProcessEnv = pro
   try {
     text = await readFile(file, "utf8");
   } catch (err) {
-    throw new ConfigError([{ pointer: "", message: `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}` }]);
+    throw new ConfigError([
+      { pointer: "", message: `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}` },
+    ]);
   }
   let raw: unknown;
   try {
@@ -47,7 +49,10 @@ export async function loadConfig(pathOrDir: string, env: NodeJS.ProcessEnv = pro
 }
 
 /** Validates an already-parsed config object (library use, or after parsing a file). */
-export async function normalizeConfig(raw: unknown, opts: { baseDir?: string; file?: string; env?: NodeJS.ProcessEnv } = {}): Promise<LoadedConfig> {
+export async function normalizeConfig(
+  raw: unknown,
+  opts: { baseDir?: string; file?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<LoadedConfig> {
   const baseDir = path.resolve(opts.baseDir ?? process.cwd());
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
     throw new ConfigError([{ pointer: "", message: "must be an object" }], opts.file);
@@ -70,7 +75,13 @@ async function findConfigFile(p: string): Promise<string> {
   if (!st.isDirectory()) return p;
   for (const name of CANDIDATES) {
     const candidate = path.join(p, name);
-    if (await stat(candidate).then((s) => s.isFile(), () => false)) return candidate;
+    if (
+      await stat(candidate).then(
+        (s) => s.isFile(),
+        () => false,
+      )
+    )
+      return candidate;
   }
   throw new ConfigError([{ pointer: "", message: `${p} holds none of ${CANDIDATES.join(", ")}` }]);
 }

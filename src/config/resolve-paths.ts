@@ -31,7 +31,13 @@ export async function resolvePaths(config: ToolnexusConfig, baseDir: string): Pr
   }
   if (config.mcpConfig) {
     config.mcpConfig = abs(config.mcpConfig);
-    if (!(await stat(config.mcpConfig).then((s) => s.isFile(), () => false))) issues.push({ pointer: "/mcpConfig", message: "not found" });
+    if (
+      !(await stat(config.mcpConfig).then(
+        (s) => s.isFile(),
+        () => false,
+      ))
+    )
+      issues.push({ pointer: "/mcpConfig", message: "not found" });
   }
   if (typeof config.builtins === "object") {
     config.builtins.workspace = abs(config.builtins.workspace ?? "workspace");
@@ -51,5 +57,8 @@ export async function resolvePaths(config: ToolnexusConfig, baseDir: string): Pr
 }
 
 async function isDir(p: string): Promise<boolean> {
-  return stat(p).then((s) => s.isDirectory(), () => false);
+  return stat(p).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
 }

@@ -14,10 +14,12 @@ export function semanticIssues(config: ToolnexusConfig): ConfigIssue[] {
     const first = seen.get(k.id);
     if (first !== undefined) issues.push({ pointer: `/auth/apiKeys/${i}/id`, message: `repeats the id of /auth/apiKeys/${first}` });
     else seen.set(k.id, i);
-    if ((k.key === undefined) === (k.sha256 === undefined)) issues.push({ pointer: `/auth/apiKeys/${i}`, message: "needs exactly one of key and sha256" });
+    if ((k.key === undefined) === (k.sha256 === undefined))
+      issues.push({ pointer: `/auth/apiKeys/${i}`, message: "needs exactly one of key and sha256" });
   }
   const { server } = config;
-  if (server.headersTimeoutMs > server.requestTimeoutMs) issues.push({ pointer: "/server/headersTimeoutMs", message: "must not exceed server.requestTimeoutMs" });
+  if (server.headersTimeoutMs > server.requestTimeoutMs)
+    issues.push({ pointer: "/server/headersTimeoutMs", message: "must not exceed server.requestTimeoutMs" });
   const policyIds = new Map<string, number>();
   for (const [i, p] of (config.auth?.policies ?? []).entries()) {
     const id = p.id ?? `policies[${i}]`;
@@ -25,7 +27,8 @@ export function semanticIssues(config: ToolnexusConfig): ConfigIssue[] {
     if (first !== undefined) issues.push({ pointer: `/auth/policies/${i}/id`, message: `repeats the id of /auth/policies/${first}` });
     else policyIds.set(id, i);
   }
-  if ((config.auth?.policies?.length ?? 0) > 0 && !config.auth?.jwt) issues.push({ pointer: "/auth/policies", message: "applies to JWT callers only: configure auth.jwt" });
+  if ((config.auth?.policies?.length ?? 0) > 0 && !config.auth?.jwt)
+    issues.push({ pointer: "/auth/policies", message: "applies to JWT callers only: configure auth.jwt" });
   if (config.audit?.sink === "file" && !config.audit.path) issues.push({ pointer: "/audit/path", message: "is required with sink: file" });
   return issues;
 }

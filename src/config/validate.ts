@@ -31,7 +31,8 @@ export function schemaIssues(config: unknown): ConfigIssue[] {
 
 function toIssue(e: ErrorObject): ConfigIssue {
   const params = e.params as Record<string, unknown>;
-  if (e.keyword === "additionalProperties") return { pointer: `${e.instancePath}/${String(params.additionalProperty)}`, message: "is not a known key" };
+  if (e.keyword === "additionalProperties")
+    return { pointer: `${e.instancePath}/${String(params.additionalProperty)}`, message: "is not a known key" };
   if (e.keyword === "required") return { pointer: `${e.instancePath}/${String(params.missingProperty)}`, message: "is required" };
   if (e.keyword === "anyOf") return { pointer: e.instancePath, message: "does not match any allowed form" };
   return { pointer: e.instancePath, message: e.message ?? e.keyword };

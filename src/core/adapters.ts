@@ -6,7 +6,11 @@ export interface OpenAITool {
   function: { name: string; description: string; parameters: Record<string, unknown> };
 }
 /** Anthropic tool declaration. */
-export interface AnthropicTool { name: string; description: string; input_schema: Record<string, unknown> }
+export interface AnthropicTool {
+  name: string;
+  description: string;
+  input_schema: Record<string, unknown>;
+}
 /** Gemini: one element wrapping every declaration. */
 export type GeminiTools = [{ functionDeclarations: { name: string; description: string; parameters: Record<string, unknown> }[] }];
 
@@ -25,7 +29,9 @@ export function toAnthropic(tools: readonly ToolInfo[]): AnthropicTool[] {
 
 /** Tools as Gemini `tools`: a single element holding every declaration. */
 export function toGemini(tools: readonly ToolInfo[]): GeminiTools {
-  return [{
-    functionDeclarations: tools.map((t) => ({ name: t.name, description: t.description, parameters: t.inputSchema })),
-  }];
+  return [
+    {
+      functionDeclarations: tools.map((t) => ({ name: t.name, description: t.description, parameters: t.inputSchema })),
+    },
+  ];
 }

@@ -14,7 +14,12 @@ export interface ShapeLimits {
  */
 export const DEFAULT_SHAPE_LIMITS: ShapeLimits = { maxDepth: 64, maxNodes: 100_000 };
 
-interface Frame { value: unknown; depth: number; parent?: Frame; key?: string }
+interface Frame {
+  value: unknown;
+  depth: number;
+  parent?: Frame;
+  key?: string;
+}
 
 /**
  * The first place where `value` exceeds `limits`, as a field error with a JSON pointer, or
@@ -37,5 +42,8 @@ export function shapeError(value: unknown, limits: ShapeLimits = DEFAULT_SHAPE_L
 function pointerOf(f: Frame): string {
   const parts: string[] = [];
   for (let c: Frame | undefined = f; c?.key !== undefined; c = c.parent) parts.push(c.key.replace(/~/g, "~0").replace(/\//g, "~1"));
-  return parts.reverse().map((p) => `/${p}`).join("");
+  return parts
+    .reverse()
+    .map((p) => `/${p}`)
+    .join("");
 }

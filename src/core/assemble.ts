@@ -33,7 +33,10 @@ export function assembleTools(groups: readonly ToolGroup[], disableTools: readon
       const key = `${tool.name}\n${first}\n${label}`;
       if (!warned?.has(key)) {
         warned?.add(key);
-        logger.warn({ tool: tool.name, kept: first, dropped: label }, "tool name collides with an earlier tool; refused (set a different prefix on one of the sources)");
+        logger.warn(
+          { tool: tool.name, kept: first, dropped: label },
+          "tool name collides with an earlier tool; refused (set a different prefix on one of the sources)",
+        );
       }
       continue;
     }

@@ -33,12 +33,12 @@ export function defineTool(def: ToolDefinition): Tool {
 
 /** True for a value shaped like a {@link ToolDefinition}. */
 export function isToolDefinition(v: unknown): v is ToolDefinition {
-  return typeof v === "object" && v !== null && typeof (v as ToolDefinition).run === "function"
-    && typeof (v as ToolDefinition).name === "string";
+  return (
+    typeof v === "object" && v !== null && typeof (v as ToolDefinition).run === "function" && typeof (v as ToolDefinition).name === "string"
+  );
 }
 
 /** True for a value shaped like a {@link Tool}. */
 export function isTool(v: unknown): v is Tool {
-  return typeof v === "object" && v !== null && typeof (v as Tool).execute === "function"
-    && typeof (v as Tool).name === "string";
+  return typeof v === "object" && v !== null && typeof (v as Tool).execute === "function" && typeof (v as Tool).name === "string";
 }

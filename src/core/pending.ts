@@ -24,7 +24,5 @@ export function pendingOf(result: ToolResult): PendingRequest | undefined {
   const p = result.metadata?.pending;
   if (typeof p !== "object" || p === null) return undefined;
   const r = p as Partial<PendingRequest>;
-  return typeof r.id === "string" && typeof r.kind === "string" && typeof r.prompt === "string"
-    ? (r as PendingRequest)
-    : undefined;
+  return typeof r.id === "string" && typeof r.kind === "string" && typeof r.prompt === "string" ? (r as PendingRequest) : undefined;
 }

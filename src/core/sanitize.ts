@@ -2,4 +2,3 @@
 export function sanitize(s: string): string {
   return s.replace(/[^a-zA-Z0-9_-]/g, "_");
 }
-

@@ -64,16 +64,28 @@ export interface SkillCatalog {
 
 /** True for a source that also serves a skill catalog. */
 export function isSkillCatalog(s: unknown): s is SkillCatalog {
-  return typeof s === "object" && s !== null
-    && typeof (s as SkillCatalog).skills === "function" && typeof (s as SkillCatalog).prompt === "function";
+  return (
+    typeof s === "object" &&
+    s !== null &&
+    typeof (s as SkillCatalog).skills === "function" &&
+    typeof (s as SkillCatalog).prompt === "function"
+  );
 }
 
 /** A source that is configured but not available in this build; status shows it `disabled`. */
 export class DisabledSource implements Source {
-  constructor(readonly kind: ToolSource, readonly name: string, private readonly reason: string) {}
+  constructor(
+    readonly kind: ToolSource,
+    readonly name: string,
+    private readonly reason: string,
+  ) {}
   async build(): Promise<void> {}
-  tools(): readonly Tool[] { return []; }
-  status(): SourceStatus { return { source: this.kind, name: this.name, state: "disabled", tools: 0, error: this.reason }; }
+  tools(): readonly Tool[] {
+    return [];
+  }
+  status(): SourceStatus {
+    return { source: this.kind, name: this.name, state: "disabled", tools: 0, error: this.reason };
+  }
   async close(): Promise<void> {}
 }
 
@@ -96,7 +108,13 @@ export abstract class ToolListSource implements Source {
   }
 
   status(): SourceStatus {
-    return { source: this.kind, name: this.name, state: this.state, tools: this.loaded.length, ...(this.error ? { error: this.error } : {}) };
+    return {
+      source: this.kind,
+      name: this.name,
+      state: this.state,
+      tools: this.loaded.length,
+      ...(this.error ? { error: this.error } : {}),
+    };
   }
 
   /** Records a failure. `message` is shown by /status: it must hold no secret. */

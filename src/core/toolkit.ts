@@ -48,7 +48,11 @@ export class Toolkit {
   /** Changes whenever the catalog changes, unique across toolkits; used for ETags and caches. */
   version = 0;
 
-  private constructor(private readonly sources: Source[], private readonly opts: ToolkitOptions, private readonly logger: Logger) {}
+  private constructor(
+    private readonly sources: Source[],
+    private readonly opts: ToolkitOptions,
+    private readonly logger: Logger,
+  ) {}
 
   /** Builds every source (failures are recorded in status, never thrown) and assembles the catalog. */
   static async create(opts: ToolkitOptions = {}): Promise<Toolkit> {
@@ -64,15 +68,23 @@ export class Toolkit {
     await Promise.all(sources.filter((s) => !kept.has(s)).map((s) => tk.buildSource(s)));
     tk.reassemble();
     const unmatched = unmatchedDisabled(tk.groups(), opts.disableTools ?? []);
-    if (unmatched.length) logger.warn({ disableTools: unmatched }, "disableTools names no such tool (a typo, or a tool of a source that failed to load)");
+    if (unmatched.length)
+      logger.warn({ disableTools: unmatched }, "disableTools names no such tool (a typo, or a tool of a source that failed to load)");
     return tk;
   }
 
   /** Hands a running source matching `fresh` to a new toolkit (see {@link ToolkitOptions.reuse}). */
   private takeOver(fresh: Source): Source | undefined {
     if (fresh.fingerprint === undefined || this.closed) return undefined;
-    const old = this.sources.find((s) => s.kind === fresh.kind && s.name === fresh.name && s.fingerprint === fresh.fingerprint
-      && !this.handedOver.has(s) && !this.crashed.has(s) && s.status().state !== "failed");
+    const old = this.sources.find(
+      (s) =>
+        s.kind === fresh.kind &&
+        s.name === fresh.name &&
+        s.fingerprint === fresh.fingerprint &&
+        !this.handedOver.has(s) &&
+        !this.crashed.has(s) &&
+        s.status().state !== "failed",
+    );
     if (old) this.handedOver.add(old);
     return old;
   }
@@ -92,7 +104,9 @@ export class Toolkit {
   /** Each loaded source's servable tools, then the host's own. */
   private groups(): ToolGroup[] {
     return [
-      ...this.sources.filter((s) => !this.crashed.has(s)).map((s) => ({ label: `${s.kind}/${s.name}`, tools: this.servable(s.tools(), s) })),
+      ...this.sources
+        .filter((s) => !this.crashed.has(s))
+        .map((s) => ({ label: `${s.kind}/${s.name}`, tools: this.servable(s.tools(), s) })),
       { label: "tools", tools: this.servable(this.opts.tools ?? []) },
     ];
   }
@@ -116,7 +130,10 @@ export class Toolkit {
       const key = `${source?.kind ?? t.source}/${source?.name ?? ""}/${t.name}`;
       if (!this.refused.has(key)) {
         this.refused.add(key);
-        this.logger.warn({ tool: t.name, source: source?.kind ?? t.source, name: source?.name ?? "tools", reason }, "tool refused: it cannot be served, so it is not listed");
+        this.logger.warn(
+          { tool: t.name, source: source?.kind ?? t.source, name: source?.name ?? "tools", reason },
+          "tool refused: it cannot be served, so it is not listed",
+        );
       }
       return false;
     };
@@ -189,11 +206,17 @@ export class Toolkit {
   }
 
   /** The catalog as OpenAI tools. */
-  toOpenAI() { return toOpenAI(this.catalog); }
+  toOpenAI() {
+    return toOpenAI(this.catalog);
+  }
   /** The catalog as Anthropic tools. */
-  toAnthropic() { return toAnthropic(this.catalog); }
+  toAnthropic() {
+    return toAnthropic(this.catalog);
+  }
   /** The catalog as Gemini tools. */
-  toGemini() { return toGemini(this.catalog); }
+  toGemini() {
+    return toGemini(this.catalog);
+  }
 
   /** Closes every source it still owns (MCP clients, child processes). Safe to call twice. */
   async close(): Promise<void> {

@@ -7,7 +7,8 @@ import type { JSONSchema } from "./types.js";
 
 // ajv-formats is CommonJS; its default export arrives wrapped under NodeNext.
 type AddFormats = (ajv: Ajv | Ajv2020) => unknown;
-const addFormats: AddFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ?? addFormatsModule) as unknown as AddFormats;
+const addFormats: AddFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ??
+  addFormatsModule) as unknown as AddFormats;
 
 const OLD_DRAFT = /draft-0[4-7]/;
 

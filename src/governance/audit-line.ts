@@ -53,7 +53,11 @@ export function auditLine(call: AuditCall, o: AuditLineOptions): string {
     tool: call.tool,
     ...(call.source ? { source: call.source } : {}),
     argumentsDigest: `sha256:${canonicalDigest(args)}`,
-    ...(o.arguments === "full" ? { arguments: args } : o.arguments === "redacted" ? { arguments: redactArguments(args, o.redactKeys) } : {}),
+    ...(o.arguments === "full"
+      ? { arguments: args }
+      : o.arguments === "redacted"
+        ? { arguments: redactArguments(args, o.redactKeys) }
+        : {}),
     outcome: call.outcome,
     status: call.status,
     ...(call.pending ? { pending: true } : {}),

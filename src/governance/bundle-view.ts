@@ -17,13 +17,22 @@ const NAME = /^[A-Za-z0-9_-]{1,64}$/;
  * The caller seen through a bundle: it may use a tool only when it could before AND the bundle
  * holds it, so a bundle narrows and never widens. A caller granted bundles may open only those.
  */
-export function bundleView<C extends BundleViewer>(caller: C, name: string, bundles: Readonly<Record<string, { tools: string[] }>> | undefined): C | BundleRefusal {
-  if (!NAME.test(name)) return { kind: "invalid", message: `"${name.slice(0, 80)}" is not a bundle name: letters, digits, _ and - only, at most 64` };
+export function bundleView<C extends BundleViewer>(
+  caller: C,
+  name: string,
+  bundles: Readonly<Record<string, { tools: string[] }>> | undefined,
+): C | BundleRefusal {
+  if (!NAME.test(name))
+    return { kind: "invalid", message: `"${name.slice(0, 80)}" is not a bundle name: letters, digits, _ and - only, at most 64` };
   const bundle = bundles?.[name];
   if (!bundle || !Object.hasOwn(bundles ?? {}, name)) return { kind: "unknown", message: `No bundle named "${name}"` };
   if (caller.bundles && !caller.bundles.includes(name)) return { kind: "forbidden", message: `This caller may not use bundle "${name}"` };
   const inBundle = picomatch(bundle.tools);
-  return { ...caller, allows: (tool: string) => caller.allows(tool) && inBundle(tool), viewKey: `${caller.viewKey ?? caller.id}|bundle:${name}` };
+  return {
+    ...caller,
+    allows: (tool: string) => caller.allows(tool) && inBundle(tool),
+    viewKey: `${caller.viewKey ?? caller.id}|bundle:${name}`,
+  };
 }
 
 /** True for a {@link BundleRefusal}. */
@@ -32,9 +41,16 @@ export function isRefusal(v: unknown): v is BundleRefusal {
 }
 
 /** The globs of each bundle that match none of `tools`: a typo, or a source that failed to load. */
-export function unmatchedGlobs(bundles: Readonly<Record<string, { tools: string[] }>>, tools: readonly string[]): { bundle: string; glob: string }[] {
-  return Object.entries(bundles).flatMap(([bundle, b]) => b.tools.filter((g) => {
-    const match = picomatch(g);
-    return !tools.some((t) => match(t));
-  }).map((glob) => ({ bundle, glob })));
+export function unmatchedGlobs(
+  bundles: Readonly<Record<string, { tools: string[] }>>,
+  tools: readonly string[],
+): { bundle: string; glob: string }[] {
+  return Object.entries(bundles).flatMap(([bundle, b]) =>
+    b.tools
+      .filter((g) => {
+        const match = picomatch(g);
+        return !tools.some((t) => match(t));
+      })
+      .map((glob) => ({ bundle, glob })),
+  );
 }

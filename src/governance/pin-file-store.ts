@@ -78,13 +78,19 @@ export class FilePinStore implements PinStore {
   }
 
   private update(change: (pins: Map<string, Pin>) => unknown): Promise<void> {
-    const run = this.queue.catch(() => {}).then(async () => {
-      const pins = await this.load();
-      change(pins);
-      const tmp = `${this.file}.${process.pid}.tmp`;
-      await writeFile(tmp, `${JSON.stringify({ version: 1, pins: Object.fromEntries([...pins].sort(([a], [b]) => a.localeCompare(b))) }, null, 2)}\n`, { mode: 0o600 });
-      await rename(tmp, this.file);
-    });
+    const run = this.queue
+      .catch(() => {})
+      .then(async () => {
+        const pins = await this.load();
+        change(pins);
+        const tmp = `${this.file}.${process.pid}.tmp`;
+        await writeFile(
+          tmp,
+          `${JSON.stringify({ version: 1, pins: Object.fromEntries([...pins].sort(([a], [b]) => a.localeCompare(b))) }, null, 2)}\n`,
+          { mode: 0o600 },
+        );
+        await rename(tmp, this.file);
+      });
     this.queue = run;
     return run;
   }

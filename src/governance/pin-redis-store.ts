@@ -12,7 +12,11 @@ export class RedisPinStore implements PinStore {
   private readonly channel: string;
 
   /** `redis` runs commands; `subscriber` (a connection of its own) listens for changes. */
-  constructor(private readonly redis: Redis, private readonly key: string, private readonly subscriber?: Redis) {
+  constructor(
+    private readonly redis: Redis,
+    private readonly key: string,
+    private readonly subscriber?: Redis,
+  ) {
     this.channel = `${key}:changed`;
   }
 

@@ -34,7 +34,12 @@ export interface Review {
  * (or, with `newTools: block`, held for approval); a tool whose digest differs is pending, and
  * withheld in `block` mode. A tool whose definition came back to its pin is simply not pending.
  */
-export function reviewCatalog(tools: readonly { name: string; description: string; inputSchema: Record<string, unknown> }[], pins: ReadonlyMap<string, Pin>, policy: PinPolicy, now = new Date()): Review {
+export function reviewCatalog(
+  tools: readonly { name: string; description: string; inputSchema: Record<string, unknown> }[],
+  pins: ReadonlyMap<string, Pin>,
+  policy: PinPolicy,
+  now = new Date(),
+): Review {
   const review: Review = { record: [], pending: new Map() };
   if (policy.mode === "off") return review;
   for (const tool of tools) {
@@ -42,11 +47,17 @@ export function reviewCatalog(tools: readonly { name: string; description: strin
     const digest = definitionDigest(def);
     const pin = pins.get(tool.name);
     if (!pin) {
-      if (policy.newTools === "block") review.pending.set(tool.name, { tool: tool.name, kind: "new", current: digest, changes: [], withheld: true });
+      if (policy.newTools === "block")
+        review.pending.set(tool.name, { tool: tool.name, kind: "new", current: digest, changes: [], withheld: true });
       else review.record.push({ tool: tool.name, pin: pinOf(def, now) });
     } else if (pin.digest !== digest) {
       review.pending.set(tool.name, {
-        tool: tool.name, kind: "changed", pinned: pin.digest, current: digest, changes: diffDefinitions(pin.definition, def), withheld: policy.mode === "block",
+        tool: tool.name,
+        kind: "changed",
+        pinned: pin.digest,
+        current: digest,
+        changes: diffDefinitions(pin.definition, def),
+        withheld: policy.mode === "block",
       });
     }
   }

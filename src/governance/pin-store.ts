@@ -43,6 +43,12 @@ export class MemoryPinStore implements PinStore {
 export function isPin(v: unknown): v is Pin {
   if (typeof v !== "object" || v === null) return false;
   const p = v as Partial<Pin>;
-  return typeof p.digest === "string" && typeof p.pinnedAt === "string" && typeof p.definition === "object" && p.definition !== null
-    && typeof p.definition.name === "string" && typeof p.definition.description === "string";
+  return (
+    typeof p.digest === "string" &&
+    typeof p.pinnedAt === "string" &&
+    typeof p.definition === "object" &&
+    p.definition !== null &&
+    typeof p.definition.name === "string" &&
+    typeof p.definition.description === "string"
+  );
 }

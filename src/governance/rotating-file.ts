@@ -14,7 +14,10 @@ export class RotatingFile {
   readonly limit: number;
 
   /** Opens (or creates) `path` for appending; throws when it cannot be opened. */
-  constructor(readonly path: string, maxBytes: number) {
+  constructor(
+    readonly path: string,
+    maxBytes: number,
+  ) {
     this.limit = Math.floor(maxBytes / 2);
     this.fd = openSync(path, "a", 0o600);
     this.size = fstatSync(this.fd).size;

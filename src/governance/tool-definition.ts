@@ -23,7 +23,9 @@ export interface Pin {
 export function definitionOf(tool: { name: string; description: string; inputSchema: Record<string, unknown> }): ToolDefinition {
   const t = tool as ToolDefinition;
   return {
-    name: t.name, description: t.description, inputSchema: t.inputSchema,
+    name: t.name,
+    description: t.description,
+    inputSchema: t.inputSchema,
     ...(t.title !== undefined ? { title: t.title } : {}),
     ...(t.outputSchema !== undefined ? { outputSchema: t.outputSchema } : {}),
     ...(t.annotations !== undefined ? { annotations: t.annotations } : {}),

@@ -7,7 +7,11 @@ import { EgressPolicy, normalizeHost, type EgressDecision } from "./egress-polic
 /** Thrown (as the connect error, or its `cause`) when the guard refuses a destination. */
 export class EgressRefusedError extends Error {
   readonly code = "EGRESS_REFUSED";
-  constructor(readonly host: string, readonly address: string | undefined, readonly reason: string) {
+  constructor(
+    readonly host: string,
+    readonly address: string | undefined,
+    readonly reason: string,
+  ) {
     super(`egress to ${host}${address && address !== host ? ` (${address})` : ""} refused: ${reason}`);
     this.name = "EgressRefusedError";
   }

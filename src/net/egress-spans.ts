@@ -40,17 +40,21 @@ export function traceEgress(tracer: Tracer): () => void {
       return inject(active, request);
     }
     const scheme = url.protocol.slice(0, -1);
-    const span = tracer.startSpan(request.method, {
-      kind: SpanKind.CLIENT,
-      attributes: {
-        "http.request.method": request.method,
-        "url.full": `${url.origin}${url.pathname}`,
-        "url.path": url.pathname,
-        "url.scheme": scheme,
-        "server.address": url.hostname,
-        "server.port": url.port ? Number(url.port) : (DEFAULT_PORTS[scheme] ?? 0),
+    const span = tracer.startSpan(
+      request.method,
+      {
+        kind: SpanKind.CLIENT,
+        attributes: {
+          "http.request.method": request.method,
+          "url.full": `${url.origin}${url.pathname}`,
+          "url.path": url.pathname,
+          "url.scheme": scheme,
+          "server.address": url.hostname,
+          "server.port": url.port ? Number(url.port) : (DEFAULT_PORTS[scheme] ?? 0),
+        },
       },
-    }, active);
+      active,
+    );
     spans.set(request, span);
     inject(trace.setSpan(active, span), request);
   };

@@ -83,7 +83,6 @@ export type ToolnexusServer = FastifyInstance & {
   };
 };
 
-
 /**
  * Builds the REST service. The config is loaded (and a bad one rejected) before this
  * resolves; the sources are built in the background so /healthz answers at once and
@@ -94,9 +93,12 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   const { server } = loaded.config;
   const scrubber = new SecretScrubber(loaded.secrets);
   const scrub = (text: string) => scrubber.scrub(text);
-  const logger = opts.logger === false ? pino({ level: "silent" })
-    : isLogger(opts.logger) ? opts.logger
-    : redactingLogger(scrubber, { level: server.logLevel, ...opts.logger }, opts.logDestination);
+  const logger =
+    opts.logger === false
+      ? pino({ level: "silent" })
+      : isLogger(opts.logger)
+        ? opts.logger
+        : redactingLogger(scrubber, { level: server.logLevel, ...opts.logger }, opts.logDestination);
   // Off (and the OpenTelemetry SDK not even loaded) unless an OTLP endpoint is configured.
   const telemetry = await startTelemetry(loaded.config, logger);
 
@@ -128,7 +130,8 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   // step of Fastify's hook runner on every request.
   app.addHook("onRequest", (request, reply, done) => {
     reply.header("x-request-id", request.id);
-    const refused = hostlessRequestError(request) ?? hostGuard.check(state.loaded.config.server, request.headers.host, request.headers.origin);
+    const refused =
+      hostlessRequestError(request) ?? hostGuard.check(state.loaded.config.server, request.headers.host, request.headers.origin);
     if (refused) return sendProblem(reply, request, refused, scrub);
     authenticateRequest(state, request, done);
   });
@@ -161,7 +164,12 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   await app.register(openapiRoute, { documents });
   await registerPortal(app, documents);
   // Catalog changes reach subscriptions/listen streams on every replica when Redis is shared.
-  const events = new McpEvents(redis && redisModule && redisUrl ? mcpEventsRedis(redis, () => redisModule.connectRedis(redisUrl, logger, { blocking: true, name: "mcp-events" })) : undefined, (err) => logger.debug({ err: err.message }, "mcp events"));
+  const events = new McpEvents(
+    redis && redisModule && redisUrl
+      ? mcpEventsRedis(redis, () => redisModule.connectRedis(redisUrl, logger, { blocking: true, name: "mcp-events" }))
+      : undefined,
+    (err) => logger.debug({ err: err.message }, "mcp events"),
+  );
   const mcp = lazyCatalog(state, views, pipeline, scrub, events, (err) => logger.debug({ err: err.message }, "mcp protocol error"));
   if (server.mcp.enabled) await app.register(mcpEndpoint, { catalog: mcp, path: server.mcp.path, scrub });
   await registerBundles(app, state, { mcp, scrub, log: logger, mcpEnabled: server.mcp.enabled });
@@ -180,7 +188,14 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
     });
 
   const reloader = loaded.file
-    ? new ConfigReloader({ file: loaded.file, state, logger, tools: opts.tools ?? [], onSecrets: (s) => scrubber.set(s), insecure: opts.insecure ?? false })
+    ? new ConfigReloader({
+        file: loaded.file,
+        state,
+        logger,
+        tools: opts.tools ?? [],
+        onSecrets: (s) => scrubber.set(s),
+        insecure: opts.insecure ?? false,
+      })
     : undefined;
   if (reloader && opts.watch) void ready.then(() => reloader.start());
 
@@ -222,7 +237,9 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   };
 
   const reload = async () => (reloader ? reloader.reload() : false);
-  return Object.assign(app, { toolnexus: { state, loaded, ready, shutdown, reload, pipeline, policies, mcp } }) as unknown as ToolnexusServer;
+  return Object.assign(app, {
+    toolnexus: { state, loaded, ready, shutdown, reload, pipeline, policies, mcp },
+  }) as unknown as ToolnexusServer;
 }
 
 // Publishing goes over the shared command connection; listening needs a connection of its own.
@@ -231,5 +248,10 @@ function mcpEventsRedis(redis: Redis, subscriber: () => Redis): EventsRedis {
 }
 
 function isLogger(l: unknown): l is FastifyBaseLogger {
-  return typeof l === "object" && l !== null && typeof (l as FastifyBaseLogger).child === "function" && typeof (l as FastifyBaseLogger).info === "function";
+  return (
+    typeof l === "object" &&
+    l !== null &&
+    typeof (l as FastifyBaseLogger).child === "function" &&
+    typeof (l as FastifyBaseLogger).info === "function"
+  );
 }

@@ -27,7 +27,11 @@ export async function genericOpenApi(): Promise<string> {
  * stderr; their tools are then absent, as they would be from the live service.
  */
 export async function deploymentOpenApi(loaded: LoadedConfig, keyId?: string): Promise<string> {
-  const app = await buildServer({ config: loaded, logger: { level: process.env.TOOLNEXUS_LOG_LEVEL ?? "warn" }, logDestination: pino.destination(2) });
+  const app = await buildServer({
+    config: loaded,
+    logger: { level: process.env.TOOLNEXUS_LOG_LEVEL ?? "warn" },
+    logDestination: pino.destination(2),
+  });
   try {
     const { state } = app.toolnexus;
     const caller = keyId === undefined ? ANONYMOUS : state.auth.callerById(keyId);
@@ -35,7 +39,9 @@ export async function deploymentOpenApi(loaded: LoadedConfig, keyId?: string): P
     await app.ready();
     await app.toolnexus.ready;
     if (state.loadError) throw new Error(`tool sources could not be loaded: ${state.loadError}`);
-    const documents = new ToolDocuments(app, state, new CatalogViews(state), app.toolnexus.policies, (s) => new SecretScrubber(state.loaded.secrets).scrub(s));
+    const documents = new ToolDocuments(app, state, new CatalogViews(state), app.toolnexus.policies, (s) =>
+      new SecretScrubber(state.loaded.secrets).scrub(s),
+    );
     return `${JSON.stringify(JSON.parse(documents.forCaller(caller)), null, 2)}\n`;
   } finally {
     await app.close();

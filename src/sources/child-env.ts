@@ -13,8 +13,19 @@ const POSIX_NAMES = ["PATH", "HOME", "LANG", "TMPDIR"] as const;
 
 /** On Windows a process does not even start without its system variables (the MCP SDK's own list). */
 const WINDOWS_NAMES = [
-  "APPDATA", "HOMEDRIVE", "HOMEPATH", "LOCALAPPDATA", "PATH", "PROCESSOR_ARCHITECTURE", "SYSTEMDRIVE",
-  "SYSTEMROOT", "TEMP", "TMP", "USERNAME", "USERPROFILE", "PROGRAMFILES",
+  "APPDATA",
+  "HOMEDRIVE",
+  "HOMEPATH",
+  "LOCALAPPDATA",
+  "PATH",
+  "PROCESSOR_ARCHITECTURE",
+  "SYSTEMDRIVE",
+  "SYSTEMROOT",
+  "TEMP",
+  "TMP",
+  "USERNAME",
+  "USERPROFILE",
+  "PROGRAMFILES",
 ] as const;
 
 /** The harmless variables of `source` a child gets by default (only those that are set). */
@@ -32,7 +43,11 @@ function minimalEnv(source: NodeJS.ProcessEnv = process.env): Record<string, str
  * A child's whole environment: {@link minimalEnv}, or the service's entire environment when
  * the config says `inheritEnv: true`, and on top of either the variables its config names.
  */
-export function childEnv(extra: Readonly<Record<string, string>>, inheritEnv = false, source: NodeJS.ProcessEnv = process.env): Record<string, string> {
+export function childEnv(
+  extra: Readonly<Record<string, string>>,
+  inheritEnv = false,
+  source: NodeJS.ProcessEnv = process.env,
+): Record<string, string> {
   const base: Record<string, string> = {};
   if (inheritEnv) {
     for (const [k, v] of Object.entries(source)) if (v !== undefined) base[k] = v;

@@ -19,11 +19,32 @@ function lazy(used: (config: Config) => boolean, load: () => Promise<(loaded: Lo
 
 /** Every source factory, one per config section, in the order their status is listed. */
 export const SOURCE_FACTORIES: readonly SourceFactory[] = [
-  lazy((c) => hasKeys(c.mcpServers) || hasKeys(c.servers) || hasKeys(c.mcp) || c.mcpConfig !== undefined, async () => (await import("./mcp/index.js")).mcpSources),
-  lazy((c) => (c.skills?.length ?? 0) > 0, async () => (await import("./skills/index.js")).skillSources),
-  lazy((c) => c.builtins !== undefined, async () => (await import("./builtins/index.js")).builtinSources),
-  lazy((c) => (c.http?.length ?? 0) > 0, async () => (await import("./http/index.js")).httpSources),
-  lazy((c) => (c.openapi?.length ?? 0) > 0, async () => (await import("./openapi/index.js")).openapiSources),
-  lazy((c) => hasKeys(c.agents), async () => (await import("./a2a/index.js")).a2aSources),
-  lazy((c) => (c.plugins?.length ?? 0) > 0, async () => (await import("./plugins/index.js")).pluginSources),
+  lazy(
+    (c) => hasKeys(c.mcpServers) || hasKeys(c.servers) || hasKeys(c.mcp) || c.mcpConfig !== undefined,
+    async () => (await import("./mcp/index.js")).mcpSources,
+  ),
+  lazy(
+    (c) => (c.skills?.length ?? 0) > 0,
+    async () => (await import("./skills/index.js")).skillSources,
+  ),
+  lazy(
+    (c) => c.builtins !== undefined,
+    async () => (await import("./builtins/index.js")).builtinSources,
+  ),
+  lazy(
+    (c) => (c.http?.length ?? 0) > 0,
+    async () => (await import("./http/index.js")).httpSources,
+  ),
+  lazy(
+    (c) => (c.openapi?.length ?? 0) > 0,
+    async () => (await import("./openapi/index.js")).openapiSources,
+  ),
+  lazy(
+    (c) => hasKeys(c.agents),
+    async () => (await import("./a2a/index.js")).a2aSources,
+  ),
+  lazy(
+    (c) => (c.plugins?.length ?? 0) > 0,
+    async () => (await import("./plugins/index.js")).pluginSources,
+  ),
 ];

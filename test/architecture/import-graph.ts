@@ -21,7 +21,8 @@ export function importGraph(root: string, dir: string): ImportGraph {
     const local: string[] = [];
     const packages: string[] = [];
     for (const { fileName } of info.importedFiles) {
-      if (fileName.startsWith(".")) local.push(path.posix.normalize(path.posix.join(path.posix.dirname(rel), fileName)).replace(/\.js$/, ".ts"));
+      if (fileName.startsWith("."))
+        local.push(path.posix.normalize(path.posix.join(path.posix.dirname(rel), fileName)).replace(/\.js$/, ".ts"));
       else packages.push(fileName);
     }
     files.set(rel, { local, packages });

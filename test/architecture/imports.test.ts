@@ -16,8 +16,17 @@ const concernOf = (file: string): string | undefined => {
 
 // The layers of docs/architecture.md, lowest first: a file may import its own layer or a lower one.
 const LAYERS: [string, number][] = [
-  ["src/core/", 0], ["src/config/", 1], ["src/net/", 2], ["src/governance/", 2], ["src/sources/", 3], ["src/create-toolkit.ts", 4], ["src/server/", 5],
-  ["src/cli-async.ts", 6], ["src/cli-pins.ts", 6], ["src/cli.ts", 6], ["src/index.ts", 6],
+  ["src/core/", 0],
+  ["src/config/", 1],
+  ["src/net/", 2],
+  ["src/governance/", 2],
+  ["src/sources/", 3],
+  ["src/create-toolkit.ts", 4],
+  ["src/server/", 5],
+  ["src/cli-async.ts", 6],
+  ["src/cli-pins.ts", 6],
+  ["src/cli.ts", 6],
+  ["src/index.ts", 6],
 ];
 const rankOf = (file: string): number => {
   const layer = LAYERS.find(([prefix]) => file.startsWith(prefix));
@@ -43,7 +52,8 @@ describe("the import graph of src/", () => {
   });
 
   it("has no import from a src/server/<concern>/ folder back up to a top-level src/server/*.ts file", () => {
-    const upward = [...files].filter(([f]) => f.startsWith(SERVER) && concernOf(f))
+    const upward = [...files]
+      .filter(([f]) => f.startsWith(SERVER) && concernOf(f))
       .flatMap(([f, { local }]) => local.filter((t) => t.startsWith(SERVER) && !concernOf(t)).map((t) => `${f} -> ${t}`));
     expect(upward).toEqual([]);
   });
@@ -70,10 +80,14 @@ describe("the import graph of src/", () => {
 
   it("keeps src/core free of the server, sources, config, net and Fastify", () => {
     const outside = ["src/server/", "src/sources/", "src/config/", "src/net/"];
-    const bad = [...files].filter(([f]) => f.startsWith("src/core/")).flatMap(([f, { local, packages }]) => [
-      ...local.filter((t) => outside.some((o) => t.startsWith(o))),
-      ...packages.filter((p) => p === "fastify" || p.startsWith("fastify/") || p.startsWith("@fastify/")),
-    ].map((t) => `${f} -> ${t}`));
+    const bad = [...files]
+      .filter(([f]) => f.startsWith("src/core/"))
+      .flatMap(([f, { local, packages }]) =>
+        [
+          ...local.filter((t) => outside.some((o) => t.startsWith(o))),
+          ...packages.filter((p) => p === "fastify" || p.startsWith("fastify/") || p.startsWith("@fastify/")),
+        ].map((t) => `${f} -> ${t}`),
+      );
     expect(bad).toEqual([]);
   });
 });

@@ -4,7 +4,10 @@ import { normalizeConfig } from "../../src/config/load.js";
 import { collectServers } from "../../src/sources/mcp/collect-servers.js";
 
 async function issuesOf(raw: unknown): Promise<string> {
-  const err = await normalizeConfig(raw).then(() => undefined, (e: unknown) => e);
+  const err = await normalizeConfig(raw).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(ConfigError);
   return (err as ConfigError).message;
 }
@@ -27,7 +30,17 @@ describe("auth, forwardAuth and telemetry config", () => {
     expect(await issuesOf({ auth: { jwt: { ...jwt, algorithms: ["HS256"] } } })).toContain("/auth/jwt/algorithms/0");
     expect(await issuesOf({ auth: { jwt: { ...jwt, algorithms: ["none"] } } })).toContain("/auth/jwt/algorithms/0");
     expect(await issuesOf({ auth: { policies: [{ tools: ["*"] }] } })).toContain("configure auth.jwt");
-    expect(await issuesOf({ auth: { jwt, policies: [{ id: "a", tools: [] }, { id: "a", tools: [] }] } })).toContain("/auth/policies/1/id");
+    expect(
+      await issuesOf({
+        auth: {
+          jwt,
+          policies: [
+            { id: "a", tools: [] },
+            { id: "a", tools: [] },
+          ],
+        },
+      }),
+    ).toContain("/auth/policies/1/id");
   });
 
   it("refuses forwardAuth on a local MCP server", async () => {
@@ -37,6 +50,8 @@ describe("auth, forwardAuth and telemetry config", () => {
 
   it("refuses runAs on a remote MCP server", async () => {
     const loaded = await normalizeConfig({ mcpServers: { remote: { url: "http://127.0.0.1:1/mcp", runAs: { uid: 65534, gid: 65534 } } } });
-    expect(collectServers(loaded)).toEqual([{ name: "remote", error: expect.stringContaining("runAs, which only a local server can use") }]);
+    expect(collectServers(loaded)).toEqual([
+      { name: "remote", error: expect.stringContaining("runAs, which only a local server can use") },
+    ]);
   });
 });

@@ -7,18 +7,32 @@ import { tempDir } from "../helpers/temp-dir.js";
 const PLUGIN = "export default { name: 'p', description: 'd', run: () => 'ok' };\n";
 
 async function issuesOf(p: Promise<unknown>): Promise<string> {
-  const err = await p.then(() => undefined, (e: unknown) => e);
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(ConfigError);
   return (err as ConfigError).message;
 }
 
 describe("loadConfig", () => {
   it("reads YAML, applies defaults and resolves paths against the file's directory", async () => {
-    const dir = await tempDir({ "conf/toolnexus.yaml": "plugins: [./plugins/*.mjs]\nskills: [./skills]\nserver: { port: 9000 }\n", "conf/plugins/a.mjs": PLUGIN, "conf/skills/.keep": "" });
+    const dir = await tempDir({
+      "conf/toolnexus.yaml": "plugins: [./plugins/*.mjs]\nskills: [./skills]\nserver: { port: 9000 }\n",
+      "conf/plugins/a.mjs": PLUGIN,
+      "conf/skills/.keep": "",
+    });
     const { config, file, baseDir } = await loadConfig(path.join(dir, "conf", "toolnexus.yaml"));
     expect(file).toBe(path.join(dir, "conf", "toolnexus.yaml"));
     expect(baseDir).toBe(path.join(dir, "conf"));
-    expect(config.server).toMatchObject({ port: 9000, host: "127.0.0.1", timeoutMs: 60000, maxTimeoutMs: 600000, maxConcurrent: 256, bodyLimitBytes: 1048576 });
+    expect(config.server).toMatchObject({
+      port: 9000,
+      host: "127.0.0.1",
+      timeoutMs: 60000,
+      maxTimeoutMs: 600000,
+      maxConcurrent: 256,
+      bodyLimitBytes: 1048576,
+    });
     expect(config.plugins).toEqual([path.join(dir, "conf", "plugins", "a.mjs")]);
     expect(config.skills).toEqual([path.join(dir, "conf", "skills")]);
   });
@@ -33,7 +47,9 @@ describe("loadConfig", () => {
   });
 
   it("accepts a plain Claude-desktop mcp.json", async () => {
-    const dir = await tempDir({ "mcp.json": JSON.stringify({ mcpServers: { fs: { command: "npx", args: ["-y", "server-filesystem", "/tmp"], env: { A: "b" } } } }) });
+    const dir = await tempDir({
+      "mcp.json": JSON.stringify({ mcpServers: { fs: { command: "npx", args: ["-y", "server-filesystem", "/tmp"], env: { A: "b" } } } }),
+    });
     expect((await loadConfig(dir)).config.mcpServers?.fs?.args).toEqual(["-y", "server-filesystem", "/tmp"]);
   });
 
@@ -47,13 +63,17 @@ describe("loadConfig", () => {
   });
 
   it("reads ${file:/abs/path} secrets (one trailing newline dropped) and scrubs them like env values", async () => {
-    const dir = await tempDir({ "token": "from-a-file-secret\n" });
+    const dir = await tempDir({ token: "from-a-file-secret\n" });
     const loaded = await normalizeConfig({ auth: { apiKeys: [{ id: "k", key: `\${file:${path.join(dir, "token")}}` }] } }, { env: {} });
     expect(loaded.config.auth?.apiKeys[0]?.key).toBe("from-a-file-secret");
     expect(loaded.secrets).toEqual(["from-a-file-secret"]);
-    const missing = await issuesOf(normalizeConfig({ auth: { apiKeys: [{ id: "k", key: `\${file:${path.join(dir, "none")}}` }] } }, { env: {} }));
+    const missing = await issuesOf(
+      normalizeConfig({ auth: { apiKeys: [{ id: "k", key: `\${file:${path.join(dir, "none")}}` }] } }, { env: {} }),
+    );
     expect(missing).toBe(`config error: /auth/apiKeys/0/key cannot read ${path.join(dir, "none")} (ENOENT)`);
-    expect(await issuesOf(normalizeConfig({ auth: { apiKeys: [{ id: "k", key: "${file:rel/token}" }] } }, { env: {} }))).toContain("needs an absolute path");
+    expect(await issuesOf(normalizeConfig({ auth: { apiKeys: [{ id: "k", key: "${file:rel/token}" }] } }, { env: {} }))).toContain(
+      "needs an absolute path",
+    );
   });
 
   it("refuses a headers timeout longer than the request timeout (Node would throw at listen)", async () => {
@@ -76,7 +96,9 @@ describe("loadConfig", () => {
 
   it("checks paths once the shape is valid: missing plugins and skills are named", async () => {
     const dir = await tempDir({ "toolnexus.yaml": "plugins: [./p/*.mjs, ./q.mjs]\nskills: [./nope]\n", "p/a.mjs": PLUGIN });
-    expect(await issuesOf(loadConfig(dir))).toBe(`config error in ${path.join(dir, "toolnexus.yaml")}: /plugins/1 not found; /skills/0 not found`);
+    expect(await issuesOf(loadConfig(dir))).toBe(
+      `config error in ${path.join(dir, "toolnexus.yaml")}: /plugins/1 not found; /skills/0 not found`,
+    );
   });
 
   it("rejects text that is not YAML or JSON, and a top level that is not an object", async () => {
@@ -101,13 +123,19 @@ describe("loadConfig", () => {
 describe("API key rules", () => {
   it("rejects repeated ids and keys with neither or both of key and sha256", async () => {
     const sha = "a".repeat(64);
-    const err = await normalizeConfig({ auth: { apiKeys: [
-      { id: "team", key: "0123456789abcdef0" },
-      { id: "team", sha256: sha },
-      { id: "none" },
-      { id: "both", key: "0123456789abcdef0", sha256: sha },
-    ] } }).catch((e: unknown) => e);
-    expect((err as Error).message).toBe("config error: /auth/apiKeys/1/id repeats the id of /auth/apiKeys/0; /auth/apiKeys/2 needs exactly one of key and sha256; /auth/apiKeys/3 needs exactly one of key and sha256");
+    const err = await normalizeConfig({
+      auth: {
+        apiKeys: [
+          { id: "team", key: "0123456789abcdef0" },
+          { id: "team", sha256: sha },
+          { id: "none" },
+          { id: "both", key: "0123456789abcdef0", sha256: sha },
+        ],
+      },
+    }).catch((e: unknown) => e);
+    expect((err as Error).message).toBe(
+      "config error: /auth/apiKeys/1/id repeats the id of /auth/apiKeys/0; /auth/apiKeys/2 needs exactly one of key and sha256; /auth/apiKeys/3 needs exactly one of key and sha256",
+    );
   });
 
   it("bounds timeouts below the timer overflow", async () => {

@@ -23,11 +23,13 @@ describe("adapters", () => {
   });
 
   it("Gemini: one element wrapping every declaration", () => {
-    expect(toGemini(tools)).toEqual([{
-      functionDeclarations: [
-        { name: "a", description: "first", parameters: tools[0]?.inputSchema },
-        { name: "b", description: "second", parameters: { type: "object" } },
-      ],
-    }]);
+    expect(toGemini(tools)).toEqual([
+      {
+        functionDeclarations: [
+          { name: "a", description: "first", parameters: tools[0]?.inputSchema },
+          { name: "b", description: "second", parameters: { type: "object" } },
+        ],
+      },
+    ]);
   });
 });

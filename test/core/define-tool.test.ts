@@ -26,7 +26,13 @@ describe("defineTool", () => {
   });
 
   it("turns a throw into a model-facing isError result", async () => {
-    const t = defineTool({ name: "boom", description: "", run: async () => { throw new Error("bad input"); } });
+    const t = defineTool({
+      name: "boom",
+      description: "",
+      run: async () => {
+        throw new Error("bad input");
+      },
+    });
     await expect(t.execute({})).resolves.toEqual({ output: "bad input", isError: true });
   });
 
@@ -52,7 +58,11 @@ describe("pending", () => {
 
   it("authRequired is an authorization request carrying the url", () => {
     const req = pendingOf(authRequired("https://login.example/authorize"));
-    expect(req).toMatchObject({ kind: "authorization", url: "https://login.example/authorize", prompt: "Login required: https://login.example/authorize" });
+    expect(req).toMatchObject({
+      kind: "authorization",
+      url: "https://login.example/authorize",
+      prompt: "Login required: https://login.example/authorize",
+    });
   });
 
   it("pendingOf is undefined for ordinary results and malformed metadata", () => {

@@ -118,7 +118,8 @@ describe("Toolkit assembly", () => {
 });
 
 describe("Toolkit reuse on reload", () => {
-  const make = (name: string, fingerprint: string, tools = [tool(name, "mcp")]) => Object.assign(new StaticSource("mcp", name, tools), { fingerprint });
+  const make = (name: string, fingerprint: string, tools = [tool(name, "mcp")]) =>
+    Object.assign(new StaticSource("mcp", name, tools), { fingerprint });
 
   it("takes over running sources with the same kind, name and fingerprint; rebuilds the others", async () => {
     const same = make("same", "a");
@@ -156,7 +157,12 @@ describe("Toolkit reuse on reload", () => {
 });
 
 describe("Toolkit.execute", () => {
-  const schema = { type: "object", properties: { n: { type: "integer" }, tags: { type: "array", items: { type: "string" } } }, required: ["n"], additionalProperties: false };
+  const schema = {
+    type: "object",
+    properties: { n: { type: "integer" }, tags: { type: "array", items: { type: "string" } } },
+    required: ["n"],
+    additionalProperties: false,
+  };
 
   it("throws TOOL_NOT_FOUND for an unknown tool", async () => {
     const tk = await Toolkit.create({});
@@ -167,11 +173,13 @@ describe("Toolkit.execute", () => {
     const tk = await Toolkit.create({ tools: [tool("t", "native", schema)] });
     const err = await tk.execute("t", { tags: ["a", 3], extra: true }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ToolnexusError);
-    expect((err as ToolnexusError).errors).toEqual(expect.arrayContaining([
-      { pointer: "/n", message: "is required" },
-      { pointer: "/extra", message: "is not allowed" },
-      { pointer: "/tags/1", message: "must be string" },
-    ]));
+    expect((err as ToolnexusError).errors).toEqual(
+      expect.arrayContaining([
+        { pointer: "/n", message: "is required" },
+        { pointer: "/extra", message: "is not allowed" },
+        { pointer: "/tags/1", message: "must be string" },
+      ]),
+    );
   });
 
   it("refuses a tool whose schema does not compile, with one warning naming it and its source", async () => {
@@ -189,14 +197,26 @@ describe("Toolkit.execute", () => {
   it("refuses a tool whose name is longer than 128 characters or has other characters", async () => {
     const { logger, warnings } = recordingLogger();
     const longest = `n${"x".repeat(127)}`;
-    const tk = await Toolkit.create({ tools: [tool(longest, "native", schema), tool(`${longest}y`, "native", schema), tool("a.b", "native", schema)], logger });
+    const tk = await Toolkit.create({
+      tools: [tool(longest, "native", schema), tool(`${longest}y`, "native", schema), tool("a.b", "native", schema)],
+      logger,
+    });
     expect(tk.tools().map((t) => t.name)).toEqual([longest]);
-    expect(warnings).toEqual([expect.objectContaining({ tool: `${longest}y` }), expect.objectContaining({ tool: "a.b", reason: expect.stringContaining("name") })]);
+    expect(warnings).toEqual([
+      expect.objectContaining({ tool: `${longest}y` }),
+      expect.objectContaining({ tool: "a.b", reason: expect.stringContaining("name") }),
+    ]);
   });
 
   it("refuses arguments nested too deep or too large before the tool runs, with a pointer", async () => {
     let ran = false;
-    const open = { ...tool("open", "native", { type: "object" }), execute: async () => { ran = true; return { output: "", isError: false }; } };
+    const open = {
+      ...tool("open", "native", { type: "object" }),
+      execute: async () => {
+        ran = true;
+        return { output: "", isError: false };
+      },
+    };
     const tk = await Toolkit.create({ tools: [open] });
     let deep: Record<string, unknown> = {};
     const root = { a: deep };
@@ -212,8 +232,17 @@ describe("Toolkit.execute", () => {
   });
 
   it("validates draft-07 schemas (as MCP servers emit) and 2020-12 schemas alike", async () => {
-    const d7 = { $schema: "http://json-schema.org/draft-07/schema#", type: "object", properties: { s: { type: "string" } }, required: ["s"] };
-    const d2020 = { $schema: "https://json-schema.org/draft/2020-12/schema", type: "object", properties: { p: { prefixItems: [{ type: "number" }] } } };
+    const d7 = {
+      $schema: "http://json-schema.org/draft-07/schema#",
+      type: "object",
+      properties: { s: { type: "string" } },
+      required: ["s"],
+    };
+    const d2020 = {
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      type: "object",
+      properties: { p: { prefixItems: [{ type: "number" }] } },
+    };
     const tk = await Toolkit.create({ tools: [tool("d7", "native", d7), tool("d2020", "native", d2020)] });
     await expect(tk.execute("d7", {})).rejects.toMatchObject({ code: "INVALID_ARGUMENTS" });
     await expect(tk.execute("d7", { s: "ok" })).resolves.toMatchObject({ isError: false });

@@ -24,7 +24,12 @@ async function closedPortUrl(): Promise<string> {
 beforeAll(async () => {
   [modern, legacy, doomed] = await Promise.all([
     startAgent({ name: "Modern Agent", versions: ["1.0"] }),
-    startAgent({ name: "Legacy Agent", versions: ["0.3"], legacyCard: true, skills: [{ id: "echo", name: "Echo", description: "Echoes." }] }),
+    startAgent({
+      name: "Legacy Agent",
+      versions: ["0.3"],
+      legacyCard: true,
+      skills: [{ id: "echo", name: "Echo", description: "Echoes." }],
+    }),
     startAgent({ name: "Doomed Agent", skills: [{ id: "echo", name: "Echo", description: "Echoes." }] }),
   ]);
   process.env.A2A_E2E_TOKEN = TOKEN;
@@ -55,21 +60,37 @@ async function execute(tool: string, body: unknown): Promise<{ status: number; j
 describe("A2A agents over REST", () => {
   it("lists the agents' skills as a2a tools; a failing card is `failed` while the others load", async () => {
     const tools = (await (await fetch(`${s.url}/tools?source=a2a`)).json()) as { tools: { name: string; source: string }[] };
-    expect(tools.tools.map((t) => t.name).sort()).toEqual(["Doomed_Agent_echo", "Legacy_Agent_echo", "Modern_Agent_do_work", "Modern_Agent_echo"]);
+    expect(tools.tools.map((t) => t.name).sort()).toEqual([
+      "Doomed_Agent_echo",
+      "Legacy_Agent_echo",
+      "Modern_Agent_do_work",
+      "Modern_Agent_echo",
+    ]);
     const status = (await (await fetch(`${s.url}/status`)).json()) as unknown;
     const text = JSON.stringify(status);
-    for (const [name, state] of [["modern", "connected"], ["legacy", "connected"], ["broken", "failed"], ["off", "disabled"]]) {
+    for (const [name, state] of [
+      ["modern", "connected"],
+      ["legacy", "connected"],
+      ["broken", "failed"],
+      ["off", "disabled"],
+    ]) {
       expect(text).toContain(JSON.stringify({ source: "a2a", name, state }).slice(1, -1));
     }
-    expect(text).toContain('cannot be reached: connection refused (ECONNREFUSED)');
+    expect(text).toContain("cannot be reached: connection refused (ECONNREFUSED)");
     expect(text).not.toContain(TOKEN);
   });
 
   it("runs a completed task on a 1.0 agent and a 0.3 agent", async () => {
     const a = await execute("Modern_Agent_echo", { arguments: { task: "echo one" } });
-    expect(a).toMatchObject({ status: 200, json: { output: "echo: one", isError: false, metadata: { agent: "Modern Agent", state: "completed" } } });
+    expect(a).toMatchObject({
+      status: 200,
+      json: { output: "echo: one", isError: false, metadata: { agent: "Modern Agent", state: "completed" } },
+    });
     const b = await execute("Legacy_Agent_echo", { arguments: { task: "echo two" } });
-    expect(b).toMatchObject({ status: 200, json: { output: "echo: two", isError: false, metadata: { agent: "Legacy Agent", state: "completed" } } });
+    expect(b).toMatchObject({
+      status: 200,
+      json: { output: "echo: two", isError: false, metadata: { agent: "Legacy Agent", state: "completed" } },
+    });
     expect(modern.calls.some((c) => c.method === "SendMessage" && c.a2aVersion === "1.0")).toBe(true);
     expect(legacy.calls.some((c) => c.method === "message/send" && c.a2aVersion === "0.3")).toBe(true);
   });
@@ -77,18 +98,27 @@ describe("A2A agents over REST", () => {
   it("answers 200 with isError for a failed task", async () => {
     const r = await execute("Modern_Agent_echo", { arguments: { task: "fail out of cheese" } });
     const id = (r.json.metadata as { taskId: string }).taskId;
-    expect(r).toEqual({ status: 200, json: { output: `A2A task ${id} failed: out of cheese`, isError: true, metadata: expect.objectContaining({ state: "failed" }) } });
+    expect(r).toEqual({
+      status: 200,
+      json: { output: `A2A task ${id} failed: out of cheese`, isError: true, metadata: expect.objectContaining({ state: "failed" }) },
+    });
   });
 
   it("answers 502 UPSTREAM_UNAVAILABLE when the agent cannot be reached", async () => {
     const r = await execute("Doomed_Agent_echo", { arguments: { task: "echo x" } });
     expect(r.status).toBe(502);
-    expect(r.json).toMatchObject({ code: "UPSTREAM_UNAVAILABLE", detail: 'A2A agent "doomed" cannot be reached: connection refused (ECONNREFUSED)' });
+    expect(r.json).toMatchObject({
+      code: "UPSTREAM_UNAVAILABLE",
+      detail: 'A2A agent "doomed" cannot be reached: connection refused (ECONNREFUSED)',
+    });
   });
 
   it("cancels the task at the agent when the REST client disconnects", async () => {
     const before = modern.log.received.length;
-    const req = request(`${s.url}/tools/Modern_Agent_echo/execute`, { method: "POST", headers: { "content-type": "application/json", "x-request-id": "a2a-disconnect" } });
+    const req = request(`${s.url}/tools/Modern_Agent_echo/execute`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-request-id": "a2a-disconnect" },
+    });
     req.on("error", () => {}); // the socket is destroyed on purpose
     req.end(JSON.stringify({ arguments: { task: "slow" } }));
     await eventually(() => modern.log.received.length > before);
@@ -99,7 +129,10 @@ describe("A2A agents over REST", () => {
     await eventually(() => modern.log.canceled.length === 1);
     expect(modern.calls.at(-1)?.method).toBe("CancelTask");
     await eventually(() => s.logs.some((l) => l.reqId === "a2a-disconnect" && l.msg === "tool call"));
-    expect(s.logs.find((l) => l.reqId === "a2a-disconnect" && l.msg === "tool call")).toMatchObject({ outcome: "cancelled", statusCode: 499 });
+    expect(s.logs.find((l) => l.reqId === "a2a-disconnect" && l.msg === "tool call")).toMatchObject({
+      outcome: "cancelled",
+      statusCode: 499,
+    });
     const after = polls();
     await new Promise((r) => setTimeout(r, 100));
     expect(polls()).toBe(after); // polling stopped

@@ -19,7 +19,9 @@ describe("the audit trail of toolnexus mcp (stdio)", () => {
       ].join("\n"),
     });
     const transport = new StdioClientTransport({
-      command: process.execPath, args: [CLI, "mcp", "--config", dir], stderr: "pipe",
+      command: process.execPath,
+      args: [CLI, "mcp", "--config", dir],
+      stderr: "pipe",
       env: { ...process.env, STDIO_AUDIT_SECRET: secret } as Record<string, string>,
     });
     let stderr = "";
@@ -31,9 +33,16 @@ describe("the audit trail of toolnexus mcp (stdio)", () => {
     try {
       await client.callTool({ name: "echo", arguments: { text: secret } });
       await client.callTool({ name: "divide", arguments: { a: 1, b: 0 } });
-      const audit = () => stderr.split("\n").filter((l) => l.includes('"type":"audit"')).map((l) => JSON.parse(l) as Record<string, unknown>);
+      const audit = () =>
+        stderr
+          .split("\n")
+          .filter((l) => l.includes('"type":"audit"'))
+          .map((l) => JSON.parse(l) as Record<string, unknown>);
       await expect.poll(() => audit().length, { timeout: 5_000 }).toBe(2);
-      expect(audit().map((l) => [l.transport, l.tool, l.outcome, l.principal])).toEqual([["stdio", "echo", "ok", "anonymous"], ["stdio", "divide", "tool_error", "anonymous"]]);
+      expect(audit().map((l) => [l.transport, l.tool, l.outcome, l.principal])).toEqual([
+        ["stdio", "echo", "ok", "anonymous"],
+        ["stdio", "divide", "tool_error", "anonymous"],
+      ]);
       expect(audit()[0]?.arguments).toEqual({ text: "[redacted]" });
       expect(stderr).not.toContain(secret);
       expect(protocolErrors).toEqual([]);

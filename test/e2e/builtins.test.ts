@@ -64,8 +64,11 @@ describe("built-in tools over REST", () => {
     const request = (first.body.metadata as { pending: { id: string; kind: string; prompt: string; data: unknown } }).pending;
     expect(request).toMatchObject({ kind: "question", prompt: "Ship it? (options: yes, no)", data: { questions } });
 
-    const second = await execute("question", { arguments: { questions }, answer: { id: request.id, ok: true, data: { answers: ["yes"] } } });
-    expect(second).toEqual({ status: 200, body: { output: "{\"answers\":[\"yes\"]}", isError: false } });
+    const second = await execute("question", {
+      arguments: { questions },
+      answer: { id: request.id, ok: true, data: { answers: ["yes"] } },
+    });
+    expect(second).toEqual({ status: 200, body: { output: '{"answers":["yes"]}', isError: false } });
 
     const declined = await execute("question", { arguments: { questions }, answer: { id: request.id, ok: false, reason: "declined" } });
     expect(declined.body).toMatchObject({ isError: true, output: "declined: Ship it? (options: yes, no)" });
@@ -77,11 +80,14 @@ describe("built-in tools over REST", () => {
   it("an escape attempt is a 200 isError result naming the rule", async () => {
     const r = await execute("read", { arguments: { path: "../../etc/passwd" } });
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ isError: true, output: 'read: refused: path "../../etc/passwd" climbs out of the workspace with ".." (paths must stay inside the workspace)' });
+    expect(r.body).toMatchObject({
+      isError: true,
+      output: 'read: refused: path "../../etc/passwd" climbs out of the workspace with ".." (paths must stay inside the workspace)',
+    });
   });
 
   it("bash cannot see the service's environment", async () => {
-    const r = await execute("bash", { arguments: { command: "echo \"[$TOOLNEXUS_CANARY]\"; env" } });
+    const r = await execute("bash", { arguments: { command: 'echo "[$TOOLNEXUS_CANARY]"; env' } });
     expect(r.body).toMatchObject({ isError: false });
     expect(r.body.output).toMatch(/^\[\]\n/);
     expect(r.body.output).not.toContain("e2e-canary-secret");
@@ -99,7 +105,10 @@ describe("built-in tools over REST", () => {
     const { port } = new URL(s.url);
     const body = JSON.stringify({ arguments: { command: "echo $$ > disconnect.pid; sleep 30 & sleep 30 & wait" } });
     const req = http.request({
-      host: "127.0.0.1", port: Number(port), method: "POST", path: "/tools/bash/execute",
+      host: "127.0.0.1",
+      port: Number(port),
+      method: "POST",
+      path: "/tools/bash/execute",
       headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body), "x-request-id": "builtins-disconnect" },
     });
     req.on("error", () => {}); // the socket is destroyed on purpose

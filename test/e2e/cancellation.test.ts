@@ -6,7 +6,9 @@ import { eventually } from "../helpers/wait.js";
 
 const log: SignalLog = {};
 let s: TestServer;
-beforeAll(async () => { s = await startServer({ tools: testTools(log) }); });
+beforeAll(async () => {
+  s = await startServer({ tools: testTools(log) });
+});
 afterAll(() => s.close());
 
 describe("client disconnect over a real TCP socket", () => {
@@ -15,7 +17,9 @@ describe("client disconnect over a real TCP socket", () => {
     const socket = net.connect(Number(port), "127.0.0.1");
     await new Promise((r) => socket.once("connect", r));
     const body = JSON.stringify({ arguments: { ms: 10_000 } });
-    socket.write(`POST /tools/slow/execute HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: disconnect-1\r\n\r\n${body}`);
+    socket.write(
+      `POST /tools/slow/execute HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: disconnect-1\r\n\r\n${body}`,
+    );
     await eventually(() => log.startedAt);
 
     // The body has been read by now: a request.raw "close" listener would already have fired.
@@ -26,7 +30,9 @@ describe("client disconnect over a real TCP socket", () => {
     const abortedAt = await eventually(() => log.abortedAt, { everyMs: 2 });
     const line = await eventually(() => s.logs.find((l) => l.reqId === "disconnect-1" && l.msg === "tool call"), { everyMs: 2 });
     const loggedAt = performance.now();
-    console.log(`disconnect → signal abort: ${(abortedAt - destroyedAt).toFixed(1)} ms; → log line: ${(loggedAt - destroyedAt).toFixed(1)} ms`);
+    console.log(
+      `disconnect → signal abort: ${(abortedAt - destroyedAt).toFixed(1)} ms; → log line: ${(loggedAt - destroyedAt).toFixed(1)} ms`,
+    );
     expect(abortedAt - destroyedAt).toBeLessThan(100);
     expect(loggedAt - destroyedAt).toBeLessThan(100);
     expect(log.reason).toMatchObject({ code: "CLIENT_CLOSED" });
@@ -34,7 +40,11 @@ describe("client disconnect over a real TCP socket", () => {
   });
 
   it("a client that stays connected is not cancelled after its body is read", async () => {
-    const res = await fetch(`${s.url}/tools/slow/execute`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ arguments: { ms: 150 } }) });
+    const res = await fetch(`${s.url}/tools/slow/execute`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ arguments: { ms: 150 } }),
+    });
     expect(await res.json()).toEqual({ output: "done", isError: false });
   });
 });

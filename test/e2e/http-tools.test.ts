@@ -27,7 +27,13 @@ beforeAll(async () => {
     config: {
       egress: { deny: ["127.0.0.2"] },
       http: [
-        { name: "echo", method: "POST", url: `${up.url}/echo/{id}`, query: ["q"], headers: { Authorization: `Bearer \${${CANARY_VAR}}`, "X-Plain": "visible" } },
+        {
+          name: "echo",
+          method: "POST",
+          url: `${up.url}/echo/{id}`,
+          query: ["q"],
+          headers: { Authorization: `Bearer \${${CANARY_VAR}}`, "X-Plain": "visible" },
+        },
         { name: "form_post", method: "POST", url: `${up.url}/echo/form`, body: "form" },
         { name: "missing", url: `${up.url}/status/404`, description: "Always 404" },
         { name: "secret_error", url: `${up.url}/status/500`, headers: { "X-Key": `\${${CANARY_VAR}}` } },
@@ -51,7 +57,10 @@ describe("http tools over REST", () => {
     expect(tools.tools.map((t) => t.name).sort()).toEqual(["dead", "denied", "echo", "form_post", "missing", "secret_error", "slow"]);
     expect(tools.tools.find((t) => t.name === "echo")?.inputSchema).toEqual({
       type: "object",
-      properties: { id: { type: "string", description: "Fills {id} in the URL." }, q: { type: "string", description: "Sent in the query string." } },
+      properties: {
+        id: { type: "string", description: "Fills {id} in the URL." },
+        q: { type: "string", description: "Sent in the query string." },
+      },
       required: ["id"],
     });
     const status = (await (await fetch(`${srv.url}/status`)).json()) as unknown;
@@ -89,7 +98,10 @@ describe("http tools over REST", () => {
   it("a refused connection is 502 UPSTREAM_UNAVAILABLE", async () => {
     const r = await execute("dead");
     expect(r.status).toBe(502);
-    expect(r.body).toMatchObject({ code: "UPSTREAM_UNAVAILABLE", detail: `dead: cannot reach http://127.0.0.1:${deadPort}: connection refused (ECONNREFUSED)` });
+    expect(r.body).toMatchObject({
+      code: "UPSTREAM_UNAVAILABLE",
+      detail: `dead: cannot reach http://127.0.0.1:${deadPort}: connection refused (ECONNREFUSED)`,
+    });
   });
 
   it("its own timeout is 504 TOOL_TIMEOUT", async () => {
@@ -111,7 +123,13 @@ describe("http tools over REST", () => {
     const s2 = await startServer({ config: { http: [{ name: "hang", url: `${fresh.url}/slow` }] } });
     try {
       const port = Number(new URL(s2.url).port);
-      const req = httpRequest({ host: "127.0.0.1", port, method: "POST", path: "/tools/hang/execute", headers: { "content-type": "application/json" } });
+      const req = httpRequest({
+        host: "127.0.0.1",
+        port,
+        method: "POST",
+        path: "/tools/hang/execute",
+        headers: { "content-type": "application/json" },
+      });
       req.on("error", () => {});
       req.end(JSON.stringify({ arguments: {} }));
       await fresh.slowArrived;

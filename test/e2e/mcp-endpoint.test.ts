@@ -21,18 +21,29 @@ type Json = Record<string, unknown>;
 /** An SDK client over streamable HTTP with this key; `fetch` may be replaced (to alternate replicas). */
 async function connect(url: string, key: string, fetchImpl?: typeof fetch): Promise<Client> {
   const client = new Client({ name: "mcp-endpoint-test", version: "1.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), {
-    requestInit: { headers: { authorization: `Bearer ${key}` } },
-    ...(fetchImpl ? { fetch: fetchImpl } : {}),
-  }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${url}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${key}` } },
+      ...(fetchImpl ? { fetch: fetchImpl } : {}),
+    }),
+  );
   return client;
 }
 
 /** A raw POST to /mcp: status, headers and parsed JSON body. */
-async function post(url: string, body: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; body: Json }> {
+async function post(
+  url: string,
+  body: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Headers; body: Json }> {
   const res = await fetch(`${url}/mcp`, {
     method: "POST",
-    headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+    headers: {
+      authorization: `Bearer ${ADMIN}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      ...headers,
+    },
     body,
   });
   const text = await res.text();
@@ -46,16 +57,28 @@ async function post(url: string, body: string, headers: Record<string, string> =
 async function postTooLarge(url: string, bytes: number): Promise<{ status: number; body: Json }> {
   const { port } = new URL(url);
   return new Promise((resolve, reject) => {
-    const req = request({ host: "127.0.0.1", port, path: "/mcp", method: "POST", headers: {
-      authorization: `Bearer ${ADMIN}`, "content-type": "application/json", accept: "application/json, text/event-stream", "content-length": bytes,
-    } }, (res) => {
-      let text = "";
-      res.on("data", (c: Buffer) => (text += c.toString()));
-      res.on("end", () => {
-        req.destroy();
-        resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as Json });
-      });
-    });
+    const req = request(
+      {
+        host: "127.0.0.1",
+        port,
+        path: "/mcp",
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${ADMIN}`,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "content-length": bytes,
+        },
+      },
+      (res) => {
+        let text = "";
+        res.on("data", (c: Buffer) => (text += c.toString()));
+        res.on("end", () => {
+          req.destroy();
+          resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as Json });
+        });
+      },
+    );
     req.on("error", reject);
     req.write("{");
   });
@@ -109,8 +132,13 @@ describe("/mcp on a real `toolnexus serve`", () => {
 
   it("tools/call keeps text, isError, images, structured content, and names bad arguments", async () => {
     const client = await connect(a.url, ADMIN);
-    expect(await client.callTool({ name: "everything_echo", arguments: { message: "hi" } })).toEqual({ content: [{ type: "text", text: "Echo: hi" }] });
-    expect(await client.callTool({ name: "divide", arguments: { a: 1, b: 0 } })).toEqual({ content: [{ type: "text", text: "Cannot divide by zero" }], isError: true });
+    expect(await client.callTool({ name: "everything_echo", arguments: { message: "hi" } })).toEqual({
+      content: [{ type: "text", text: "Echo: hi" }],
+    });
+    expect(await client.callTool({ name: "divide", arguments: { a: 1, b: 0 } })).toEqual({
+      content: [{ type: "text", text: "Cannot divide by zero" }],
+      isError: true,
+    });
 
     const image = await client.callTool({ name: "everything_get-tiny-image", arguments: {} });
     const parts = image.content as { type: string; mimeType?: string; data?: string }[];
@@ -125,18 +153,30 @@ describe("/mcp on a real `toolnexus serve`", () => {
     await client.close();
 
     // The serve process writes each call's line to its stdout: it may come after the response.
-    const calls = () => a.logs().filter((l) => l.msg === "tool call" && l.transport === "mcp").map((l) => [l.tool, l.outcome, l.caller]);
-    await expect.poll(calls, { timeout: 5_000 }).toEqual(expect.arrayContaining([
-      ["everything_echo", "ok", "admin"], ["divide", "tool_error", "admin"], ["echo", "rejected", "admin"],
-    ]));
+    const calls = () =>
+      a
+        .logs()
+        .filter((l) => l.msg === "tool call" && l.transport === "mcp")
+        .map((l) => [l.tool, l.outcome, l.caller]);
+    await expect.poll(calls, { timeout: 5_000 }).toEqual(
+      expect.arrayContaining([
+        ["everything_echo", "ok", "admin"],
+        ["divide", "tool_error", "admin"],
+        ["echo", "rejected", "admin"],
+      ]),
+    );
   });
 
   it("a progressToken gets notifications/progress from the tool", async () => {
     const client = await connect(a.url, ADMIN);
     const seen: { progress: number; total?: number }[] = [];
-    const result = await client.callTool({ name: "everything_trigger-long-running-operation", arguments: { duration: 0.3, steps: 3 } }, undefined, {
-      onprogress: (p) => seen.push(p),
-    });
+    const result = await client.callTool(
+      { name: "everything_trigger-long-running-operation", arguments: { duration: 0.3, steps: 3 } },
+      undefined,
+      {
+        onprogress: (p) => seen.push(p),
+      },
+    );
     expect(result.isError).toBeFalsy();
     expect(seen.map((p) => p.progress)).toEqual([1, 2, 3]);
     expect(seen.every((p) => p.total === 3)).toBe(true);
@@ -154,7 +194,9 @@ describe("/mcp on a real `toolnexus serve`", () => {
     await expect(call).rejects.toThrow();
     const cancelled = await eventually(async () => (await readEvents(log)).filter((e) => e.event === "cancelled")[before]);
     expect(cancelled.reason).toMatch(/cancelled the call/);
-    await eventually(() => a.logs().find((l) => l.tool === "fx_hang" && l.outcome === "cancelled" && l.statusCode === 499 && l.transport === "mcp"));
+    await eventually(() =>
+      a.logs().find((l) => l.tool === "fx_hang" && l.outcome === "cancelled" && l.statusCode === 499 && l.transport === "mcp"),
+    );
     await client.close();
   });
 
@@ -169,7 +211,12 @@ describe("/mcp on a real `toolnexus serve`", () => {
       method: "POST",
       signal: ac.signal,
       headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 99, method: "tools/call", params: { name: "fx_hang", arguments: {}, ...(meta ? { _meta: meta } : {}) } }),
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 99,
+        method: "tools/call",
+        params: { name: "fx_hang", arguments: {}, ...(meta ? { _meta: meta } : {}) },
+      }),
     }).then((r) => r.text());
     await eventually(async () => (await readEvents(log)).filter((e) => e.event === "call" && e.tool === "hang").length > calls);
     ac.abort();
@@ -182,7 +229,10 @@ describe("/mcp on a real `toolnexus serve`", () => {
     const client = await connect(a.url, LIMITED);
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["everything_echo", "echo"]);
     expect(await client.callTool({ name: "echo", arguments: { text: "ok" } })).toEqual({ content: [{ type: "text", text: "ok" }] });
-    const refused = await client.callTool({ name: "divide", arguments: { a: 1, b: 2 } }).then(() => undefined, (e: { code: number; data: Json }) => e);
+    const refused = await client.callTool({ name: "divide", arguments: { a: 1, b: 2 } }).then(
+      () => undefined,
+      (e: { code: number; data: Json }) => e,
+    );
     expect(refused).toMatchObject({ code: -32602, data: { code: "FORBIDDEN" } });
     await client.close();
   });
@@ -202,34 +252,60 @@ describe("/mcp on a real `toolnexus serve`", () => {
     await client.close();
     // Six calls in a row alternate: three logged on each replica (not the limited key's echo on
     // a). A line comes over the process's stdout and may arrive after its response: wait for it.
-    const served = (r: ServeProcess) => r.logs().filter((l) => l.tool === "echo" && l.transport === "mcp" && l.outcome === "ok" && l.caller === "admin").length;
+    const served = (r: ServeProcess) =>
+      r.logs().filter((l) => l.tool === "echo" && l.transport === "mcp" && l.outcome === "ok" && l.caller === "admin").length;
     for (const replica of [a, b]) await expect.poll(() => served(replica), { timeout: 5_000 }).toBe(3);
   });
 
   it("the MCP Inspector CLI lists and calls tools", async () => {
     // cwd: inspector-cli 1.0.3 finds its package.json relative to the working directory.
-    const inspector = (...args: string[]) => promisify(execFile)(process.execPath, [INSPECTOR, "--cli", `${a.url}/mcp`, "--transport", "http", "--header", `Authorization: Bearer ${ADMIN}`, ...args], { timeout: 20_000, cwd: path.dirname(INSPECTOR) });
+    const inspector = (...args: string[]) =>
+      promisify(execFile)(
+        process.execPath,
+        [INSPECTOR, "--cli", `${a.url}/mcp`, "--transport", "http", "--header", `Authorization: Bearer ${ADMIN}`, ...args],
+        { timeout: 20_000, cwd: path.dirname(INSPECTOR) },
+      );
     const list = JSON.parse((await inspector("--method", "tools/list")).stdout) as { tools: { name: string }[] };
     expect(list.tools.map((t) => t.name)).toContain("everything_echo");
-    const call = JSON.parse((await inspector("--method", "tools/call", "--tool-name", "echo", "--tool-arg", "text=from inspector")).stdout) as Json;
+    const call = JSON.parse(
+      (await inspector("--method", "tools/call", "--tool-name", "echo", "--tool-arg", "text=from inspector")).stdout,
+    ) as Json;
     expect(call).toMatchObject({ content: [{ type: "text", text: "from inspector" }] });
   });
 
   it("refuses bad input with the MCP-specified errors", async () => {
-    const noKey = await fetch(`${a.url}/mcp`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' });
+    const noKey = await fetch(`${a.url}/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+    });
     expect(noKey.status).toBe(401);
     expect(noKey.headers.get("www-authenticate")).toMatch(/^Bearer/);
 
     const ping = '{"jsonrpc":"2.0","id":1,"method":"ping"}';
     expect(await post(a.url, ping)).toMatchObject({ status: 200, body: { jsonrpc: "2.0", id: 1, result: {} } });
     expect(await post(a.url, ping, { "mcp-protocol-version": "2025-06-18" })).toMatchObject({ status: 200 });
-    expect(await post(a.url, ping, { "mcp-protocol-version": "1999-01-01" })).toMatchObject({ status: 400, body: { error: { code: -32000 } } });
+    expect(await post(a.url, ping, { "mcp-protocol-version": "1999-01-01" })).toMatchObject({
+      status: 400,
+      body: { error: { code: -32000 } },
+    });
     expect(await post(a.url, "{oops")).toMatchObject({ status: 400, body: { id: null, error: { code: -32700 } } });
     expect(await post(a.url, '{"hello":"world"}')).toMatchObject({ status: 400, body: { id: null, error: { code: -32600 } } });
-    expect(await post(a.url, `[${ping}]`)).toMatchObject({ status: 400, body: { error: { code: -32600, message: expect.stringMatching(/batch/) } } });
-    expect(await post(a.url, '{"jsonrpc":"2.0","id":2,"method":"no/such"}')).toMatchObject({ status: 200, body: { id: 2, error: { code: -32601 } } });
-    expect(await post(a.url, '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"nope"}}')).toMatchObject({ body: { id: 3, error: { code: -32602, data: { code: "TOOL_NOT_FOUND" } } } });
-    expect(await postTooLarge(a.url, 10 * 1024 * 1024)).toMatchObject({ status: 413, body: { error: { code: -32000, data: { code: "PAYLOAD_TOO_LARGE" } } } });
+    expect(await post(a.url, `[${ping}]`)).toMatchObject({
+      status: 400,
+      body: { error: { code: -32600, message: expect.stringMatching(/batch/) } },
+    });
+    expect(await post(a.url, '{"jsonrpc":"2.0","id":2,"method":"no/such"}')).toMatchObject({
+      status: 200,
+      body: { id: 2, error: { code: -32601 } },
+    });
+    expect(await post(a.url, '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"nope"}}')).toMatchObject({
+      body: { id: 3, error: { code: -32602, data: { code: "TOOL_NOT_FOUND" } } },
+    });
+    expect(await postTooLarge(a.url, 10 * 1024 * 1024)).toMatchObject({
+      status: 413,
+      body: { error: { code: -32000, data: { code: "PAYLOAD_TOO_LARGE" } } },
+    });
     expect((await fetch(`${a.url}/mcp`, { headers: { authorization: `Bearer ${ADMIN}`, accept: "text/event-stream" } })).status).toBe(405);
 
     // Still serving, and no key was ever written to the log.

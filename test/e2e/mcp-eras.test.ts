@@ -13,9 +13,12 @@ const EVERYTHING = fileURLToPath(new URL("../../node_modules/@modelcontextprotoc
 const STRICT_LEGACY = fileURLToPath(new URL("../fixtures/mcp/initialize-first-server.mjs", import.meta.url));
 const V2_STDIO = fileURLToPath(new URL("../fixtures/mcp/v2-stdio-server.mjs", import.meta.url));
 
-interface Status { sources: { name: string; state: string; tools: number; protocolVersion?: string; error?: string }[] }
+interface Status {
+  sources: { name: string; state: string; tools: number; protocolVersion?: string; error?: string }[];
+}
 const status = async (url: string) => ((await (await fetch(`${url}/status`)).json()) as Status).sources;
-const listed = async (url: string) => ((await (await fetch(`${url}/tools?source=mcp`)).json()) as { tools: { name: string; inputSchema: unknown }[] }).tools;
+const listed = async (url: string) =>
+  ((await (await fetch(`${url}/tools?source=mcp`)).json()) as { tools: { name: string; inputSchema: unknown }[] }).tools;
 
 /** An HTTP endpoint that answers every JSON-RPC request with a result of the wrong shape. */
 async function garbageServer(): Promise<{ url: string; server: Server }> {
@@ -83,18 +86,33 @@ describe("MCP servers of both protocol eras in one config", () => {
     // The 2026-only servers never saw an initialize.
     expect(modern.methods).toContain("server/discover");
     expect(modern.methods).not.toContain("initialize");
-    const served = (await readFile(log, "utf8")).split("\n").filter(Boolean).map((l) => JSON.parse(l) as { era: string });
+    const served = (await readFile(log, "utf8"))
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { era: string });
     expect(served.map((s) => s.era)).toEqual(["modern"]);
   });
 
   it("serves the tools of a 2026-only and a 2025-only server over REST", async () => {
-    expect(await execute(srv.url, "modern_echo", { message: "hi" })).toMatchObject({ status: 200, body: { output: "modern: hi", isError: false } });
-    expect(await execute(srv.url, "modern-stdio_echo", { message: "hi" })).toMatchObject({ status: 200, body: { output: "modern: hi", isError: false } });
-    expect(await execute(srv.url, "legacy_echo", { message: "hi" })).toMatchObject({ status: 200, body: { output: "Echo: hi", isError: false } });
+    expect(await execute(srv.url, "modern_echo", { message: "hi" })).toMatchObject({
+      status: 200,
+      body: { output: "modern: hi", isError: false },
+    });
+    expect(await execute(srv.url, "modern-stdio_echo", { message: "hi" })).toMatchObject({
+      status: 200,
+      body: { output: "modern: hi", isError: false },
+    });
+    expect(await execute(srv.url, "legacy_echo", { message: "hi" })).toMatchObject({
+      status: 200,
+      body: { output: "Echo: hi", isError: false },
+    });
   });
 
   it("connects with initialize to a stdio server that exits on the server/discover probe", async () => {
-    expect((await status(srv.url)).find((s) => s.name === "exits-on-probe")).toMatchObject({ state: "connected", protocolVersion: "2025-06-18" });
+    expect((await status(srv.url)).find((s) => s.name === "exits-on-probe")).toMatchObject({
+      state: "connected",
+      protocolVersion: "2025-06-18",
+    });
     expect(await execute(srv.url, "exits-on-probe_ping")).toMatchObject({ status: 200, body: { output: "pong" } });
   });
 
@@ -102,7 +120,10 @@ describe("MCP servers of both protocol eras in one config", () => {
     const names = (await listed(srv.url)).map((t) => t.name);
     expect(names).toEqual(expect.arrayContaining(["echo", "weather", "two_eras_echo", "modern_echo"]));
     expect(names.filter((n) => n === "echo")).toHaveLength(1);
-    expect(await execute(srv.url, "echo", { message: "mine" })).toMatchObject({ status: 200, body: { output: "modern: mine", metadata: { server: "own", tool: "echo" } } });
+    expect(await execute(srv.url, "echo", { message: "mine" })).toMatchObject({
+      status: 200,
+      body: { output: "modern: mine", metadata: { server: "own", tool: "echo" } },
+    });
     const warnings = srv.logs.filter((l) => l.level === 40 && l.tool === "echo" && String(l.msg).includes("collides"));
     expect(warnings).toEqual([expect.objectContaining({ kept: "mcp/own", dropped: "mcp/clash" })]);
     // The refused source still runs: only its colliding names are left out.

@@ -19,9 +19,13 @@ describe.each(["http", "stdio"] as const)("fidelity of a 2026-only MCP server ov
   let upstream: V2HttpServer | undefined;
   let log: string;
   /** The cancellations the upstream saw: in this process over HTTP, in the child's log over stdio. */
-  const seenCancelled = async (): Promise<{ era: string }[]> => (upstream
-    ? (cancelled as { era: string }[])
-    : (await readFile(log, "utf8").catch(() => "")).split("\n").filter((l) => l.includes('"cancelled"')).map((l) => JSON.parse(l) as { era: string }));
+  const seenCancelled = async (): Promise<{ era: string }[]> =>
+    upstream
+      ? (cancelled as { era: string }[])
+      : (await readFile(log, "utf8").catch(() => ""))
+          .split("\n")
+          .filter((l) => l.includes('"cancelled"'))
+          .map((l) => JSON.parse(l) as { era: string });
 
   beforeAll(async () => {
     log = path.join(await mkdtemp(path.join(tmpdir(), "tn-fid-")), "events.jsonl");
@@ -47,12 +51,20 @@ describe.each(["http", "stdio"] as const)("fidelity of a 2026-only MCP server ov
 
   it("lists the same tool over REST with the REST shape and the schema untouched", async () => {
     const { tools } = (await (await fetch(`${srv.url}/tools`)).json()) as { tools: Record<string, unknown>[] };
-    expect(tools.find((t) => t.name === "weather")).toEqual({ name: "weather", description: "Structured weather", inputSchema: { type: "object", properties: {} }, source: "mcp" });
+    expect(tools.find((t) => t.name === "weather")).toEqual({
+      name: "weather",
+      description: "Structured weather",
+      inputSchema: { type: "object", properties: {} },
+      source: "mcp",
+    });
     expect(tools.find((t) => t.name === "plot")?.inputSchema).toEqual(SCHEMA_2020);
   });
 
   it("validates arguments with the 2020-12 keywords and calls the tool", async () => {
-    expect(await execute(srv.url, "plot", { at: [1, 2], tag: "a" })).toMatchObject({ status: 200, body: { output: '{"at":[1,2],"tag":"a"}' } });
+    expect(await execute(srv.url, "plot", { at: [1, 2], tag: "a" })).toMatchObject({
+      status: 200,
+      body: { output: '{"at":[1,2],"tag":"a"}' },
+    });
     const bad = await execute(srv.url, "plot", { at: [1, 2, 3] });
     expect(bad).toMatchObject({ status: 422, body: { code: "INVALID_ARGUMENTS" } });
   });
@@ -60,7 +72,12 @@ describe.each(["http", "stdio"] as const)("fidelity of a 2026-only MCP server ov
   it("gives structuredContent as the output, with the server's own parts beside it", async () => {
     const r = await execute(srv.url, "weather");
     expect(r.body).toMatchObject({ output: '{"temp":21,"sky":"sunny"}', isError: false });
-    expect(r.body.metadata).toEqual({ server: "up", tool: "weather", structuredContent: { temp: 21, sky: "sunny" }, content: [{ type: "text", text: "21 and sunny" }] });
+    expect(r.body.metadata).toEqual({
+      server: "up",
+      tool: "weather",
+      structuredContent: { temp: 21, sky: "sunny" },
+      content: [{ type: "text", text: "21 and sunny" }],
+    });
   });
 
   it("keeps every content part as sent: annotated text, image, audio, embedded resource, resource link", async () => {
@@ -76,7 +93,10 @@ describe.each(["http", "stdio"] as const)("fidelity of a 2026-only MCP server ov
   });
 
   it.each(["modern", "legacy"] as const)("hands the tool and its results on over /mcp to a %s client", async (era) => {
-    const client = new Client({ name: "fidelity", version: "1.0.0" }, era === "modern" ? { versionNegotiation: { mode: { pin: "2026-07-28" } } } : { supportedProtocolVersions: ["2025-11-25"] });
+    const client = new Client(
+      { name: "fidelity", version: "1.0.0" },
+      era === "modern" ? { versionNegotiation: { mode: { pin: "2026-07-28" } } } : { supportedProtocolVersions: ["2025-11-25"] },
+    );
     await client.connect(new StreamableHTTPClientTransport(new URL(`${srv.url}/mcp`)));
     try {
       const tools = (await client.listTools()).tools;
@@ -87,7 +107,10 @@ describe.each(["http", "stdio"] as const)("fidelity of a 2026-only MCP server ov
         icons: [{ src: "https://example.com/sun.png", mimeType: "image/png", sizes: ["48x48"] }],
       });
       expect(tools.find((t) => t.name === "plot")?.inputSchema).toEqual(SCHEMA_2020);
-      expect(await client.callTool({ name: "weather", arguments: {} })).toMatchObject({ content: [{ type: "text", text: "21 and sunny" }], structuredContent: { temp: 21, sky: "sunny" } });
+      expect(await client.callTool({ name: "weather", arguments: {} })).toMatchObject({
+        content: [{ type: "text", text: "21 and sunny" }],
+        structuredContent: { temp: 21, sky: "sunny" },
+      });
       const media = await client.callTool({ name: "media", arguments: {} });
       expect((media.content as { type: string }[]).map((p) => p.type)).toEqual(["text", "image", "audio", "resource", "resource_link"]);
     } finally {
@@ -103,14 +126,21 @@ describe.each(["http", "stdio"] as const)("fidelity of a 2026-only MCP server ov
     const call = await streamExecute(srv.url, "count", { arguments: {} });
     const events = await call.done;
     expect(events.map((e) => e.event)).toEqual(["progress", "progress", "result"]);
-    expect(events.slice(0, 2).map((e) => e.data)).toEqual([{ progress: 1, total: 2 }, { progress: 2, total: 2 }]);
+    expect(events.slice(0, 2).map((e) => e.data)).toEqual([
+      { progress: 1, total: 2 },
+      { progress: 2, total: 2 },
+    ]);
   });
 
   it("tells the server when the caller's deadline passes", async () => {
     const before = (await seenCancelled()).length;
     const r = await execute(srv.url, "wait", {}, 300);
     expect(r).toMatchObject({ status: 504, body: { code: "TOOL_TIMEOUT" } });
-    const seen = await eventually(async () => ((await seenCancelled()).length > before ? await seenCancelled() : undefined), 5000, "the upstream saw the cancellation");
+    const seen = await eventually(
+      async () => ((await seenCancelled()).length > before ? await seenCancelled() : undefined),
+      5000,
+      "the upstream saw the cancellation",
+    );
     expect(seen.at(-1)).toEqual({ event: "cancelled", era: "modern" });
   });
 });

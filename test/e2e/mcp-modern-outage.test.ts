@@ -3,7 +3,9 @@ import { startServer } from "../helpers/server.js";
 import { eventually, execute } from "../sources/mcp/fixture.js";
 import { startV2HttpServer } from "../fixtures/mcp/v2-http-server.js";
 
-interface StatusBody { sources: { name: string; state: string; tools: number; protocolVersion?: string }[] }
+interface StatusBody {
+  sources: { name: string; state: string; tools: number; protocolVersion?: string }[];
+}
 
 describe("a 2026-07-28 server over HTTP that goes away", () => {
   it("is reconnecting once its listen stream cannot be re-opened, keeps its tools, and recovers on the same revision", async () => {
@@ -20,10 +22,14 @@ describe("a 2026-07-28 server over HTTP that goes away", () => {
       expect((await execute(srv.url, "up_echo", { message: "x" })).status).toBe(502);
 
       upstream = await startV2HttpServer("reject", port);
-      const back = await eventually(async () => {
-        const r = await execute(srv.url, "up_echo", { message: "back" });
-        return r.status === 200 ? r : undefined;
-      }, 15_000, "recovery");
+      const back = await eventually(
+        async () => {
+          const r = await execute(srv.url, "up_echo", { message: "back" });
+          return r.status === 200 ? r : undefined;
+        },
+        15_000,
+        "recovery",
+      );
       expect(back.body.output).toBe("modern: back");
       expect(await state()).toMatchObject({ state: "connected", protocolVersion: "2026-07-28" });
     } finally {

@@ -11,14 +11,15 @@ const KEY = "eras-key-0123456789abcdef";
 const MODERN = "2026-07-28";
 type Json = Record<string, unknown>;
 
-const config = (extra: string[] = []) => [
-  "redis: { url: \"${REDIS_URL}\" }",
-  "auth:",
-  "  apiKeys:",
-  `    - { id: admin, key: ${KEY} }`,
-  `plugins: [${JSON.stringify(path.join(root, "examples/config/plugins/*.mjs"))}]`,
-  ...extra,
-].join("\n");
+const config = (extra: string[] = []) =>
+  [
+    'redis: { url: "${REDIS_URL}" }',
+    "auth:",
+    "  apiKeys:",
+    `    - { id: admin, key: ${KEY} }`,
+    `plugins: [${JSON.stringify(path.join(root, "examples/config/plugins/*.mjs"))}]`,
+    ...extra,
+  ].join("\n");
 
 /** A fetch that sends each request to the next replica in turn, recording every request body. */
 function alternating(replicas: ServeProcess[], seen: { headers: Headers; body: Json }[]): typeof fetch {
@@ -33,15 +34,26 @@ function alternating(replicas: ServeProcess[], seen: { headers: Headers; body: J
 
 /** A v2 SDK client of one era against `/mcp`, its requests alternating between the replicas. */
 async function connect(replicas: ServeProcess[], era: "modern" | "legacy", seen: { headers: Headers; body: Json }[] = []): Promise<Client> {
-  const client = new Client({ name: `eras-${era}`, version: "1.0.0" }, era === "modern" ? { versionNegotiation: { mode: { pin: MODERN } } } : { supportedProtocolVersions: ["2025-11-25"] });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${replicas[0]!.url}/mcp`), {
-    requestInit: { headers: { authorization: `Bearer ${KEY}` } }, fetch: alternating(replicas, seen),
-  }));
+  const client = new Client(
+    { name: `eras-${era}`, version: "1.0.0" },
+    era === "modern" ? { versionNegotiation: { mode: { pin: MODERN } } } : { supportedProtocolVersions: ["2025-11-25"] },
+  );
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${replicas[0]!.url}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${KEY}` } },
+      fetch: alternating(replicas, seen),
+    }),
+  );
   return client;
 }
 
 /** A raw POST to `/mcp` with these headers over the ones a recorded request had. */
-async function replay(url: string, recorded: { headers: Headers; body: Json }, headers: Record<string, string>, body: Json = recorded.body) {
+async function replay(
+  url: string,
+  recorded: { headers: Headers; body: Json },
+  headers: Record<string, string>,
+  body: Json = recorded.body,
+) {
   const h = new Headers(recorded.headers);
   for (const [k, v] of Object.entries(headers)) h.set(k, v);
   const res = await fetch(`${url}/mcp`, { method: "POST", headers: h, body: JSON.stringify(body) });
@@ -79,9 +91,14 @@ describe("/mcp serves 2026-07-28 and 2025 clients on two replicas sharing Redis"
       // A stable order: the same list from the other replica.
       expect((await client.listTools()).tools.map((t) => t.name)).toEqual(first);
       for (let i = 0; i < 4; i++) {
-        expect(await client.callTool({ name: "echo", arguments: { text: `${era} #${i}` } })).toMatchObject({ content: [{ type: "text", text: `${era} #${i}` }] });
+        expect(await client.callTool({ name: "echo", arguments: { text: `${era} #${i}` } })).toMatchObject({
+          content: [{ type: "text", text: `${era} #${i}` }],
+        });
       }
-      const unknown = await client.callTool({ name: "no_such_tool", arguments: {} }).then(() => undefined, (e: { code: number }) => e);
+      const unknown = await client.callTool({ name: "no_such_tool", arguments: {} }).then(
+        () => undefined,
+        (e: { code: number }) => e,
+      );
       expect(unknown).toMatchObject({ code: -32602 });
     } finally {
       await client.close();
@@ -109,7 +126,10 @@ describe("/mcp serves 2026-07-28 and 2025 clients on two replicas sharing Redis"
     expect(await replay(a.url, list, { "mcp-method": "tools/call" })).toMatchObject({ status: 400, body: { error: { code: -32020 } } });
 
     const params = list.body.params as { _meta: Json };
-    const future = { ...list.body, params: { ...params, _meta: { ...params._meta, "io.modelcontextprotocol/protocolVersion": "2099-01-01" } } };
+    const future = {
+      ...list.body,
+      params: { ...params, _meta: { ...params._meta, "io.modelcontextprotocol/protocolVersion": "2099-01-01" } },
+    };
     const unknown = await replay(a.url, list, { "mcp-protocol-version": "2099-01-01" }, future);
     expect(unknown).toMatchObject({ status: 400, body: { error: { code: -32022, data: { supported: [MODERN] } } } });
 

@@ -12,11 +12,13 @@ const moduleFile = (p: string) => fileURLToPath(new URL(`../../node_modules/${p}
 const EVERYTHING = moduleFile("@modelcontextprotocol/server-everything/dist/index.js");
 const FILESYSTEM = moduleFile("@modelcontextprotocol/server-filesystem/dist/index.js");
 
-
 /** Starts server-everything in an HTTP mode (`streamableHttp` or `sse`) on a free port; resolves once it listens. */
 async function everythingOverHttp(mode: "streamableHttp" | "sse"): Promise<{ port: number; child: ChildProcess }> {
   const port = await freePort();
-  const child = spawn(process.execPath, [EVERYTHING, mode], { env: { ...process.env, PORT: String(port) }, stdio: ["ignore", "ignore", "pipe"] });
+  const child = spawn(process.execPath, [EVERYTHING, mode], {
+    env: { ...process.env, PORT: String(port) },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
   await new Promise<void>((resolve, reject) => {
     let text = "";
     child.stderr?.on("data", (d: Buffer) => {
@@ -28,7 +30,8 @@ async function everythingOverHttp(mode: "streamableHttp" | "sse"): Promise<{ por
   return { port, child };
 }
 
-const tools = async (url: string) => ((await (await fetch(`${url}/tools?source=mcp`)).json()) as { tools: { name: string }[] }).tools.map((t) => t.name);
+const tools = async (url: string) =>
+  ((await (await fetch(`${url}/tools?source=mcp`)).json()) as { tools: { name: string }[] }).tools.map((t) => t.name);
 
 describe("real MCP servers through REST", () => {
   let srv: TestServer;
@@ -104,6 +107,10 @@ describe("real MCP servers through REST", () => {
   });
 
   it("logs a stdio server's stderr at debug under its name", async () => {
-    await eventually(() => srv.logs.some((l) => l.name === "fs" && l.level === 20 && typeof l.stderr === "string") || undefined, 3000, "fs stderr line");
+    await eventually(
+      () => srv.logs.some((l) => l.name === "fs" && l.level === 20 && typeof l.stderr === "string") || undefined,
+      3000,
+      "fs stderr line",
+    );
   });
 });

@@ -42,7 +42,9 @@ describe("toolnexus mcp (stdio)", () => {
     try {
       const names = (await client.listTools()).tools.map((t) => t.name);
       expect(names).toEqual(expect.arrayContaining(["noisy", "echo", "divide", "skill", "fx_hang"]));
-      expect(await client.callTool({ name: "echo", arguments: { text: "over stdio" } })).toEqual({ content: [{ type: "text", text: "over stdio" }] });
+      expect(await client.callTool({ name: "echo", arguments: { text: "over stdio" } })).toEqual({
+        content: [{ type: "text", text: "over stdio" }],
+      });
       expect(await client.callTool({ name: "noisy", arguments: {} })).toEqual({ content: [{ type: "text", text: "quiet answer" }] });
       expect((await client.callTool({ name: "divide", arguments: { a: 1, b: 0 } })).isError).toBe(true);
 
@@ -79,7 +81,9 @@ describe("toolnexus mcp (stdio) in the 2026-07-28 era", () => {
     try {
       expect(client.getProtocolEra()).toBe("modern");
       expect((await client.listTools()).tools.map((t) => t.name)).toContain("echo");
-      expect(await client.callTool({ name: "echo", arguments: { text: "modern stdio" } })).toMatchObject({ content: [{ type: "text", text: "modern stdio" }] });
+      expect(await client.callTool({ name: "echo", arguments: { text: "modern stdio" } })).toMatchObject({
+        content: [{ type: "text", text: "modern stdio" }],
+      });
     } finally {
       await client.close();
     }

@@ -13,7 +13,12 @@ const FIXTURES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../
 const CANARY_VAR = `TN_OPENAPI_CANARY_${process.pid}`;
 const canary = `oa-${randomBytes(12).toString("hex")}`;
 
-interface Seen { method: string; url: string; headers: IncomingMessage["headers"]; body: string }
+interface Seen {
+  method: string;
+  url: string;
+  headers: IncomingMessage["headers"];
+  body: string;
+}
 
 /** A tiny petstore + tic-tac-toe backend implementing a few operations of the fixtures. */
 async function startBackend(host = "127.0.0.1"): Promise<{ url: string; seen: Seen[]; close(): Promise<void> }> {
@@ -45,7 +50,11 @@ async function startBackend(host = "127.0.0.1"): Promise<{ url: string; seen: Se
         json(200, (JSON.parse(body) as unknown[])[0]);
       } else if ((m = /^\/board\/(\d)\/(\d)$/.exec(u.pathname)) && req.method === "PUT") {
         const mark = JSON.parse(body) as string;
-        const board = [[".", ".", "."], [".", ".", "."], [".", ".", "."]];
+        const board = [
+          [".", ".", "."],
+          [".", ".", "."],
+          [".", ".", "."],
+        ];
         (board[Number(m[1]) - 1] as string[])[Number(m[2]) - 1] = mark;
         json(200, { winner: ".", board });
       } else {
@@ -79,7 +88,8 @@ beforeAll(async () => {
       openapi: [
         {
           // Served over loopback: the document is fetched through the egress guard, and its relative server resolves against this URL.
-          spec: `${backend.url}/api/v3/openapi.json`, prefix: "petstore",
+          spec: `${backend.url}/api/v3/openapi.json`,
+          prefix: "petstore",
           headers: { Authorization: `Bearer \${${CANARY_VAR}}` },
           operations: { getPetById: true, addPet: true, findPetsByStatus: true, deletePet: true, createUsersWithListInput: true },
         },
@@ -102,19 +112,39 @@ describe("OpenAPI import over REST", () => {
   it("exposes the selected operations as prefix_operationId tools", async () => {
     const { tools } = (await (await fetch(`${srv.url}/tools?source=http`)).json()) as { tools: { name: string; description: string }[] };
     expect(tools.map((t) => t.name).sort()).toEqual([
-      "petstore_addPet", "petstore_createUsersWithListInput", "petstore_deletePet", "petstore_findPetsByStatus", "petstore_getPetById",
-      "ttt_get-board", "ttt_get-square", "ttt_put-square", "v2_createPets", "v2_showPetById",
+      "petstore_addPet",
+      "petstore_createUsersWithListInput",
+      "petstore_deletePet",
+      "petstore_findPetsByStatus",
+      "petstore_getPetById",
+      "ttt_get-board",
+      "ttt_get-square",
+      "ttt_put-square",
+      "v2_createPets",
+      "v2_showPetById",
     ]);
     expect(tools.find((t) => t.name === "petstore_getPetById")?.description).toBe("Find pet by ID.\n\nReturns a single pet.");
   });
 
   it("a document that cannot be loaded fails only its source", async () => {
     const status = (await (await fetch(`${srv.url}/status`)).json()) as unknown;
-    const list = (Array.isArray(status) ? status : (status as { sources: unknown[] }).sources) as { name: string; state: string; tools: number; error?: string }[];
+    const list = (Array.isArray(status) ? status : (status as { sources: unknown[] }).sources) as {
+      name: string;
+      state: string;
+      tools: number;
+      error?: string;
+    }[];
     const by = (n: string) => list.find((s) => s.name === n);
     expect(by("petstore")).toMatchObject({ state: "connected", tools: 5 });
-    expect(by("broken")).toMatchObject({ state: "failed", tools: 0, error: `openapi: cannot reach http://127.0.0.1:${dead}: connection refused (ECONNREFUSED)` });
-    expect(by("walled")).toMatchObject({ state: "failed", error: `openapi: cannot reach ${denied.url}: egress to 127.0.0.2 refused: denied by egress.deny` });
+    expect(by("broken")).toMatchObject({
+      state: "failed",
+      tools: 0,
+      error: `openapi: cannot reach http://127.0.0.1:${dead}: connection refused (ECONNREFUSED)`,
+    });
+    expect(by("walled")).toMatchObject({
+      state: "failed",
+      error: `openapi: cannot reach ${denied.url}: egress to 127.0.0.2 refused: denied by egress.deny`,
+    });
     expect(denied.seen).toEqual([]);
     expect((await fetch(`${srv.url}/readyz`)).status).toBe(200);
     expect(JSON.stringify(status)).not.toContain(canary);
@@ -153,7 +183,14 @@ describe("OpenAPI import over REST", () => {
 
   it("3.1: $ref'd path parameters and a non-object requestBody", async () => {
     const r = await execute("ttt_put-square", { row: 2, column: 3, body: "X" });
-    expect(JSON.parse(r.body.output)).toEqual({ winner: ".", board: [[".", ".", "."], [".", ".", "X"], [".", ".", "."]] });
+    expect(JSON.parse(r.body.output)).toEqual({
+      winner: ".",
+      board: [
+        [".", ".", "."],
+        [".", ".", "X"],
+        [".", ".", "."],
+      ],
+    });
     expect(backend.seen.find((s) => s.url === "/board/2/3")?.body).toBe('"X"');
     const bad = await execute("ttt_put-square", { row: 4, column: 1, body: "X" });
     expect(bad.status).toBe(422);

@@ -34,14 +34,19 @@ describe("toolnexus pins", () => {
     const dir = await tempDir();
     const file = path.join(dir, "toolnexus.json");
     const pinFile = path.join(dir, "pins.json");
-    const config = (description: string) => JSON.stringify({
-      pinning: { mode: "block", file: "pins.json" }, mcpServers: { wx: { command: [process.execPath, MUTABLE], env: { WEATHER_DESCRIPTION: description } } },
-    });
+    const config = (description: string) =>
+      JSON.stringify({
+        pinning: { mode: "block", file: "pins.json" },
+        mcpServers: { wx: { command: [process.execPath, MUTABLE], env: { WEATHER_DESCRIPTION: description } } },
+      });
     await writeFile(file, config("Weather v1"));
     s = await startServer({ config: file });
     const server = s;
-    const listed = async () => ((await (await fetch(`${server.url}/tools`)).json()) as { tools: { name: string }[] }).tools.map((t) => t.name);
-    await eventually(async () => (Object.keys(JSON.parse(await readFile(pinFile, "utf8").catch(() => "{}")).pins ?? {}).length === 4 ? true : undefined));
+    const listed = async () =>
+      ((await (await fetch(`${server.url}/tools`)).json()) as { tools: { name: string }[] }).tools.map((t) => t.name);
+    await eventually(async () =>
+      Object.keys(JSON.parse(await readFile(pinFile, "utf8").catch(() => "{}")).pins ?? {}).length === 4 ? true : undefined,
+    );
 
     await writeFile(file, config("Weather v2"));
     expect(await s.app.toolnexus.reload()).toBe(true);
@@ -50,7 +55,10 @@ describe("toolnexus pins", () => {
     const list = await cli("pins", "list", "--config", dir, "--json");
     expect(list.code).toBe(0);
     const rows = (JSON.parse(list.stdout) as { tools: { tool: string; state: string; changes?: unknown[] }[] }).tools;
-    expect(rows.find((r) => r.tool === "wx_weather")).toMatchObject({ state: "changed", changes: [{ path: "description", change: "changed", before: "Weather v1", after: "Weather v2" }] });
+    expect(rows.find((r) => r.tool === "wx_weather")).toMatchObject({
+      state: "changed",
+      changes: [{ path: "description", change: "changed", before: "Weather v1", after: "Weather v2" }],
+    });
     expect(rows.find((r) => r.tool === "wx_mutate")).toMatchObject({ state: "pinned" });
 
     const approved = await cli("pins", "approve", "wx_weather", "--config", dir);

@@ -15,7 +15,10 @@ let browser: BrowserContext;
 let profile: string;
 
 beforeAll(async () => {
-  s = await startServer({ config: { bundles: { maths: { tools: ["divide"] } }, auth: { apiKeys: [{ id: "dev", key: KEY, tools: ["echo", "divide"] }] } }, tools: testTools() });
+  s = await startServer({
+    config: { bundles: { maths: { tools: ["divide"] } }, auth: { apiKeys: [{ id: "dev", key: KEY, tools: ["echo", "divide"] }] } },
+    tools: testTools(),
+  });
   open = await startServer({ config: { bundles: { maths: { tools: ["divide"] } } }, tools: testTools() });
   // A fresh profile per run: nothing cached or remembered from an earlier one.
   profile = await mkdtemp(path.join(os.tmpdir(), "toolnexus-chromium-"));
@@ -55,7 +58,9 @@ describe("developer portal at /docs", () => {
     const page = await browser.newPage();
     page.setDefaultTimeout(8000);
     const external: string[] = [];
-    page.on("request", (r) => { if (!r.url().startsWith(s.url)) external.push(r.url()); });
+    page.on("request", (r) => {
+      if (!r.url().startsWith(s.url)) external.push(r.url());
+    });
     await withScreenshotOnFailure(page, async () => {
       await page.goto(`${s.url}/docs/`);
       await page.locator(".opblock").first().waitFor();

@@ -38,7 +38,9 @@ describe("configured A2A credentials never follow a redirect", () => {
   it("A2A: a redirecting agent fails to load and the redirect target sees nothing", async () => {
     const pair = await redirectPair();
     done = pair.close;
-    tk = await createToolkit({ agents: { peer: { card: `${pair.url}/.well-known/agent-card.json`, headers: { "X-Api-Key": "agent-secret-123456" } } } });
+    tk = await createToolkit({
+      agents: { peer: { card: `${pair.url}/.well-known/agent-card.json`, headers: { "X-Api-Key": "agent-secret-123456" } } },
+    });
     const [status] = tk.status();
     expect(status).toMatchObject({ source: "a2a", name: "peer", state: "failed" });
     expect(status?.error).toContain("redirect");

@@ -15,8 +15,18 @@ const cli = path.join(root, "dist/cli.js");
 const LOST_AFTER_MS = 3000;
 const GRACE_MS = 1000;
 
-interface Replica { name: string; url: string; child: ChildProcess; exited: Promise<number | null> }
-interface Mark { replica: string; tag: string; event: string; code?: string }
+interface Replica {
+  name: string;
+  url: string;
+  child: ChildProcess;
+  exited: Promise<number | null>;
+}
+interface Mark {
+  replica: string;
+  tag: string;
+  event: string;
+  code?: string;
+}
 
 let redis: RedisServer;
 let dir: string;
@@ -30,7 +40,14 @@ async function startReplica(name: string): Promise<Replica> {
   });
   const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
   const url = `http://127.0.0.1:${port}`;
-  await eventually(async () => (await fetch(`${url}/readyz`).then((r) => r.status, () => 0)) === 200, { timeoutMs: 20_000, everyMs: 50 });
+  await eventually(
+    async () =>
+      (await fetch(`${url}/readyz`).then(
+        (r) => r.status,
+        () => 0,
+      )) === 200,
+    { timeoutMs: 20_000, everyMs: 50 },
+  );
   const replica = { name, url, child, exited };
   replicas.set(name, replica);
   return replica;
@@ -38,7 +55,11 @@ async function startReplica(name: string): Promise<Replica> {
 
 async function marks(tag: string): Promise<Mark[]> {
   const text = await readFile(path.join(dir, "marks.jsonl"), "utf8").catch(() => "");
-  return text.split("\n").filter(Boolean).map((l) => JSON.parse(l) as Mark).filter((m) => m.tag === tag);
+  return text
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Mark)
+    .filter((m) => m.tag === tag);
 }
 
 /** Submits a long wait on `via` and resolves with its id and the replica that runs it. */
@@ -57,12 +78,15 @@ beforeAll(async () => {
   redis = await startRedis();
   // One directory for the whole file (the replicas outlive single tests), removed in afterAll.
   dir = await mkdtemp(path.join(os.tmpdir(), "toolnexus-replicas-"));
-  await writeFile(path.join(dir, "toolnexus.yaml"), [
+  await writeFile(
+    path.join(dir, "toolnexus.yaml"),
+    [
       `plugins: [${JSON.stringify(path.join(root, "test/fixtures/executions/replica-tools.mjs"))}]`,
-      "redis: { url: \"${REDIS_URL}\" }",
+      'redis: { url: "${REDIS_URL}" }',
       `executions: { lostAfterMs: ${LOST_AFTER_MS} }`,
       `server: { shutdownGraceMs: ${GRACE_MS}, logLevel: warn }`,
-  ].join("\n"));
+    ].join("\n"),
+  );
   await Promise.all([startReplica("a"), startReplica("b")]);
 });
 
@@ -137,10 +161,13 @@ describe("two `toolnexus serve` replicas on one Redis", () => {
     expect((await fetch(`${a.url}/readyz`)).status).toBe(200);
 
     await redis.restart();
-    const id = await eventually(async () => {
-      const res = await submit(b.url, "hello");
-      return res.status === 202 ? ((await res.json()) as ExecutionBody).id : undefined;
-    }, { timeoutMs: 15_000, everyMs: 200 });
+    const id = await eventually(
+      async () => {
+        const res = await submit(b.url, "hello");
+        return res.status === 202 ? ((await res.json()) as ExecutionBody).id : undefined;
+      },
+      { timeoutMs: 15_000, everyMs: 200 },
+    );
     expect((await pollUntil(a.url, id, ["succeeded"], { timeoutMs: 15_000 })).result).toEqual({ output: "hello", isError: false });
   });
 });

@@ -10,7 +10,6 @@ const bodies: string[] = [];
 let echoPort = 0;
 let closeEcho: () => Promise<void> = async () => {};
 
-
 beforeAll(async () => {
   process.env.TOOLNEXUS_CANARY = CANARY;
   const port = await closedPort();
@@ -21,7 +20,15 @@ beforeAll(async () => {
   s = await startServer({
     config: {
       auth: { apiKeys: [{ id: "ops", key: "${TOOLNEXUS_CANARY}", operator: true }] },
-      http: [{ name: "echo_url", method: "GET", url: `http://127.0.0.1:${echoPort}/v1?api_key=\${TOOLNEXUS_CANARY}` }, { name: "leaky", method: "GET", url: `http://127.0.0.1:${port}/x?token=\${TOOLNEXUS_CANARY}`, headers: { Authorization: "Bearer ${TOOLNEXUS_CANARY}" } }],
+      http: [
+        { name: "echo_url", method: "GET", url: `http://127.0.0.1:${echoPort}/v1?api_key=\${TOOLNEXUS_CANARY}` },
+        {
+          name: "leaky",
+          method: "GET",
+          url: `http://127.0.0.1:${port}/x?token=\${TOOLNEXUS_CANARY}`,
+          headers: { Authorization: "Bearer ${TOOLNEXUS_CANARY}" },
+        },
+      ],
       mcpServers: {
         broken: { command: ["/nonexistent/bin/${TOOLNEXUS_CANARY}"], env: { API_TOKEN: "${TOOLNEXUS_CANARY}" }, timeout: 5000 },
         remote: { url: `http://127.0.0.1:${port}/mcp`, headers: { Authorization: "Bearer ${TOOLNEXUS_CANARY}" }, timeout: 2000 },
@@ -44,18 +51,28 @@ async function record(res: Response): Promise<Response> {
 describe("a secret planted in env, config and headers", () => {
   it("appears in no response and no log line", async () => {
     const auth = { authorization: `Bearer ${CANARY}` };
-    const status = (await (await record(await fetch(`${s.url}/status`, { headers: auth }))).json()) as { sources: { name: string; state: string }[] };
+    const status = (await (await record(await fetch(`${s.url}/status`, { headers: auth }))).json()) as {
+      sources: { name: string; state: string }[];
+    };
     expect(status.sources.find((x) => x.name === "broken")?.state).toBe("failed");
     expect(status.sources.find((x) => x.name === "remote")?.state).toMatch(/failed|reconnecting/);
 
-    const call = await record(await fetch(`${s.url}/tools/leaky/execute`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: "{}" }));
+    const call = await record(
+      await fetch(`${s.url}/tools/leaky/execute`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: "{}" }),
+    );
     expect(call.status).toBe(502);
     await record(await fetch(`${s.url}/tools`, { headers: auth }));
     await record(await fetch(`${s.url}/openapi.json`, { headers: auth }));
     await record(await fetch(`${s.url}/metrics`, { headers: auth }));
     await record(await fetch(`${s.url}/tools`, { headers: { authorization: "Bearer wrong-key-0123456789" } }));
 
-    const echoed = await record(await fetch(`${s.url}/tools/echo_url/execute`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: "{}" }));
+    const echoed = await record(
+      await fetch(`${s.url}/tools/echo_url/execute`, {
+        method: "POST",
+        headers: { ...auth, "content-type": "application/json" },
+        body: "{}",
+      }),
+    );
     expect(echoed.status).toBe(200);
     expect(await echoed.clone().json()).toMatchObject({ output: expect.stringContaining("[redacted]") });
 

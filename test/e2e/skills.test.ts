@@ -12,12 +12,14 @@ afterEach(async () => {
 
 describe("skills over REST from a config file", () => {
   it("resolves `skills:` against the config file, serves the catalog, and logs what it skipped", async () => {
-    const dir = await realpath(await tempDir({
-      "toolnexus.yaml": "skills:\n  - ./team-skills\n",
-      "team-skills/review/SKILL.md": "---\nname: review\ndescription: Review a pull request.\n---\nRead the diff first.\n",
-      "team-skills/review-copy/SKILL.md": "---\nname: review\ndescription: A second review.\n---\nIgnored.\n",
-      "team-skills/broken/SKILL.md": "---\nname: [\n---\n",
-    }));
+    const dir = await realpath(
+      await tempDir({
+        "toolnexus.yaml": "skills:\n  - ./team-skills\n",
+        "team-skills/review/SKILL.md": "---\nname: review\ndescription: Review a pull request.\n---\nRead the diff first.\n",
+        "team-skills/review-copy/SKILL.md": "---\nname: review\ndescription: A second review.\n---\nIgnored.\n",
+        "team-skills/broken/SKILL.md": "---\nname: [\n---\n",
+      }),
+    );
     server = await startServer({ config: path.join(dir, "toolnexus.yaml") });
     const at = (d: string) => path.join(dir, "team-skills", d, "SKILL.md");
 
@@ -35,7 +37,9 @@ describe("skills over REST from a config file", () => {
     expect(await prompt.text()).toMatch(/\n## Available Skills\n- \*\*review\*\*: Review a pull request\.$/);
 
     const res = await fetch(`${server.url}/tools/skill/execute`, {
-      method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ arguments: { name: "review" } }),
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ arguments: { name: "review" } }),
     });
     expect(res.status).toBe(200);
     const result = (await res.json()) as { output: string; isError: boolean };
@@ -43,10 +47,14 @@ describe("skills over REST from a config file", () => {
     expect(result.output).toContain("\n\nRead the diff first.\n\nBase directory for this skill: file://");
 
     const bad = await fetch(`${server.url}/tools/skill/execute`, {
-      method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ arguments: { name: "review", path: "x" } }),
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ arguments: { name: "review", path: "x" } }),
     });
     expect(bad.status).toBe(422);
 
-    expect(server.logs).toContainEqual(expect.objectContaining({ msg: "duplicate skill name; the first one wins", name: "review", kept: at("review") }));
+    expect(server.logs).toContainEqual(
+      expect.objectContaining({ msg: "duplicate skill name; the first one wins", name: "review", kept: at("review") }),
+    );
   });
 });

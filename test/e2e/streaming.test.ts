@@ -72,9 +72,11 @@ describe("streaming execute (Accept: text/event-stream) over a real socket", () 
     expect(events.at(-1)).toMatchObject({ event: "result", data: { output: "did 3 steps", isError: false } });
     const progress = events.slice(0, -1);
     expect(new Set(names(progress))).toEqual(new Set(["progress"]));
-    expect(progress.map((e) => e.data.message).filter((m) => String(m).startsWith("working: "))).toEqual(
-      ["working: step 1 of 3", "working: step 2 of 3", "working: step 3 of 3"],
-    );
+    expect(progress.map((e) => e.data.message).filter((m) => String(m).startsWith("working: "))).toEqual([
+      "working: step 1 of 3",
+      "working: step 2 of 3",
+      "working: step 3 of 3",
+    ]);
     expect(progress.map((e) => e.data.progress)).toEqual(progress.map((_e, i) => i + 1));
   });
 
@@ -99,8 +101,12 @@ describe("streaming execute (Accept: text/event-stream) over a real socket", () 
     const events = await call.done;
     expect(names(events)).toEqual(["progress", "error"]);
     expect(events[1]?.data).toEqual({
-      type: "https://toolnexus.dev/problems/tool-timeout", title: expect.any(String) as string, status: 504,
-      detail: "The tool did not finish within 300 ms", code: "TOOL_TIMEOUT", requestId: "sse-timeout-1",
+      type: "https://toolnexus.dev/problems/tool-timeout",
+      title: expect.any(String) as string,
+      status: 504,
+      detail: "The tool did not finish within 300 ms",
+      code: "TOOL_TIMEOUT",
+      requestId: "sse-timeout-1",
     });
     expect(await readFile(marker, "utf8")).toBe('{"code":"TOOL_TIMEOUT"}\n');
   });
@@ -126,13 +132,20 @@ describe("streaming execute (Accept: text/event-stream) over a real socket", () 
     const plain = await executeTool(srv.url, "count", { arguments: { steps: 1, everyMs: 1 } });
     expect(plain.headers.get("content-type")).toMatch(/^application\/json/);
     expect(await plain.json()).toEqual({ output: "counted to 1", isError: false });
-    const both = await executeTool(srv.url, "count", { arguments: { steps: 1, everyMs: 1 } }, { accept: "application/json, text/event-stream" });
+    const both = await executeTool(
+      srv.url,
+      "count",
+      { arguments: { steps: 1, everyMs: 1 } },
+      { accept: "application/json, text/event-stream" },
+    );
     expect(both.headers.get("content-type")).toMatch(/^application\/json/);
     expect(await both.json()).toEqual({ output: "counted to 1", isError: false });
   });
 
   it("the deployment's OpenAPI document offers the event stream on the generic and on each tool's execute", async () => {
-    const doc = (await (await fetch(`${srv.url}/openapi.json`)).json()) as { paths: Record<string, { post: { responses: Record<string, { content: Record<string, unknown> }> } }> };
+    const doc = (await (await fetch(`${srv.url}/openapi.json`)).json()) as {
+      paths: Record<string, { post: { responses: Record<string, { content: Record<string, unknown> }> } }>;
+    };
     for (const p of ["/tools/{name}/execute", "/tools/count/execute"]) {
       expect(Object.keys(doc.paths[p]?.post.responses["200"]?.content ?? {}), p).toEqual(["application/json", "text/event-stream"]);
     }
@@ -154,7 +167,9 @@ describe("streaming execute (Accept: text/event-stream) over a real socket", () 
   it("closing the stream mid-call kills a bash built-in's process group", async () => {
     const call = await streamExecute(srv.url, "bash", { arguments: { command: "echo $$ > stream.pid; sleep 30 & sleep 30 & wait" } });
     expect(call.res.status).toBe(200);
-    const pgid = Number(await eventually(async () => (await readFile(path.join(dir, "stream.pid"), "utf8").catch(() => "")).trim() || undefined));
+    const pgid = Number(
+      await eventually(async () => (await readFile(path.join(dir, "stream.pid"), "utf8").catch(() => "")).trim() || undefined),
+    );
     expect(groupGone(pgid)).toBe(false);
     const closedAt = performance.now();
     call.close();

@@ -10,13 +10,23 @@ import { silentLogger } from "../../src/core/types.js";
 import { tempDir } from "../helpers/temp-dir.js";
 
 const call: AuditCall = {
-  requestId: "r1", transport: "rest", principal: "team-a", auth: "apiKey", tool: "echo", source: "custom",
-  arguments: { text: "hi", password: "hunter2hunter2" }, outcome: "ok", status: 200, durationMs: 1.5,
+  requestId: "r1",
+  transport: "rest",
+  principal: "team-a",
+  auth: "apiKey",
+  tool: "echo",
+  source: "custom",
+  arguments: { text: "hi", password: "hunter2hunter2" },
+  outcome: "ok",
+  status: 200,
+  durationMs: 1.5,
 };
 
 describe("canonical JSON", () => {
   it("sorts keys at every depth and drops undefined members", () => {
-    expect(canonicalJson({ b: 1, a: { d: [1, { z: 1, y: undefined, x: 2 }], c: null } })).toBe('{"a":{"c":null,"d":[1,{"x":2,"z":1}]},"b":1}');
+    expect(canonicalJson({ b: 1, a: { d: [1, { z: 1, y: undefined, x: 2 }], c: null } })).toBe(
+      '{"a":{"c":null,"d":[1,{"x":2,"z":1}]},"b":1}',
+    );
     expect(canonicalDigest({ a: 1, b: 2 })).toBe(canonicalDigest({ b: 2, a: 1 }));
     expect(canonicalDigest({ a: 1 })).not.toBe(canonicalDigest({ a: 2 }));
   });
@@ -24,12 +34,25 @@ describe("canonical JSON", () => {
 
 describe("redaction", () => {
   it("masks values under credential-like keys, configured keys and credential-looking strings", () => {
-    expect(redactArguments({
-      text: "hello", apiKey: "whatever", nested: { Authorization: "x", list: ["eyJhbGciOi.eyJzdWIi.sig", "plain"] },
-      account: "1234", header: "Bearer abc.def", gh: "ghp_abcdefghijklmnopqrstuvwx",
-    }, ["ACCOUNT"])).toEqual({
-      text: "hello", apiKey: "[redacted]", nested: { Authorization: "[redacted]", list: ["[redacted]", "plain"] },
-      account: "[redacted]", header: "[redacted]", gh: "[redacted]",
+    expect(
+      redactArguments(
+        {
+          text: "hello",
+          apiKey: "whatever",
+          nested: { Authorization: "x", list: ["eyJhbGciOi.eyJzdWIi.sig", "plain"] },
+          account: "1234",
+          header: "Bearer abc.def",
+          gh: "ghp_abcdefghijklmnopqrstuvwx",
+        },
+        ["ACCOUNT"],
+      ),
+    ).toEqual({
+      text: "hello",
+      apiKey: "[redacted]",
+      nested: { Authorization: "[redacted]", list: ["[redacted]", "plain"] },
+      account: "[redacted]",
+      header: "[redacted]",
+      gh: "[redacted]",
     });
   });
 });
@@ -39,7 +62,20 @@ describe("the audit line", () => {
     const line = auditLine(call, { arguments: "digest", now: new Date("2026-01-02T03:04:05Z") });
     expect(line.endsWith("\n")).toBe(true);
     const parsed = JSON.parse(line) as Record<string, unknown>;
-    expect(Object.keys(parsed)).toEqual(["time", "type", "requestId", "transport", "principal", "auth", "tool", "source", "argumentsDigest", "outcome", "status", "durationMs"]);
+    expect(Object.keys(parsed)).toEqual([
+      "time",
+      "type",
+      "requestId",
+      "transport",
+      "principal",
+      "auth",
+      "tool",
+      "source",
+      "argumentsDigest",
+      "outcome",
+      "status",
+      "durationMs",
+    ]);
     expect(parsed.time).toBe("2026-01-02T03:04:05.000Z");
     expect(parsed.argumentsDigest).toBe(`sha256:${canonicalDigest(call.arguments)}`);
     expect(line).not.toContain("hunter2");
@@ -77,11 +113,19 @@ describe("the audit file", () => {
   it("writes a digest-only line when the arguments would not fit, and scrubs configured secrets", async () => {
     const file = path.join(await tempDir(), "audit.log");
     const secret = "s3cr3t-value-from-env";
-    const log = new AuditLog(() => ({ sink: "file", path: file, maxBytes: 2048, arguments: "full" }), (s) => s.split(secret).join("[redacted]"), silentLogger, { write: () => true });
+    const log = new AuditLog(
+      () => ({ sink: "file", path: file, maxBytes: 2048, arguments: "full" }),
+      (s) => s.split(secret).join("[redacted]"),
+      silentLogger,
+      { write: () => true },
+    );
     log.record({ ...call, arguments: { big: "y".repeat(3000) } });
     log.record({ ...call, arguments: { text: secret } });
     log.close();
-    const lines = readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = readFileSync(file, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines[0]?.arguments).toBeUndefined();
     expect(lines[0]?.argumentsDigest).toMatch(/^sha256:/);
     expect(lines[1]?.arguments).toEqual({ text: "[redacted]" });
@@ -89,7 +133,14 @@ describe("the audit file", () => {
   });
 
   it("refuses to open an audit file in a directory that does not exist", () => {
-    expect(() => new AuditLog(() => ({ sink: "file", path: "/nonexistent/dir/audit.log", maxBytes: 2048, arguments: "digest" }), (s) => s, silentLogger, { write: () => true }))
-      .toThrow(/audit\.path: cannot open/);
+    expect(
+      () =>
+        new AuditLog(
+          () => ({ sink: "file", path: "/nonexistent/dir/audit.log", maxBytes: 2048, arguments: "digest" }),
+          (s) => s,
+          silentLogger,
+          { write: () => true },
+        ),
+    ).toThrow(/audit\.path: cannot open/);
   });
 });

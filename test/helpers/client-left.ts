@@ -10,12 +10,16 @@ import Fastify, { type FastifyReply } from "fastify";
 export async function afterClientLeft<T>(bind: (reply: FastifyReply) => Promise<T>): Promise<T> {
   const app = Fastify();
   let observed: Promise<T> | undefined;
-  app.post("/late", (_request, reply) => new Promise<void>((resolve) => {
-    reply.raw.once("close", () => {
-      observed = bind(reply);
-      resolve();
-    });
-  }));
+  app.post(
+    "/late",
+    (_request, reply) =>
+      new Promise<void>((resolve) => {
+        reply.raw.once("close", () => {
+          observed = bind(reply);
+          resolve();
+        });
+      }),
+  );
   await app.listen({ host: "127.0.0.1", port: 0 });
   try {
     const { port } = app.server.address() as AddressInfo;

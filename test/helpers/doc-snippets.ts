@@ -44,7 +44,8 @@ function blocksOf(markdown: string, name: string): Block[] {
   return out;
 }
 
-const attribute = (words: readonly string[], key: string): string | undefined => words.find((w) => w.startsWith(`${key}=`))?.slice(key.length + 1);
+const attribute = (words: readonly string[], key: string): string | undefined =>
+  words.find((w) => w.startsWith(`${key}=`))?.slice(key.length + 1);
 
 /** Every `doctest=` block of `markdown`, in page order. */
 export function snippetsOf(markdown: string, name: string): Snippet[] {

@@ -25,22 +25,37 @@ export function submit(baseUrl: string, name: string, body: unknown = {}, header
 }
 
 /** GET `/executions/{id}` parsed (any status). */
-export async function getExecution(baseUrl: string, id: string, headers: Record<string, string> = {}): Promise<{ status: number; body: ExecutionBody }> {
+export async function getExecution(
+  baseUrl: string,
+  id: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: ExecutionBody }> {
   const res = await fetch(`${baseUrl}/executions/${id}`, { headers });
   return { status: res.status, body: (await res.json()) as ExecutionBody };
 }
 
 /** Polls `/executions/{id}` until its status is one of `statuses`. */
-export function pollUntil(baseUrl: string, id: string, statuses: string[], opts: { timeoutMs?: number; headers?: Record<string, string> } = {}): Promise<ExecutionBody> {
-  return eventually(async () => {
-    const { status, body } = await getExecution(baseUrl, id, opts.headers);
-    return status === 200 && statuses.includes(body.status) ? body : undefined;
-  }, { timeoutMs: opts.timeoutMs ?? 10_000, everyMs: 50 });
+export function pollUntil(
+  baseUrl: string,
+  id: string,
+  statuses: string[],
+  opts: { timeoutMs?: number; headers?: Record<string, string> } = {},
+): Promise<ExecutionBody> {
+  return eventually(
+    async () => {
+      const { status, body } = await getExecution(baseUrl, id, opts.headers);
+      return status === 200 && statuses.includes(body.status) ? body : undefined;
+    },
+    { timeoutMs: opts.timeoutMs ?? 10_000, everyMs: 50 },
+  );
 }
 
 /** Opens `/executions/{id}/events` and collects every event until the server ends the stream; `onEvent` sees each as it arrives. */
 export async function readEvents(
-  baseUrl: string, id: string, headers: Record<string, string> = {}, onEvent?: (e: EventSourceMessage) => void,
+  baseUrl: string,
+  id: string,
+  headers: Record<string, string> = {},
+  onEvent?: (e: EventSourceMessage) => void,
 ): Promise<{ res: Response; events: EventSourceMessage[] }> {
   const res = await fetch(`${baseUrl}/executions/${id}/events`, { headers: { accept: "text/event-stream", ...headers } });
   const events: EventSourceMessage[] = [];

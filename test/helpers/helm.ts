@@ -24,6 +24,14 @@ async function helmBinary(): Promise<string> {
 
 /** Runs helm; resolves with its stdout, rejects with its stderr on a non-zero exit. */
 export async function helm(...args: string[]): Promise<string> {
-  const { stdout } = await promisify(execFile)(await helmBinary(), args, { maxBuffer: 16 * 1024 * 1024, env: { ...process.env, HELM_CACHE_HOME: path.join(dir, "cache"), HELM_CONFIG_HOME: path.join(dir, "config"), HELM_DATA_HOME: path.join(dir, "data") } });
+  const { stdout } = await promisify(execFile)(await helmBinary(), args, {
+    maxBuffer: 16 * 1024 * 1024,
+    env: {
+      ...process.env,
+      HELM_CACHE_HOME: path.join(dir, "cache"),
+      HELM_CONFIG_HOME: path.join(dir, "config"),
+      HELM_DATA_HOME: path.join(dir, "data"),
+    },
+  });
   return stdout;
 }

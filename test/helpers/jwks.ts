@@ -22,7 +22,11 @@ export interface TestIdp {
   /** "up" serves the JWKS, "down" answers 500, "slow" never answers. */
   mode: "up" | "down" | "slow";
   /** `expiresIn: false` leaves `exp` out; `issuedAt` sets `iat` (seconds) instead of now. */
-  sign(claims: JWTPayload, key: TestKey, opts?: { expiresIn?: string | number | false; issuedAt?: number; audience?: string; issuer?: string }): Promise<string>;
+  sign(
+    claims: JWTPayload,
+    key: TestKey,
+    opts?: { expiresIn?: string | number | false; issuedAt?: number; audience?: string; issuer?: string },
+  ): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -70,5 +74,14 @@ export async function startIdp(): Promise<TestIdp> {
 
 /** The `auth.jwt` config for a test identity provider. */
 export function jwtConfig(idp: TestIdp, extra: Record<string, unknown> = {}) {
-  return { issuer: idp.issuer, audience: "toolnexus", jwksUri: idp.jwksUri, clockTolerance: 0, requireExp: true, groupsClaim: "groups", jwksTimeoutMs: 500, ...extra };
+  return {
+    issuer: idp.issuer,
+    audience: "toolnexus",
+    jwksUri: idp.jwksUri,
+    clockTolerance: 0,
+    requireExp: true,
+    groupsClaim: "groups",
+    jwksTimeoutMs: 500,
+    ...extra,
+  };
 }

@@ -56,9 +56,17 @@ function fromJson(req: Json): ReceivedSpan[] {
         const attributes: ReceivedSpan["attributes"] = {};
         for (const a of (s.attributes ?? []) as { key: string; value: AnyValue }[]) {
           const v = a.value;
-          attributes[a.key] = v.stringValue ?? (v.intValue !== undefined ? Number(v.intValue) : undefined) ?? v.boolValue ?? v.doubleValue ?? "";
+          attributes[a.key] =
+            v.stringValue ?? (v.intValue !== undefined ? Number(v.intValue) : undefined) ?? v.boolValue ?? v.doubleValue ?? "";
         }
-        out.push({ traceId: String(s.traceId), spanId: String(s.spanId), parentSpanId: String(s.parentSpanId ?? ""), name: String(s.name), kind: Number(s.kind), attributes });
+        out.push({
+          traceId: String(s.traceId),
+          spanId: String(s.spanId),
+          parentSpanId: String(s.parentSpanId ?? ""),
+          name: String(s.name),
+          kind: Number(s.kind),
+          attributes,
+        });
       }
     }
   }
@@ -85,11 +93,28 @@ function fields(buf: Buffer): Field[] {
     at = next;
     const no = Number(tag >> 3n);
     switch (Number(tag & 7n)) {
-      case 0: { const [v, n] = varint(buf, at); out.push({ no, varint: v }); at = n; break; }
-      case 1: out.push({ no, bytes: buf.subarray(at, at + 8) }); at += 8; break;
-      case 2: { const [len, n] = varint(buf, at); out.push({ no, bytes: buf.subarray(n, n + Number(len)) }); at = n + Number(len); break; }
-      case 5: out.push({ no, bytes: buf.subarray(at, at + 4) }); at += 4; break;
-      default: throw new Error(`unsupported wire type in OTLP protobuf at ${at}`);
+      case 0: {
+        const [v, n] = varint(buf, at);
+        out.push({ no, varint: v });
+        at = n;
+        break;
+      }
+      case 1:
+        out.push({ no, bytes: buf.subarray(at, at + 8) });
+        at += 8;
+        break;
+      case 2: {
+        const [len, n] = varint(buf, at);
+        out.push({ no, bytes: buf.subarray(n, n + Number(len)) });
+        at = n + Number(len);
+        break;
+      }
+      case 5:
+        out.push({ no, bytes: buf.subarray(at, at + 4) });
+        at += 4;
+        break;
+      default:
+        throw new Error(`unsupported wire type in OTLP protobuf at ${at}`);
     }
   }
   return out;
@@ -108,11 +133,19 @@ function fromProtobuf(body: Buffer): ReceivedSpan[] {
           const value = sub(kv, 2)[0] ?? [];
           const str = value.find((x) => x.no === 1);
           const int = value.find((x) => x.no === 3);
-          attributes[bytesOf(kv, 1).toString("utf8")] = str?.bytes ? str.bytes.toString("utf8") : int?.varint !== undefined ? Number(int.varint) : "";
+          attributes[bytesOf(kv, 1).toString("utf8")] = str?.bytes
+            ? str.bytes.toString("utf8")
+            : int?.varint !== undefined
+              ? Number(int.varint)
+              : "";
         }
         out.push({
-          traceId: bytesOf(s, 1).toString("hex"), spanId: bytesOf(s, 2).toString("hex"), parentSpanId: bytesOf(s, 4).toString("hex"),
-          name: bytesOf(s, 5).toString("utf8"), kind: Number(s.find((x) => x.no === 6)?.varint ?? 0n), attributes,
+          traceId: bytesOf(s, 1).toString("hex"),
+          spanId: bytesOf(s, 2).toString("hex"),
+          parentSpanId: bytesOf(s, 4).toString("hex"),
+          name: bytesOf(s, 5).toString("utf8"),
+          kind: Number(s.find((x) => x.no === 6)?.varint ?? 0n),
+          attributes,
         });
       }
     }

@@ -22,8 +22,12 @@ export function rawRequest(url: string, bytes: string | Buffer, timeoutMs = 5000
     const timer = setTimeout(() => socket.destroy(), timeoutMs);
     socket.on("connect", () => socket.write(bytes));
     socket.on("data", (b) => chunks.push(b));
-    socket.on("end", () => { closed = true; });
-    socket.on("error", () => { closed = true; });
+    socket.on("end", () => {
+      closed = true;
+    });
+    socket.on("error", () => {
+      closed = true;
+    });
     socket.on("close", () => {
       clearTimeout(timer);
       const text = Buffer.concat(chunks).toString("utf8");

@@ -19,7 +19,10 @@ export interface ServeProcess {
 /** Starts `node dist/cli.js serve --config <config>` (in `env`) and waits until /readyz is 200. */
 export async function startServeProcess(config: string, env: NodeJS.ProcessEnv = process.env): Promise<ServeProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, [CLI, "serve", "--config", config, "--port", String(port), "--host", "127.0.0.1"], { stdio: ["ignore", "pipe", "pipe"], env });
+  const child = spawn(process.execPath, [CLI, "serve", "--config", config, "--port", String(port), "--host", "127.0.0.1"], {
+    stdio: ["ignore", "pipe", "pipe"],
+    env,
+  });
   // stdout apart from the whole: a chunk ends anywhere, and a stderr chunk must not split a log line.
   let out = "";
   let stdout = "";
@@ -35,7 +38,15 @@ export async function startServeProcess(config: string, env: NodeJS.ProcessEnv =
     await exited;
   };
   try {
-    await eventually(async () => child.exitCode === null && (await fetch(`${url}/readyz`).then((r) => r.status === 200, () => false)), { timeoutMs: 30_000, everyMs: 50 });
+    await eventually(
+      async () =>
+        child.exitCode === null &&
+        (await fetch(`${url}/readyz`).then(
+          (r) => r.status === 200,
+          () => false,
+        )),
+      { timeoutMs: 30_000, everyMs: 50 },
+    );
   } catch (err) {
     await stop();
     throw new Error(`serve did not become ready: ${out}`, { cause: err });
@@ -43,7 +54,12 @@ export async function startServeProcess(config: string, env: NodeJS.ProcessEnv =
   return {
     url,
     // Only lines already ended by their newline: the last one may still be arriving.
-    logs: () => stdout.slice(0, stdout.lastIndexOf("\n") + 1).split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as Record<string, unknown>),
+    logs: () =>
+      stdout
+        .slice(0, stdout.lastIndexOf("\n") + 1)
+        .split("\n")
+        .filter((l) => l.startsWith("{"))
+        .map((l) => JSON.parse(l) as Record<string, unknown>),
     output: () => out,
     stop,
   };

@@ -27,7 +27,12 @@ export interface StreamedCall {
  * POSTs `body` to `/tools/{name}/execute` with `Accept: text/event-stream` and reads the
  * body incrementally. A response that is not an event stream is returned with its body unread.
  */
-export async function streamExecute(baseUrl: string, name: string, body: unknown = {}, headers: Record<string, string> = {}): Promise<StreamedCall> {
+export async function streamExecute(
+  baseUrl: string,
+  name: string,
+  body: unknown = {},
+  headers: Record<string, string> = {},
+): Promise<StreamedCall> {
   const ac = new AbortController();
   // A connection pool of its own, destroyed with the stream: a client-side close leaves no
   // pooled socket behind that would hold the test server's close open.
@@ -44,7 +49,11 @@ export async function streamExecute(baseUrl: string, name: string, body: unknown
   const waiters: { pred: (e: SseEvent) => boolean; resolve: (e: SseEvent) => void }[] = [];
   const parser = createParser({
     onEvent: (m) => {
-      const e: SseEvent = { event: m.event ?? "message", data: JSON.parse(m.data) as Record<string, unknown>, ...(m.id ? { id: m.id } : {}) };
+      const e: SseEvent = {
+        event: m.event ?? "message",
+        data: JSON.parse(m.data) as Record<string, unknown>,
+        ...(m.id ? { id: m.id } : {}),
+      };
       events.push(e);
       for (const w of waiters.splice(0)) {
         if (w.pred(e)) w.resolve(e);
@@ -54,17 +63,24 @@ export async function streamExecute(baseUrl: string, name: string, body: unknown
     onComment: (c) => comments.push(c.trim()),
   });
   const streaming = res.headers.get("content-type")?.startsWith("text/event-stream") === true;
-  const done = streaming && res.body
-    ? (async () => {
-      const decoder = new TextDecoder();
-      for await (const chunk of res.body as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }));
-      return events;
-    })()
-    : Promise.resolve(events);
+  const done =
+    streaming && res.body
+      ? (async () => {
+          const decoder = new TextDecoder();
+          for await (const chunk of res.body as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }));
+          return events;
+        })()
+      : Promise.resolve(events);
   // Rejects when the client closes the stream on purpose. close() waits for an unread body.
-  void done.catch(() => {}).then(() => agent.close()).catch(() => {});
+  void done
+    .catch(() => {})
+    .then(() => agent.close())
+    .catch(() => {});
   return {
-    res, events, comments, done,
+    res,
+    events,
+    comments,
+    done,
     close: () => {
       ac.abort();
       agent.destroy().catch(() => {});

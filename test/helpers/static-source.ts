@@ -10,7 +10,12 @@ export class StaticSource implements Source {
   private error?: string;
   notify?: () => void;
 
-  constructor(readonly kind: ToolSource, readonly name: string, public list: Tool[], private readonly fail?: "record" | "throw") {}
+  constructor(
+    readonly kind: ToolSource,
+    readonly name: string,
+    public list: Tool[],
+    private readonly fail?: "record" | "throw",
+  ) {}
 
   async build(ctx: { onToolsChanged(): void }): Promise<void> {
     this.builds++;
@@ -24,14 +29,24 @@ export class StaticSource implements Source {
     }
     this.state = "connected";
   }
-  tools(): readonly Tool[] { return this.list; }
+  tools(): readonly Tool[] {
+    return this.list;
+  }
   status(): SourceStatus {
     return { source: this.kind, name: this.name, state: this.state, tools: this.list.length, ...(this.error ? { error: this.error } : {}) };
   }
-  async close(): Promise<void> { this.closed = true; }
+  async close(): Promise<void> {
+    this.closed = true;
+  }
 }
 
 /** A tool of the given source whose output is its own `name@source`. */
 export function tool(name: string, source: ToolSource, inputSchema: Record<string, unknown> = { type: "object" }): Tool {
-  return { name, description: `${name} from ${source}`, inputSchema, source, execute: async () => ({ output: `${name}@${source}`, isError: false }) };
+  return {
+    name,
+    description: `${name} from ${source}`,
+    inputSchema,
+    source,
+    execute: async () => ({ output: `${name}@${source}`, isError: false }),
+  };
 }

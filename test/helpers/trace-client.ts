@@ -12,7 +12,11 @@ export function traceparent(flags = "01"): { header: string; traceId: string; sp
  * POSTs an execute over a raw socket with `headers`: this process's own fetch goes through
  * undici, whose requests the tracer under test would see (and add a traceparent to).
  */
-export function execute(baseUrl: string, tool: string, headers: Record<string, string>): Promise<{ status: number; body: { output: string } }> {
+export function execute(
+  baseUrl: string,
+  tool: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; body: { output: string } }> {
   const { hostname, port } = new URL(baseUrl);
   const body = "{}";
   return new Promise((resolve, reject) => {
@@ -30,9 +34,17 @@ export function execute(baseUrl: string, tool: string, headers: Record<string, s
       }
     });
     // write, not end: a half-closed socket reads as a client that went away (499).
-    socket.write([
-      `POST /tools/${tool}/execute HTTP/1.1`, `host: ${hostname}:${port}`, "connection: close", "content-type: application/json",
-      `content-length: ${body.length}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`), "", body,
-    ].join("\r\n"));
+    socket.write(
+      [
+        `POST /tools/${tool}/execute HTTP/1.1`,
+        `host: ${hostname}:${port}`,
+        "connection: close",
+        "content-type: application/json",
+        `content-length: ${body.length}`,
+        ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+        "",
+        body,
+      ].join("\r\n"),
+    );
   });
 }

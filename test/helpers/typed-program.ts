@@ -21,13 +21,23 @@ export async function runTypedProgram(serverUrl: string, program: string): Promi
     await writeFile(path.join(dir, "api.d.ts"), astToString(ast));
     await writeFile(path.join(dir, "main.ts"), program);
     await writeFile(path.join(dir, "package.json"), JSON.stringify({ type: "module" }));
-    await writeFile(path.join(dir, "tsconfig.json"), JSON.stringify({
-      compilerOptions: {
-        target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, skipLibCheck: true, outDir: "out",
-        types: ["node"], typeRoots: [path.join(root, "node_modules/@types")], lib: ["ES2022", "DOM", "DOM.Iterable"],
-      },
-      files: ["main.ts", "api.d.ts"],
-    }));
+    await writeFile(
+      path.join(dir, "tsconfig.json"),
+      JSON.stringify({
+        compilerOptions: {
+          target: "ES2022",
+          module: "NodeNext",
+          moduleResolution: "NodeNext",
+          strict: true,
+          skipLibCheck: true,
+          outDir: "out",
+          types: ["node"],
+          typeRoots: [path.join(root, "node_modules/@types")],
+          lib: ["ES2022", "DOM", "DOM.Iterable"],
+        },
+        files: ["main.ts", "api.d.ts"],
+      }),
+    );
     await run(process.execPath, [path.join(root, "node_modules/typescript/bin/tsc"), "-p", dir]).catch((err: { stdout: string }) => {
       throw new Error(`tsc failed:\n${err.stdout}`);
     });

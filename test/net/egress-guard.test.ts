@@ -81,7 +81,8 @@ describe("EgressGuard.lookup", () => {
   it("hands back only the addresses it checked", async () => {
     const guard = new EgressGuard();
     const out = await new Promise<unknown>((resolve, reject) =>
-      guard.lookup("localhost", { all: true }, (err, addrs) => (err ? reject(err) : resolve(addrs))));
+      guard.lookup("localhost", { all: true }, (err, addrs) => (err ? reject(err) : resolve(addrs))),
+    );
     expect(Array.isArray(out)).toBe(true);
     for (const a of out as { address: string }[]) expect(guard.decide("localhost", a.address).allowed).toBe(true);
   });

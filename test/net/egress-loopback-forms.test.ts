@@ -29,10 +29,11 @@ beforeAll(async () => {
   });
   // "::" is dual-stack: IPv4 (via mapped addresses) and IPv6 loopback both land here. A host
   // without IPv6 can only be reached (and tried) through the IPv4 spellings.
-  const listen = (host: string) => new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, host, () => resolve());
-  });
+  const listen = (host: string) =>
+    new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(0, host, () => resolve());
+    });
   await listen("::").catch(async () => {
     FORMS = IPV4_FORMS;
     await listen("0.0.0.0");

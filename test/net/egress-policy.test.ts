@@ -16,9 +16,12 @@ describe("EgressPolicy defaults", () => {
     expect(p.decide("some.host", address)).toEqual({ allowed: false, reason });
   });
 
-  it.each(["127.0.0.1", "::1", "10.1.2.3", "192.168.1.10", "172.16.0.1", "fd12::1", "93.184.215.14"])("allows %s (private ranges are the point)", (address) => {
-    expect(p.decide("svc.internal", address)).toEqual({ allowed: true });
-  });
+  it.each(["127.0.0.1", "::1", "10.1.2.3", "192.168.1.10", "172.16.0.1", "fd12::1", "93.184.215.14"])(
+    "allows %s (private ranges are the point)",
+    (address) => {
+      expect(p.decide("svc.internal", address)).toEqual({ allowed: true });
+    },
+  );
 
   it("refuses metadata host names before resolving them", () => {
     expect(p.decideHost("metadata.google.internal")).toEqual({ allowed: false, reason: "cloud metadata host" });

@@ -15,11 +15,19 @@ const root = path.resolve(import.meta.dirname, "../..");
 /** What the test copies into its stand-in for the image's /app: the final stage must copy exactly these. */
 const COPIED = ["dist", "examples", "openapi", "package-lock.json", "package.json"];
 
-interface Stage { from: string; workdir: string; lines: string[] }
+interface Stage {
+  from: string;
+  workdir: string;
+  lines: string[];
+}
 
 /** Dockerfile instructions grouped by stage, continuation lines joined, comments dropped. */
 function stages(text: string): Stage[] {
-  const lines = text.replace(/\\\r?\n/g, " ").split(/\r?\n/).map((l) => l.trim()).filter((l) => l && !l.startsWith("#"));
+  const lines = text
+    .replace(/\\\r?\n/g, " ")
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith("#"));
   const out: Stage[] = [];
   for (const line of lines) {
     const [op = "", ...args] = line.split(/\s+/);
@@ -47,7 +55,6 @@ function copiedPaths(all: Stage[], stage: Stage): string[] {
   return paths.sort();
 }
 
-
 describe("Docker image (final stage replayed without Docker)", async () => {
   const dockerText = await readFile(path.join(root, "Dockerfile"), "utf8");
   const dockerfile = stages(dockerText);
@@ -63,9 +70,13 @@ describe("Docker image (final stage replayed without Docker)", async () => {
   it("the final stage copies exactly what this test copies, none of it excluded by .dockerignore", async () => {
     expect(dockerfile.length).toBeGreaterThanOrEqual(2);
     expect(copiedPaths(dockerfile, final)).toEqual(COPIED);
-    const ignored = (await readFile(path.join(root, ".dockerignore"), "utf8")).split("\n").map((l) => l.trim()).filter((l) => l && !l.startsWith("#"));
-    const contextPaths = [...copiedPaths(dockerfile, final), ...dockerfile.slice(0, -1).flatMap((s) => copiedPaths(dockerfile, s))]
-      .filter((p) => !p.startsWith("..") && !path.posix.isAbsolute(p) && p !== "dist");
+    const ignored = (await readFile(path.join(root, ".dockerignore"), "utf8"))
+      .split("\n")
+      .map((l) => l.trim())
+      .filter((l) => l && !l.startsWith("#"));
+    const contextPaths = [...copiedPaths(dockerfile, final), ...dockerfile.slice(0, -1).flatMap((s) => copiedPaths(dockerfile, s))].filter(
+      (p) => !p.startsWith("..") && !path.posix.isAbsolute(p) && p !== "dist",
+    );
     for (const p of contextPaths) expect(ignored, p).not.toContain(p);
     expect(ignored).toContain("node_modules");
   });
@@ -113,22 +124,39 @@ describe("Docker image (final stage replayed without Docker)", async () => {
     const port = await freePort();
     // The image's own command line (ENTRYPOINT after tini, then CMD), with /app/ being the temp dir.
     const [, ...nodeArgs] = entrypoint.slice(2).map((a) => a.replace(/^\/app\//, `${app}/`));
-    const child = spawn(process.execPath, [...nodeArgs, ...cmd, "--config", "examples/config", "--host", "127.0.0.1", "--port", String(port)], { cwd: app, env, stdio: ["ignore", "pipe", "pipe"] });
-    const health = () => promisify(execFile)(process.execPath, healthcheck.slice(1), { env: { ...env, TOOLNEXUS_PORT: String(port) }, timeout: 10_000 }).then(() => 0, (e: { code?: number }) => e.code ?? -1);
+    const child = spawn(
+      process.execPath,
+      [...nodeArgs, ...cmd, "--config", "examples/config", "--host", "127.0.0.1", "--port", String(port)],
+      { cwd: app, env, stdio: ["ignore", "pipe", "pipe"] },
+    );
+    const health = () =>
+      promisify(execFile)(process.execPath, healthcheck.slice(1), { env: { ...env, TOOLNEXUS_PORT: String(port) }, timeout: 10_000 }).then(
+        () => 0,
+        (e: { code?: number }) => e.code ?? -1,
+      );
     let stderr = "";
-    child.stderr.on("data", (d: Buffer) => { stderr += d.toString(); });
+    child.stderr.on("data", (d: Buffer) => {
+      stderr += d.toString();
+    });
     child.stdout.resume();
     const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
     try {
       const url = `http://127.0.0.1:${port}`;
       let ready = 0;
       for (let i = 0; i < 200 && ready !== 200 && child.exitCode === null; i++) {
-        ready = await fetch(`${url}/readyz`).then((r) => r.status, () => 0);
+        ready = await fetch(`${url}/readyz`).then(
+          (r) => r.status,
+          () => 0,
+        );
         if (ready !== 200) await new Promise((r) => setTimeout(r, 50));
       }
       expect(ready, stderr).toBe(200);
       expect(await health(), "the HEALTHCHECK command passes against a live server").toBe(0);
-      const res = await fetch(`${url}/tools/echo/execute`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ arguments: { text: "hi" } }) });
+      const res = await fetch(`${url}/tools/echo/execute`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ arguments: { text: "hi" } }),
+      });
       expect(res.status).toBe(200);
       expect(await res.json()).toMatchObject({ output: "hi", isError: false });
       child.kill("SIGTERM");

@@ -13,7 +13,11 @@ const chart = path.join(root, "helm/toolnexus");
 const allOptions = path.join(root, "test/fixtures/helm/all-options.yaml");
 
 type Json = Record<string, unknown>;
-interface K8sObject { apiVersion: string; kind: string; metadata: { name: string } }
+interface K8sObject {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string };
+}
 
 /** The schema-checking model class of an apiVersion/kind; throws for a kind nobody validates. */
 async function modelOf(apiVersion: string, kind: string): Promise<new (data: unknown) => { validate(): void }> {
@@ -27,7 +31,9 @@ async function modelOf(apiVersion: string, kind: string): Promise<new (data: unk
 
 async function render(...args: string[]): Promise<K8sObject[]> {
   const out = await helm("template", "rel", chart, "--namespace", "tools", ...args);
-  return parseAllDocuments(out).map((d) => d.toJS() as K8sObject).filter(Boolean);
+  return parseAllDocuments(out)
+    .map((d) => d.toJS() as K8sObject)
+    .filter(Boolean);
 }
 
 /** Every object valid for its Kubernetes schema: returns the failures as "Kind/name: why". */
@@ -65,7 +71,14 @@ describe("helm/toolnexus rendered by helm", () => {
   it("renders valid Kubernetes objects with every option set, each template contributing", async () => {
     const objects = await render("-f", allOptions);
     expect(objects.map((o) => o.kind).sort()).toEqual([
-      "ConfigMap", "Deployment", "HorizontalPodAutoscaler", "NetworkPolicy", "PodDisruptionBudget", "Service", "ServiceAccount", "ServiceMonitor",
+      "ConfigMap",
+      "Deployment",
+      "HorizontalPodAutoscaler",
+      "NetworkPolicy",
+      "PodDisruptionBudget",
+      "Service",
+      "ServiceAccount",
+      "ServiceMonitor",
     ]);
     expect(await invalid(objects)).toEqual([]);
     const deployment = objects.find((o) => o.kind === "Deployment") as unknown as Json;

@@ -57,14 +57,45 @@ describe("helm/toolnexus chart", async () => {
 
   it("the schema rejects typos and wrong types", () => {
     const bad: [string, Json][] = [
-      ["unknown top-level key", variant((v) => { v.replicas = 3; })],
-      ["port as a string", variant((v) => { (v.service as Json).port = "80"; })],
-      ["secret ref without key", variant((v) => { (v.secrets as Json).env = { GITHUB_TOKEN: { secret: "tokens" } }; })],
-      ["ConfigMap file name with a slash", variant((v) => { (v.config as Json).files = { "plugins/a.mjs": "export default []" }; })],
-      ["probe without httpGet", variant((v) => { v.livenessProbe = { periodSeconds: 5 }; })],
+      [
+        "unknown top-level key",
+        variant((v) => {
+          v.replicas = 3;
+        }),
+      ],
+      [
+        "port as a string",
+        variant((v) => {
+          (v.service as Json).port = "80";
+        }),
+      ],
+      [
+        "secret ref without key",
+        variant((v) => {
+          (v.secrets as Json).env = { GITHUB_TOKEN: { secret: "tokens" } };
+        }),
+      ],
+      [
+        "ConfigMap file name with a slash",
+        variant((v) => {
+          (v.config as Json).files = { "plugins/a.mjs": "export default []" };
+        }),
+      ],
+      [
+        "probe without httpGet",
+        variant((v) => {
+          v.livenessProbe = { periodSeconds: 5 };
+        }),
+      ],
     ];
     for (const [what, v] of bad) expect(validate(v), what).toBe(false);
-    expect(validate(variant((v) => { (v.config as Json).toolnexus = "plugins: []\n"; }))).toBe(true);
+    expect(
+      validate(
+        variant((v) => {
+          (v.config as Json).toolnexus = "plugins: []\n";
+        }),
+      ),
+    ).toBe(true);
   });
 
   it("every .Values path a template reads exists in values.yaml, and every top-level value is used", () => {
@@ -78,9 +109,14 @@ describe("helm/toolnexus chart", async () => {
 
   it("each manifest template keeps valid YAML around its actions, with the expected kind", () => {
     const kinds: Record<string, string> = {
-      "configmap.yaml": "ConfigMap", "deployment.yaml": "Deployment", "hpa.yaml": "HorizontalPodAutoscaler",
-      "networkpolicy.yaml": "NetworkPolicy", "pdb.yaml": "PodDisruptionBudget", "service.yaml": "Service",
-      "serviceaccount.yaml": "ServiceAccount", "servicemonitor.yaml": "ServiceMonitor",
+      "configmap.yaml": "ConfigMap",
+      "deployment.yaml": "Deployment",
+      "hpa.yaml": "HorizontalPodAutoscaler",
+      "networkpolicy.yaml": "NetworkPolicy",
+      "pdb.yaml": "PodDisruptionBudget",
+      "service.yaml": "Service",
+      "serviceaccount.yaml": "ServiceAccount",
+      "servicemonitor.yaml": "ServiceMonitor",
     };
     expect(files.filter((f) => f.endsWith(".yaml"))).toEqual(Object.keys(kinds).sort());
     expect(files).toEqual(expect.arrayContaining(["NOTES.txt", "_helpers.tpl"]));
@@ -104,15 +140,22 @@ describe("helm/toolnexus chart", async () => {
     const deployment = parseYaml(skeleton(templates["deployment.yaml"] ?? ""), { uniqueKeys: false }) as Json;
     const pod = at(deployment, ["spec", "template", "spec"]).value as Json;
     const container = (pod.containers as Json[])[0] as Json;
-    expect(container.volumeMounts).toEqual(expect.arrayContaining([
-      { name: "config", mountPath: "/etc/toolnexus", readOnly: true },
-      { name: "tmp", mountPath: "/tmp" },
-    ]));
-    expect((container.volumeMounts as Json[]).some((m) => "subPath" in m), "subPath mounts miss ConfigMap updates").toBe(false);
-    expect(container.env).toEqual(expect.arrayContaining([
-      { name: "TOOLNEXUS_CONFIG", value: "/etc/toolnexus" },
-      { name: "TOOLNEXUS_HOST", value: "0.0.0.0" },
-    ]));
+    expect(container.volumeMounts).toEqual(
+      expect.arrayContaining([
+        { name: "config", mountPath: "/etc/toolnexus", readOnly: true },
+        { name: "tmp", mountPath: "/tmp" },
+      ]),
+    );
+    expect(
+      (container.volumeMounts as Json[]).some((m) => "subPath" in m),
+      "subPath mounts miss ConfigMap updates",
+    ).toBe(false);
+    expect(container.env).toEqual(
+      expect.arrayContaining([
+        { name: "TOOLNEXUS_CONFIG", value: "/etc/toolnexus" },
+        { name: "TOOLNEXUS_HOST", value: "0.0.0.0" },
+      ]),
+    );
     expect(templates["deployment.yaml"]).toMatch(/secretKeyRef:/);
     expect(templates["deployment.yaml"]).toMatch(/- secretRef:/);
     expect(templates["deployment.yaml"]).toMatch(/checksum\/config: .*sha256sum/);
@@ -123,8 +166,16 @@ describe("helm/toolnexus chart", async () => {
 
   it("defaults are hardened: non-root as the image's user, read-only root, no capabilities", async () => {
     const uid = /^USER\s+(\d+)/m.exec(await readFile(path.join(root, "Dockerfile"), "utf8"))?.[1];
-    expect(values.podSecurityContext).toMatchObject({ runAsNonRoot: true, runAsUser: Number(uid), seccompProfile: { type: "RuntimeDefault" } });
-    expect(values.securityContext).toMatchObject({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] } });
+    expect(values.podSecurityContext).toMatchObject({
+      runAsNonRoot: true,
+      runAsUser: Number(uid),
+      seccompProfile: { type: "RuntimeDefault" },
+    });
+    expect(values.securityContext).toMatchObject({
+      readOnlyRootFilesystem: true,
+      allowPrivilegeEscalation: false,
+      capabilities: { drop: ["ALL"] },
+    });
     expect(at(values, ["serviceAccount", "automountToken"]).value).toBe(false);
   });
 

@@ -17,7 +17,11 @@ let file = "";
 const auth = { authorization: `Bearer ${SECRET}` };
 
 function lines(): Record<string, unknown>[] {
-  return readFileSync(file, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+  return readFileSync(file, "utf8")
+    .trim()
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
 beforeAll(async () => {
@@ -41,7 +45,9 @@ afterAll(async () => {
 describe("the audit trail", () => {
   it("writes exactly one line per call on every HTTP transport, with its fields and no configured secret", async () => {
     const rest = await fetch(`${s.url}/tools/echo/execute`, {
-      method: "POST", headers: { ...auth, "content-type": "application/json", "x-request-id": "audit-rest-1" }, body: JSON.stringify({ arguments: { text: SECRET } }),
+      method: "POST",
+      headers: { ...auth, "content-type": "application/json", "x-request-id": "audit-rest-1" },
+      body: JSON.stringify({ arguments: { text: SECRET } }),
     });
     expect(rest.status).toBe(200);
 
@@ -58,7 +64,11 @@ describe("the audit trail", () => {
     await client.callTool({ name: "echo", arguments: { text: "over mcp" } });
     await client.close();
 
-    const forbidden = await fetch(`${s.url}/tools/nope/execute`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: "{}" });
+    const forbidden = await fetch(`${s.url}/tools/nope/execute`, {
+      method: "POST",
+      headers: { ...auth, "content-type": "application/json" },
+      body: "{}",
+    });
     expect(forbidden.status).toBe(404);
 
     const all = lines();
@@ -70,7 +80,14 @@ describe("the audit trail", () => {
       expect(l.argumentsDigest).toMatch(/^sha256:[0-9a-f]{64}$/);
       expect(typeof l.durationMs).toBe("number");
     }
-    expect(all[0]).toMatchObject({ requestId: "audit-rest-1", tool: "echo", source: "native", outcome: "ok", status: 200, arguments: { text: "[redacted]" } });
+    expect(all[0]).toMatchObject({
+      requestId: "audit-rest-1",
+      tool: "echo",
+      source: "native",
+      outcome: "ok",
+      status: 200,
+      arguments: { text: "[redacted]" },
+    });
     expect(all[1]).toMatchObject({ requestId: "audit-sse-1", tool: "echo", outcome: "ok", arguments: { text: "over sse" } });
     expect(all[2]).toMatchObject({ tool: "echo", outcome: "ok", arguments: { text: "as an execution" } });
     expect(all[3]).toMatchObject({ tool: "echo", outcome: "ok", arguments: { text: "over mcp" } });
@@ -82,7 +99,9 @@ describe("the audit trail", () => {
 
   it("refuses to start when the audit file cannot be opened", async () => {
     const dir = await tempDir();
-    await expect(buildServer({ logger: false, config: { audit: { sink: "file", path: path.join(dir, "missing/dir/audit.log") } } })).rejects.toThrow(/audit\.path/);
+    await expect(
+      buildServer({ logger: false, config: { audit: { sink: "file", path: path.join(dir, "missing/dir/audit.log") } } }),
+    ).rejects.toThrow(/audit\.path/);
   });
 
   it("rejects sink: file without a path as a config error", async () => {

@@ -11,17 +11,25 @@ let s: TestServer;
 beforeAll(async () => {
   process.env.TOOLNEXUS_TEST_ADMIN_KEY = ADMIN;
   s = await startServer({
-    config: { skills: [path.resolve(import.meta.dirname, "../../../shared/conformance/skills/fixture")], auth: { apiKeys: [
-      { id: "admin", key: "${TOOLNEXUS_TEST_ADMIN_KEY}" },
-      { id: "limited", sha256: createHash("sha256").update(LIMITED).digest("hex"), tools: ["ech*", "divide"] },
-    ] } },
+    config: {
+      skills: [path.resolve(import.meta.dirname, "../../../shared/conformance/skills/fixture")],
+      auth: {
+        apiKeys: [
+          { id: "admin", key: "${TOOLNEXUS_TEST_ADMIN_KEY}" },
+          { id: "limited", sha256: createHash("sha256").update(LIMITED).digest("hex"), tools: ["ech*", "divide"] },
+        ],
+      },
+    },
     tools: testTools(),
   });
 });
 afterAll(() => s.close());
 
 const call = (path: string, key?: string, init: RequestInit = {}, header = "authorization") =>
-  fetch(`${s.url}${path}`, { ...init, headers: { ...(key ? { [header]: header === "authorization" ? `Bearer ${key}` : key } : {}), "content-type": "application/json" } });
+  fetch(`${s.url}${path}`, {
+    ...init,
+    headers: { ...(key ? { [header]: header === "authorization" ? `Bearer ${key}` : key } : {}), "content-type": "application/json" },
+  });
 
 describe("API keys", () => {
   it("401 UNAUTHORIZED without a key or with a wrong one, on every protected route", async () => {
@@ -52,7 +60,12 @@ describe("API keys", () => {
     expect((await call("/tools/slow", LIMITED)).status).toBe(404);
     expect((await call("/tools/echo", LIMITED)).status).toBe(200);
     const doc = (await (await call("/openapi.json", LIMITED)).json()) as { paths: Record<string, unknown> };
-    expect(Object.keys(doc.paths).filter((p) => p.startsWith("/tools/") && !p.includes("{"))).toEqual(["/tools/echo/execute", "/tools/echo/executions", "/tools/divide/execute", "/tools/divide/executions"]);
+    expect(Object.keys(doc.paths).filter((p) => p.startsWith("/tools/") && !p.includes("{"))).toEqual([
+      "/tools/echo/execute",
+      "/tools/echo/executions",
+      "/tools/divide/execute",
+      "/tools/divide/executions",
+    ]);
     const all = (await (await call("/tools", ADMIN)).json()) as { tools: unknown[] };
     expect(all.tools.length).toBe(8);
   });
@@ -63,7 +76,9 @@ describe("API keys", () => {
     expect(forbidden.status).toBe(403);
     expect(await forbidden.json()).toMatchObject({ code: "FORBIDDEN" });
     expect((await call("/tools/ghost/execute", LIMITED, { method: "POST", body })).status).toBe(404);
-    expect((await call("/tools/echo/execute", LIMITED, { method: "POST", body: JSON.stringify({ arguments: { text: "ok" } }) })).status).toBe(200);
+    expect(
+      (await call("/tools/echo/execute", LIMITED, { method: "POST", body: JSON.stringify({ arguments: { text: "ok" } }) })).status,
+    ).toBe(200);
   });
 
   it("the skills catalog is visible only to keys that may use the skill tool", async () => {

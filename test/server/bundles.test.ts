@@ -49,13 +49,19 @@ async function mcp(bundle: string, headers: Record<string, string>): Promise<Cli
 }
 
 const execute = (tool: string, args: Record<string, unknown>, headers: Record<string, string>) =>
-  fetch(`${s.url}/tools/${tool}/execute`, { method: "POST", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify({ arguments: args }) });
+  fetch(`${s.url}/tools/${tool}/execute`, {
+    method: "POST",
+    headers: { ...headers, "content-type": "application/json" },
+    body: JSON.stringify({ arguments: args }),
+  });
 
 describe("bundles", () => {
   it("an MCP client on /bundles/a/mcp sees and calls only bundle a's tools", async () => {
     const client = await mcp("a", admin);
     expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(["divide", "echo"]);
-    expect(await client.callTool({ name: "echo", arguments: { text: "in a" } })).toMatchObject({ content: [{ type: "text", text: "in a" }] });
+    expect(await client.callTool({ name: "echo", arguments: { text: "in a" } })).toMatchObject({
+      content: [{ type: "text", text: "in a" }],
+    });
     await expect(client.callTool({ name: "slow", arguments: { ms: 1 } })).rejects.toMatchObject({ data: { code: "FORBIDDEN" } });
     await client.close();
   });
@@ -108,7 +114,8 @@ describe("bundles", () => {
     expect(await odd.json()).toMatchObject({ code: "INVALID_REQUEST" });
     expect((await fetch(`${s.url}/tools?bundle=__proto__`, { headers: admin })).status).toBe(404);
     const mcpUnknown = await fetch(`${s.url}/bundles/zzz/mcp`, {
-      method: "POST", headers: { ...admin, "content-type": "application/json", accept: "application/json, text/event-stream" },
+      method: "POST",
+      headers: { ...admin, "content-type": "application/json", accept: "application/json, text/event-stream" },
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
     });
     expect(mcpUnknown.status).toBe(404);
@@ -116,12 +123,21 @@ describe("bundles", () => {
   });
 
   it("warns at load about a bundle glob that matches no tool", () => {
-    expect(s.logs.find((l) => l.msg?.toString().startsWith("bundle glob matches no tool"))).toMatchObject({ bundle: "b", glob: "no_such_tool_*" });
+    expect(s.logs.find((l) => l.msg?.toString().startsWith("bundle glob matches no tool"))).toMatchObject({
+      bundle: "b",
+      glob: "no_such_tool_*",
+    });
   });
 
   it("refuses a config with an odd bundle name or a grant of an undefined bundle", async () => {
-    await expect(buildServer({ logger: false, config: { bundles: { "bad name!": { tools: ["x"] } } } })).rejects.toThrow(/\/bundles\/bad name! is not a bundle name/);
-    await expect(buildServer({ logger: false, config: { bundles: { a: { tools: ["x"] } }, auth: { apiKeys: [{ id: "k", key: ADMIN, bundles: ["nope"] }] } } }))
-      .rejects.toThrow(/\/auth\/apiKeys\/0\/bundles\/0 names no bundle/);
+    await expect(buildServer({ logger: false, config: { bundles: { "bad name!": { tools: ["x"] } } } })).rejects.toThrow(
+      /\/bundles\/bad name! is not a bundle name/,
+    );
+    await expect(
+      buildServer({
+        logger: false,
+        config: { bundles: { a: { tools: ["x"] } }, auth: { apiKeys: [{ id: "k", key: ADMIN, bundles: ["nope"] }] } },
+      }),
+    ).rejects.toThrow(/\/auth\/apiKeys\/0\/bundles\/0 names no bundle/);
   });
 });

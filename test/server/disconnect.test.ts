@@ -8,7 +8,9 @@ describe("abortOnDisconnect", () => {
     const reason = await afterClientLeft((reply) => {
       const call = callSignal(5_000);
       abortOnDisconnect(reply, call);
-      const aborted = call.signal.aborted ? Promise.resolve(call.signal.reason) : new Promise((r) => call.signal.addEventListener("abort", () => r(call.signal.reason)));
+      const aborted = call.signal.aborted
+        ? Promise.resolve(call.signal.reason)
+        : new Promise((r) => call.signal.addEventListener("abort", () => r(call.signal.reason)));
       return aborted.finally(() => call.dispose());
     });
     expect(reason).toMatchObject({ code: "CLIENT_CLOSED" });

@@ -7,7 +7,10 @@ const log: SignalLog = {};
 let s: TestServer;
 
 beforeAll(async () => {
-  s = await startServer({ config: { server: { maxConcurrent: 2, bodyLimitBytes: 4096, timeoutMs: 5000, maxTimeoutMs: 8000 } }, tools: testTools(log) });
+  s = await startServer({
+    config: { server: { maxConcurrent: 2, bodyLimitBytes: 4096, timeoutMs: 5000, maxTimeoutMs: 8000 } },
+    tools: testTools(log),
+  });
 });
 afterAll(() => s.close());
 
@@ -72,7 +75,12 @@ describe("POST /tools/{name}/execute", () => {
 
   it("422 INVALID_ARGUMENTS with JSON pointers", async () => {
     const body = await problem(await execute("echo", { arguments: { text: 5, more: true } }), 422, "INVALID_ARGUMENTS");
-    expect(body.errors).toEqual(expect.arrayContaining([{ pointer: "/text", message: "must be string" }, { pointer: "/more", message: "is not allowed" }]));
+    expect(body.errors).toEqual(
+      expect.arrayContaining([
+        { pointer: "/text", message: "must be string" },
+        { pointer: "/more", message: "is not allowed" },
+      ]),
+    );
   });
 
   it("500 TOOL_FAILED when the tool throws; the body carries no stack and no message text", async () => {
@@ -121,8 +129,15 @@ describe("POST /tools/{name}/execute", () => {
     const first = await execute("confirm", { arguments: { what: "deploy" } });
     expect(first.status).toBe(200);
     const suspended = (await first.json()) as { isError: boolean; metadata: { pending: { id: string; kind: string; prompt: string } } };
-    expect(suspended).toEqual({ output: "Confirm deploy?", isError: true, metadata: { pending: { id: "confirm-deploy", kind: "approval", prompt: "Confirm deploy?" } } });
-    const resumed = await execute("confirm", { arguments: { what: "deploy" }, answer: { id: suspended.metadata.pending.id, ok: true, data: { by: "ana" } } });
+    expect(suspended).toEqual({
+      output: "Confirm deploy?",
+      isError: true,
+      metadata: { pending: { id: "confirm-deploy", kind: "approval", prompt: "Confirm deploy?" } },
+    });
+    const resumed = await execute("confirm", {
+      arguments: { what: "deploy" },
+      answer: { id: suspended.metadata.pending.id, ok: true, data: { by: "ana" } },
+    });
     expect(await resumed.json()).toEqual({ output: 'confirmed deploy with {"by":"ana"}', isError: false });
     const line = s.logs.find((l) => l.msg === "tool call" && l.tool === "confirm" && l.pending === true);
     expect(line).toMatchObject({ outcome: "ok" });
@@ -132,7 +147,14 @@ describe("POST /tools/{name}/execute", () => {
     await execute("echo", { arguments: { text: "log me" } }, { "x-request-id": "log-line-1" });
     const lines = s.logs.filter((l) => l.reqId === "log-line-1");
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatchObject({ msg: "tool call", tool: "echo", source: "native", caller: "anonymous", outcome: "ok", statusCode: 200 });
+    expect(lines[0]).toMatchObject({
+      msg: "tool call",
+      tool: "echo",
+      source: "native",
+      caller: "anonymous",
+      outcome: "ok",
+      statusCode: 200,
+    });
     expect(typeof lines[0]?.durationMs).toBe("number");
   });
 });
@@ -141,13 +163,25 @@ describe("tools that ignore their signal", () => {
   it("keep their concurrency slot until they really stop", async () => {
     const t = await startServer({ config: { server: { maxConcurrent: 1 } }, tools: testTools() });
     try {
-      const first = await fetch(`${t.url}/tools/stubborn/execute`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"timeoutMs":50}' });
+      const first = await fetch(`${t.url}/tools/stubborn/execute`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: '{"timeoutMs":50}',
+      });
       expect(first.status).toBe(504);
-      const second = await fetch(`${t.url}/tools/echo/execute`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"arguments":{"text":"x"}}' });
+      const second = await fetch(`${t.url}/tools/echo/execute`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: '{"arguments":{"text":"x"}}',
+      });
       expect(second.status).toBe(429);
       expect(t.app.toolnexus.state.abandoned).toBe(1);
       while (t.app.toolnexus.state.abandoned > 0) await new Promise((r) => setTimeout(r, 50));
-      const third = await fetch(`${t.url}/tools/echo/execute`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"arguments":{"text":"x"}}' });
+      const third = await fetch(`${t.url}/tools/echo/execute`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: '{"arguments":{"text":"x"}}',
+      });
       expect(third.status).toBe(200);
     } finally {
       await t.close();

@@ -15,7 +15,10 @@ beforeAll(async () => {
   redis = await startRedis();
   admin = new Redis(redis.url);
   // A short lostAfterMs: the orphan sweep runs every lostAfterMs.
-  s = await startServer({ config: { redis: { url: redis.url }, executions: { maxActivePerCaller: 2, lostAfterMs: 300 } }, tools: testTools() });
+  s = await startServer({
+    config: { redis: { url: redis.url }, executions: { maxActivePerCaller: 2, lostAfterMs: 300 } },
+    tools: testTools(),
+  });
 });
 afterAll(async () => {
   await admin?.call("CLIENT", "UNPAUSE").catch(() => undefined);
@@ -45,10 +48,15 @@ describe("a submit answered 503 while Redis stalls", () => {
     expect(await refused.json()).toMatchObject({ code: "STORE_UNAVAILABLE" });
     await admin.call("CLIENT", "UNPAUSE");
 
-    const retried = await acceptedExecution(await eventually(async () => {
-      const res = await submit(s.url, "echo", body, headers);
-      return res.status === 202 ? res : undefined;
-    }, { timeoutMs: 10_000, everyMs: 100 }));
+    const retried = await acceptedExecution(
+      await eventually(
+        async () => {
+          const res = await submit(s.url, "echo", body, headers);
+          return res.status === 202 ? res : undefined;
+        },
+        { timeoutMs: 10_000, everyMs: 100 },
+      ),
+    );
     const done = await pollUntil(s.url, retried.id, ["succeeded", "failed"]);
     expect(done).toMatchObject({ status: "succeeded", result: { output: "after the stall", isError: false } });
     expect(await queuedRecords()).toEqual([]);
@@ -65,7 +73,20 @@ describe("the orphan sweep", () => {
     const owner = (await admin.hget(`toolnexus:x:${real.id}`, "owner")) ?? "";
     const id = "0123456789abcdef0123456789abcdef";
     const now = new Date().toISOString();
-    await admin.hset(`toolnexus:x:${id}`, { id, tool: "echo", owner, status: "queued", createdAt: now, updatedAt: now, expiresAt: now, fp: "f", seq: "999", evn: "0", exp: String(Date.now() + 60_000), ik: "" });
+    await admin.hset(`toolnexus:x:${id}`, {
+      id,
+      tool: "echo",
+      owner,
+      status: "queued",
+      createdAt: now,
+      updatedAt: now,
+      expiresAt: now,
+      fp: "f",
+      seq: "999",
+      evn: "0",
+      exp: String(Date.now() + 60_000),
+      ik: "",
+    });
     await admin.sadd(`toolnexus:active:${owner}`, id);
     await admin.zadd(`toolnexus:owner:${owner}`, 999, id);
 

@@ -14,7 +14,8 @@ let a: TestServer;
 let b: TestServer;
 
 const steps = defineTool({
-  name: "steps", description: "reports progress n times, then answers",
+  name: "steps",
+  description: "reports progress n times, then answers",
   inputSchema: { type: "object", properties: { n: { type: "integer" } } },
   run: async ({ n }, ctx) => {
     for (let i = 1; i <= Number(n); i++) {
@@ -33,7 +34,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([a?.close(), b?.close()]);
 });
-
 
 describe("executions on Redis, two servers", () => {
   it("submit on A, poll on B → succeeded", async () => {
@@ -80,7 +80,8 @@ describe("executions on Redis, two servers", () => {
 
   it("the active limit is shared, and the list is newest first", async () => {
     const ids = [];
-    for (let i = 0; i < 5; i++) ids.push((await acceptedExecution(await submit(i % 2 ? a.url : b.url, "slow", { arguments: { ms: 20_000 } }))).id);
+    for (let i = 0; i < 5; i++)
+      ids.push((await acceptedExecution(await submit(i % 2 ? a.url : b.url, "slow", { arguments: { ms: 20_000 } }))).id);
     const over = await submit(a.url, "slow", { arguments: { ms: 1 } });
     expect(over.status).toBe(429);
     expect(await over.json()).toMatchObject({ code: "OVERLOADED" });
@@ -96,7 +97,8 @@ describe("executions on Redis, two servers", () => {
 
 describe("executions on Redis, retention per caller", () => {
   // Each on its own database: the count of finished executions must start at zero.
-  const withCap = (db: number) => startServer({ config: { redis: { url: `${inject("redisUrl")}/${db}` }, executions: { maxRetainedPerCaller: 2 } }, tools: testTools() });
+  const withCap = (db: number) =>
+    startServer({ config: { redis: { url: `${inject("redisUrl")}/${db}` }, executions: { maxRetainedPerCaller: 2 } }, tools: testTools() });
 
   it("past executions.maxRetainedPerCaller the executions that finished first are deleted from Redis", async () => {
     const r = await withCap(2);
@@ -124,7 +126,8 @@ describe("executions on Redis, live events across a subscriber reconnect", () =>
     let open: () => void = () => undefined;
     const opened = new Promise<void>((r) => (open = r));
     const gate = defineTool({
-      name: "gate", description: "progress 1, waits for the test, progress 2, answers",
+      name: "gate",
+      description: "progress 1, waits for the test, progress 2, answers",
       run: async (_args, ctx) => {
         ctx.onProgress?.({ progress: 1, total: 2 });
         await opened;

@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defineTool } from "../../src/core/define-tool.js";
-import { acceptedExecution, getExecution, pollUntil, readEvents, retentionChecks, submit, type ExecutionBody } from "../helpers/executions.js";
+import {
+  acceptedExecution,
+  getExecution,
+  pollUntil,
+  readEvents,
+  retentionChecks,
+  submit,
+  type ExecutionBody,
+} from "../helpers/executions.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 import { testTools, type SignalLog } from "../helpers/tools.js";
 
@@ -14,7 +22,8 @@ let s: TestServer;
 
 const extraTools = [
   defineTool({
-    name: "steps", description: "reports progress n times, then answers",
+    name: "steps",
+    description: "reports progress n times, then answers",
     inputSchema: { type: "object", properties: { n: { type: "integer" } } },
     run: async ({ n }, ctx) => {
       for (let i = 1; i <= Number(n); i++) {
@@ -29,7 +38,15 @@ const extraTools = [
 
 beforeAll(async () => {
   s = await startServer({
-    config: { auth: { apiKeys: [{ id: "a", key: KEY_A }, { id: "b", key: KEY_B }] }, server: { maxConcurrent: 512 } },
+    config: {
+      auth: {
+        apiKeys: [
+          { id: "a", key: KEY_A },
+          { id: "b", key: KEY_B },
+        ],
+      },
+      server: { maxConcurrent: 512 },
+    },
     tools: [...testTools(log), ...extraTools],
   });
 });
@@ -60,7 +77,10 @@ describe("Operation-Location", () => {
     const direct = await fetch(`${s.url}/tools/steps/executions`, { method: "POST", headers: forwarded, body: "{}" });
     expect(direct.headers.get("operation-location")).toMatch(new RegExp(`^${s.url}/executions/[0-9a-f]{32}$`));
 
-    const proxied = await startServer({ config: { server: { trustProxy: ["127.0.0.1"] }, auth: { apiKeys: [{ id: "a", key: KEY_A }] } }, tools: extraTools });
+    const proxied = await startServer({
+      config: { server: { trustProxy: ["127.0.0.1"] }, auth: { apiKeys: [{ id: "a", key: KEY_A }] } },
+      tools: extraTools,
+    });
     try {
       const res = await fetch(`${proxied.url}/tools/steps/executions`, { method: "POST", headers: forwarded, body: "{}" });
       expect(res.status).toBe(202);
@@ -164,10 +184,16 @@ describe("executions in the process", () => {
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) ids.push((await accepted(await submit(s.url, "echo", { arguments: { text: `p${i}` } }, B))).id);
     for (const id of ids) await pollUntil(s.url, id, ["succeeded"], { headers: B });
-    const page1 = (await (await fetch(`${s.url}/executions?limit=2&status=succeeded`, { headers: B })).json()) as { executions: ExecutionBody[]; next?: string };
+    const page1 = (await (await fetch(`${s.url}/executions?limit=2&status=succeeded`, { headers: B })).json()) as {
+      executions: ExecutionBody[];
+      next?: string;
+    };
     expect(page1.executions.map((x) => x.id)).toEqual([ids[2], ids[1]]);
     expect(page1.next).toBeTypeOf("string");
-    const page2 = (await (await fetch(`${s.url}/executions?limit=2&status=succeeded&cursor=${page1.next}`, { headers: B })).json()) as { executions: ExecutionBody[]; next?: string };
+    const page2 = (await (await fetch(`${s.url}/executions?limit=2&status=succeeded&cursor=${page1.next}`, { headers: B })).json()) as {
+      executions: ExecutionBody[];
+      next?: string;
+    };
     expect(page2.executions.map((x) => x.id)).toContain(ids[0]);
     const none = (await (await fetch(`${s.url}/executions?status=running`, { headers: B })).json()) as { executions: unknown[] };
     expect(none.executions).toEqual([]);
@@ -184,12 +210,20 @@ describe("executions in the process", () => {
     await problem(await fetch(`${s.url}/executions/${"0".repeat(32)}`, { headers: A }), 404, "EXECUTION_NOT_FOUND");
     await problem(await fetch(`${s.url}/executions/not-an-id`, { headers: A }), 400, "INVALID_REQUEST");
     await problem(await cancel("..%2F..%2Ftools"), 400, "INVALID_REQUEST");
-    await problem(await submit(s.url, "echo", { arguments: { text: "x" } }, { ...A, "idempotency-key": "k".repeat(257) }), 400, "INVALID_REQUEST");
+    await problem(
+      await submit(s.url, "echo", { arguments: { text: "x" } }, { ...A, "idempotency-key": "k".repeat(257) }),
+      400,
+      "INVALID_REQUEST",
+    );
     await problem(await fetch(`${s.url}/executions?cursor=abc`, { headers: A }), 400, "INVALID_REQUEST");
     await problem(await fetch(`${s.url}/executions?limit=0`, { headers: A }), 400, "INVALID_REQUEST");
     const e = await accepted(await submit(s.url, "echo", { arguments: { text: "kept" } }, A));
     await pollUntil(s.url, e.id, ["succeeded"], { headers: A });
-    await problem(await fetch(`${s.url}/executions/${e.id}/events`, { headers: { ...A, "last-event-id": "garbage" } }), 400, "INVALID_REQUEST");
+    await problem(
+      await fetch(`${s.url}/executions/${e.id}/events`, { headers: { ...A, "last-event-id": "garbage" } }),
+      400,
+      "INVALID_REQUEST",
+    );
     // Nothing lost: the execution still answers after every refused request.
     expect((await getExecution(s.url, e.id, A)).body.result).toEqual({ output: "kept", isError: false });
     // A key of exactly 256 characters is fine.
@@ -198,7 +232,9 @@ describe("executions in the process", () => {
 
   it("the 101st queued or running execution of a caller is 429 OVERLOADED", async () => {
     const headers = { authorization: `Bearer ${KEY_B}` };
-    const ids = await Promise.all(Array.from({ length: 100 }, async () => (await accepted(await submit(s.url, "slow", { arguments: { ms: 20_000 } }, headers))).id));
+    const ids = await Promise.all(
+      Array.from({ length: 100 }, async () => (await accepted(await submit(s.url, "slow", { arguments: { ms: 20_000 } }, headers))).id),
+    );
     const res = await problem(await submit(s.url, "slow", { arguments: { ms: 1 } }, headers), 429, "OVERLOADED");
     expect(res.detail).toMatch(/100/);
     // Another caller is not affected, and a cancel frees a slot.

@@ -19,7 +19,10 @@ async function serve(host: string, server: Record<string, unknown> = {}): Promis
 async function both(url: string, host: string, origin?: string): Promise<{ rest: number; mcp: number; body: string }> {
   const extra = origin ? `Origin: ${origin}\r\n` : "";
   const rest = await rawRequest(url, `GET /tools HTTP/1.1\r\nHost: ${host}\r\n${extra}Connection: close\r\n\r\n`);
-  const mcp = await rawRequest(url, `POST /mcp HTTP/1.1\r\nHost: ${host}\r\n${extra}Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: ${PING.length}\r\nConnection: close\r\n\r\n${PING}`);
+  const mcp = await rawRequest(
+    url,
+    `POST /mcp HTTP/1.1\r\nHost: ${host}\r\n${extra}Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: ${PING.length}\r\nConnection: close\r\n\r\n${PING}`,
+  );
   return { rest: rest.status, mcp: mcp.status, body: rest.status === 403 ? rest.body : mcp.body };
 }
 
@@ -44,15 +47,21 @@ describe("DNS-rebinding protection: Host and Origin on every route", () => {
     await Promise.all(apps.map((a) => a.close()));
   });
 
-  it.each(["localhost", "localhost:8080", "127.0.0.1", "127.0.0.1:1234", "[::1]", "[::1]:8080", "LOCALHOST"])("a loopback bind allows Host %s", async (host) => {
-    expect(await both(loopback, host)).toMatchObject({ rest: 200, mcp: 200 });
-  });
+  it.each(["localhost", "localhost:8080", "127.0.0.1", "127.0.0.1:1234", "[::1]", "[::1]:8080", "LOCALHOST"])(
+    "a loopback bind allows Host %s",
+    async (host) => {
+      expect(await both(loopback, host)).toMatchObject({ rest: 200, mcp: 200 });
+    },
+  );
 
-  it.each(["evil.example.com", "evil.example.com:80", "127.0.0.1.evil.example.com", "localhost.evil.example.com", "0.0.0.0"])("a loopback bind refuses Host %s with 403 FORBIDDEN_HOST", async (host) => {
-    const r = await both(loopback, host);
-    expect(r).toMatchObject({ rest: 403, mcp: 403 });
-    expect(JSON.parse(r.body)).toMatchObject({ status: 403, code: "FORBIDDEN_HOST" });
-  });
+  it.each(["evil.example.com", "evil.example.com:80", "127.0.0.1.evil.example.com", "localhost.evil.example.com", "0.0.0.0"])(
+    "a loopback bind refuses Host %s with 403 FORBIDDEN_HOST",
+    async (host) => {
+      const r = await both(loopback, host);
+      expect(r).toMatchObject({ rest: 403, mcp: 403 });
+      expect(JSON.parse(r.body)).toMatchObject({ status: 403, code: "FORBIDDEN_HOST" });
+    },
+  );
 
   it("a loopback bind allows loopback origins and refuses the others", async () => {
     for (const origin of ["http://localhost:3000", "http://127.0.0.1", "https://[::1]:8443"]) {

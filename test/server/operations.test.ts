@@ -7,7 +7,10 @@ import { executeTool } from "../helpers/execute.js";
 
 const KEY = "ops-test-key-0123456789abcdef";
 let s: TestServer | undefined;
-afterEach(async () => { await s?.close(); s = undefined; });
+afterEach(async () => {
+  await s?.close();
+  s = undefined;
+});
 
 const post = (url: string, tool: string, args: unknown, key?: string) =>
   executeTool(url, tool, { arguments: args }, key ? { authorization: `Bearer ${key}` } : {});
@@ -19,17 +22,23 @@ function metricValue(text: string, name: string, labels: string): number | undef
 
 describe("GET /metrics", () => {
   it("counts calls by tool, source and outcome, with durations, in-flight and source_up", async () => {
-    s = await startServer({ toolkit: Toolkit.create({
-      sources: [new StaticSource("mcp", "fs", []), new StaticSource("http", "api", [], "record")],
-      tools: testTools(),
-    }) });
+    s = await startServer({
+      toolkit: Toolkit.create({
+        sources: [new StaticSource("mcp", "fs", []), new StaticSource("http", "api", [], "record")],
+        tools: testTools(),
+      }),
+    });
     await post(s.url, "echo", { text: "a" });
     await post(s.url, "echo", { text: "b" });
     await post(s.url, "divide", { a: 1, b: 0 });
     await post(s.url, "explode", {});
     await post(s.url, "echo", { text: 1 });
     await post(s.url, "ghost", {});
-    await fetch(`${s.url}/tools/slow/execute`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"arguments":{"ms":5000},"timeoutMs":50}' });
+    await fetch(`${s.url}/tools/slow/execute`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: '{"arguments":{"ms":5000},"timeoutMs":50}',
+    });
 
     const res = await fetch(`${s.url}/metrics`);
     expect(res.headers.get("content-type")).toMatch(/^text\/plain/);
@@ -49,7 +58,16 @@ describe("GET /metrics", () => {
   });
 
   it("needs an operator caller unless metrics.public", async () => {
-    s = await startServer({ config: { auth: { apiKeys: [{ id: "a", key: KEY, operator: true }, { id: "b", key: `${KEY}-user` }] } } });
+    s = await startServer({
+      config: {
+        auth: {
+          apiKeys: [
+            { id: "a", key: KEY, operator: true },
+            { id: "b", key: `${KEY}-user` },
+          ],
+        },
+      },
+    });
     expect((await fetch(`${s.url}/metrics`)).status).toBe(401);
     expect((await fetch(`${s.url}/metrics`, { headers: { authorization: `Bearer ${KEY}` } })).status).toBe(200);
     expect((await fetch(`${s.url}/metrics`, { headers: { authorization: `Bearer ${KEY}-user` } })).status).toBe(403);
@@ -63,7 +81,14 @@ describe("GET /metrics", () => {
 describe("rate limits", () => {
   it("429 RATE_LIMITED with Retry-After past a key's budget; other keys and probes are unaffected", async () => {
     s = await startServer({
-      config: { auth: { apiKeys: [{ id: "tight", key: KEY, rateLimit: { max: 2, timeWindowMs: 60_000 } }, { id: "free", key: `${KEY}-free` }] } },
+      config: {
+        auth: {
+          apiKeys: [
+            { id: "tight", key: KEY, rateLimit: { max: 2, timeWindowMs: 60_000 } },
+            { id: "free", key: `${KEY}-free` },
+          ],
+        },
+      },
       tools: testTools(),
     });
     expect((await post(s.url, "echo", { text: "1" }, KEY)).status).toBe(200);

@@ -29,7 +29,10 @@ describe("route policy: every hook reads the policy of the route the request was
     expect((await get(s.url, "/healthz/")).status).toBe(401);
     expect((await get(s.url, "/healthz#x")).status).toBe(200);
     // /status is operator-only: a key without `operator` is refused once it is known.
-    const status = await rawRequest(s.url, "GET /status HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer route-policy-key-0123456789\r\nConnection: close\r\n\r\n");
+    const status = await rawRequest(
+      s.url,
+      "GET /status HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer route-policy-key-0123456789\r\nConnection: close\r\n\r\n",
+    );
     expect(status.status).toBe(403);
   });
 });

@@ -7,10 +7,13 @@ import { testTools } from "../helpers/tools.js";
 
 let s: TestServer;
 beforeAll(async () => {
-  s = await startServer({ config: {}, toolkit: Toolkit.create({
-    sources: [new StaticSource("mcp", "fs", [tool("fs_read", "mcp")]), new StaticSource("http", "api", [], "record")],
-    tools: testTools(),
-  }) });
+  s = await startServer({
+    config: {},
+    toolkit: Toolkit.create({
+      sources: [new StaticSource("mcp", "fs", [tool("fs_read", "mcp")]), new StaticSource("http", "api", [], "record")],
+      tools: testTools(),
+    }),
+  });
 });
 afterAll(() => s.close());
 
@@ -32,11 +35,15 @@ describe("GET /tools", () => {
 
   it("answers in an adapter's shape with ?format=", async () => {
     const openai = (await (await get("/tools?format=openai&source=mcp")).json()) as unknown;
-    expect(openai).toEqual({ tools: [{ type: "function", function: { name: "fs_read", description: "fs_read from mcp", parameters: { type: "object" } } }] });
+    expect(openai).toEqual({
+      tools: [{ type: "function", function: { name: "fs_read", description: "fs_read from mcp", parameters: { type: "object" } } }],
+    });
     const anthropic = (await (await get("/tools?format=anthropic&source=mcp")).json()) as unknown;
     expect(anthropic).toEqual({ tools: [{ name: "fs_read", description: "fs_read from mcp", input_schema: { type: "object" } }] });
     const gemini = (await (await get("/tools?format=gemini&source=mcp")).json()) as unknown;
-    expect(gemini).toEqual({ tools: [{ functionDeclarations: [{ name: "fs_read", description: "fs_read from mcp", parameters: { type: "object" } }] }] });
+    expect(gemini).toEqual({
+      tools: [{ functionDeclarations: [{ name: "fs_read", description: "fs_read from mcp", parameters: { type: "object" } }] }],
+    });
     expect((await get("/tools?format=cohere")).status).toBe(400);
   });
 
@@ -44,11 +51,18 @@ describe("GET /tools", () => {
     const bad = async (query: string) => {
       const res = await get(`/tools${query}`);
       expect(res.status, query).toBe(400);
-      return ((await res.json()) as { code: string; detail: string });
+      return (await res.json()) as { code: string; detail: string };
     };
-    expect(await bad("?format=cohere")).toMatchObject({ code: "INVALID_REQUEST", detail: "?format=cohere is not a format: use one of openai, anthropic, gemini." });
-    expect((await bad("?source=mcp,bogus")).detail).toBe("?source=bogus is not a tool source; sources are mcp, skill, builtin, native, http, a2a, custom (comma-separated).");
-    expect((await bad("?source=openapi")).detail).toContain('tools imported from OpenAPI documents are listed with source "http" (?source=http)');
+    expect(await bad("?format=cohere")).toMatchObject({
+      code: "INVALID_REQUEST",
+      detail: "?format=cohere is not a format: use one of openai, anthropic, gemini.",
+    });
+    expect((await bad("?source=mcp,bogus")).detail).toBe(
+      "?source=bogus is not a tool source; sources are mcp, skill, builtin, native, http, a2a, custom (comma-separated).",
+    );
+    expect((await bad("?source=openapi")).detail).toContain(
+      'tools imported from OpenAPI documents are listed with source "http" (?source=http)',
+    );
   });
 
   it("sends an ETag and answers 304 to a matching If-None-Match", async () => {
@@ -81,7 +95,9 @@ describe("service routes", () => {
   it("/status lists each source with its state, failed ones included", async () => {
     const body = (await (await get("/status")).json()) as Record<string, unknown>;
     expect(body).toEqual({
-      ready: true, state: "ready", tools: 8,
+      ready: true,
+      state: "ready",
+      tools: 8,
       sources: [
         { source: "mcp", name: "fs", state: "connected", tools: 1 },
         { source: "http", name: "api", state: "failed", tools: 0, error: "could not start" },
@@ -108,7 +124,9 @@ describe("service routes", () => {
 describe("readiness while loading", () => {
   it("503 NOT_READY on /readyz and tool routes until the toolkit is built; /healthz stays 200", async () => {
     let release!: (tk: Toolkit) => void;
-    const later = new Promise<Toolkit>((r) => { release = r; });
+    const later = new Promise<Toolkit>((r) => {
+      release = r;
+    });
     const server = await startServerWithoutWaiting(later);
     try {
       expect((await fetch(`${server.url}/healthz`)).status).toBe(200);

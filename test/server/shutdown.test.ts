@@ -9,7 +9,12 @@ describe("graceful shutdown", () => {
   it("turns readiness 503 at once, lets calls finish within the grace period, then aborts the rest", async () => {
     const log: SignalLog = {};
     const s = await startServer({ config: { server: { shutdownGraceMs: 300 } }, tools: testTools(log) });
-    const post = (ms: number) => fetch(`${s.url}/tools/slow/execute`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ arguments: { ms } }) });
+    const post = (ms: number) =>
+      fetch(`${s.url}/tools/slow/execute`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ arguments: { ms } }),
+      });
     const quick = post(100);
     const long = post(10_000);
     while (s.app.toolnexus.state.inFlight < 2) await new Promise((r) => setTimeout(r, 5));
@@ -35,7 +40,9 @@ describe("graceful shutdown", () => {
 describe("shutdown while sources are still loading", () => {
   it("does not wait past the grace period, and closes the toolkit when its load ends", async () => {
     let release!: (tk: Toolkit) => void;
-    const later = new Promise<Toolkit>((r) => { release = r; });
+    const later = new Promise<Toolkit>((r) => {
+      release = r;
+    });
     const app = await buildServer({ config: { server: { shutdownGraceMs: 100 } }, toolkit: later, logger: false });
     await app.ready();
     await app.close(); // resolves although the load has not finished

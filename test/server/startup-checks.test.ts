@@ -13,7 +13,9 @@ describe("secure by default", () => {
     const reason = refusalReason(await config({ builtins: true }));
     expect(reason).toContain("bash, write, edit, apply_patch");
     expect(reason).toContain("auth.apiKeys");
-    expect(refusalReason(await config({ builtins: { enabled: true, tools: { bash: false, edit: false } } }))).toContain("write, apply_patch");
+    expect(refusalReason(await config({ builtins: { enabled: true, tools: { bash: false, edit: false } } }))).toContain(
+      "write, apply_patch",
+    );
   });
 
   it("starts when keys exist, when only read-only built-ins are on, when insecure is set, or when builtins are off", async () => {

@@ -79,7 +79,11 @@ describe("OpenTelemetry sampling (OTEL_TRACES_SAMPLER)", () => {
     const servers = spans.filter((x) => x.kind === 2);
     expect(servers.map((x) => x.parentSpanId)).toEqual([tp.spanId, tp.spanId]);
     expect(servers.map((x) => x.name)).toEqual(["POST /tools/:name/execute", "POST /tools/:name/execute"]);
-    expect(servers[0]?.attributes).toMatchObject({ "http.route": "/tools/:name/execute", "http.response.status_code": 200, "http.request.method": "POST" });
+    expect(servers[0]?.attributes).toMatchObject({
+      "http.route": "/tools/:name/execute",
+      "http.response.status_code": 200,
+      "http.request.method": "POST",
+    });
     const tool = spans.find((x) => x.name === "tool up_echo");
     expect(servers.map((x) => x.spanId)).toContain(tool?.parentSpanId);
     const egress = spans.find((x) => x.kind === 3 && x.parentSpanId === tool?.spanId);
@@ -100,7 +104,9 @@ describe("OpenTelemetry sampling (OTEL_TRACES_SAMPLER)", () => {
   it("always_on is not parent-based: a request whose parent said no is sampled", async () => {
     const tp = traceparent("00");
     const r = await calls({ OTEL_TRACES_SAMPLER: "always_on" }, { traceparent: tp.header });
-    expect(r.exported.filter((x) => x.traceId === tp.traceId).map((x) => x.name)).toEqual(expect.arrayContaining(["tool up_echo", "tool remote_whoami"]));
+    expect(r.exported.filter((x) => x.traceId === tp.traceId).map((x) => x.name)).toEqual(
+      expect.arrayContaining(["tool up_echo", "tool remote_whoami"]),
+    );
     expect(r.http).toMatch(new RegExp(`^00-${tp.traceId}-[0-9a-f]{16}-01$`));
   });
 
@@ -120,17 +126,27 @@ async function until(check: () => boolean): Promise<void> {
 describe("the server span", () => {
   it("of a client that goes away mid-call is still exported, marked client_closed", async () => {
     const s = await startServer({
-      config: { plugins: [path.resolve("bench/fixtures/plugins/sleep.mjs")], telemetry: { otlp: { endpoint: collector.endpoint, protocol: "http/json" } } },
+      config: {
+        plugins: [path.resolve("bench/fixtures/plugins/sleep.mjs")],
+        telemetry: { otlp: { endpoint: collector.endpoint, protocol: "http/json" } },
+      },
     });
     const tp = traceparent("01");
     try {
       const { hostname, port } = new URL(s.url);
       const body = JSON.stringify({ arguments: { ms: 5000 } });
       const socket = connect(Number(port), hostname);
-      socket.write([
-        "POST /tools/sleep/execute HTTP/1.1", `host: ${hostname}:${port}`, "content-type: application/json",
-        `content-length: ${body.length}`, `traceparent: ${tp.header}`, "", body,
-      ].join("\r\n"));
+      socket.write(
+        [
+          "POST /tools/sleep/execute HTTP/1.1",
+          `host: ${hostname}:${port}`,
+          "content-type: application/json",
+          `content-length: ${body.length}`,
+          `traceparent: ${tp.header}`,
+          "",
+          body,
+        ].join("\r\n"),
+      );
       // Leave once the call runs, and close the server once the server saw the client go.
       await until(() => s.app.toolnexus.state.inFlight === 1);
       socket.destroy();
@@ -154,13 +170,16 @@ describe("samplerFromEnv", () => {
     expect(named({ OTEL_TRACES_SAMPLER: "always_off" })).toBe("AlwaysOffSampler");
     expect(named({ OTEL_TRACES_SAMPLER: "always_on" })).toBe("AlwaysOnSampler");
     expect(named({ OTEL_TRACES_SAMPLER: "traceidratio", OTEL_TRACES_SAMPLER_ARG: "0.25" })).toBe("TraceIdRatioBased{0.25}");
-    expect(named({ OTEL_TRACES_SAMPLER: "parentbased_traceidratio", OTEL_TRACES_SAMPLER_ARG: "0.1" }))
-      .toBe(new sdk.ParentBasedSampler({ root: new sdk.TraceIdRatioBasedSampler(0.1) }).toString());
+    expect(named({ OTEL_TRACES_SAMPLER: "parentbased_traceidratio", OTEL_TRACES_SAMPLER_ARG: "0.1" })).toBe(
+      new sdk.ParentBasedSampler({ root: new sdk.TraceIdRatioBasedSampler(0.1) }).toString(),
+    );
     expect(warnings).toEqual([]);
   });
 
   it("an unknown sampler falls back to the default with a warning", () => {
-    expect(named({ OTEL_TRACES_SAMPLER: "jaeger_remote" })).toBe(new sdk.ParentBasedSampler({ root: new sdk.AlwaysOnSampler() }).toString());
+    expect(named({ OTEL_TRACES_SAMPLER: "jaeger_remote" })).toBe(
+      new sdk.ParentBasedSampler({ root: new sdk.AlwaysOnSampler() }).toString(),
+    );
     expect(warnings.at(-1)).toBe("OTEL_TRACES_SAMPLER is not supported; using parentbased_always_on");
   });
 });

@@ -59,7 +59,12 @@ describe("OpenTelemetry", () => {
     const servers = spans.filter((x) => x.kind === 2 && x.parentSpanId === tp.spanId);
     expect(servers.length).toBeGreaterThanOrEqual(2);
     const toolSpan = spans.find((x) => x.name === "tool up_echo");
-    expect(toolSpan?.attributes).toMatchObject({ "tool.name": "up_echo", "tool.source": "http", "toolnexus.outcome": "ok", "toolnexus.caller": "tracer" });
+    expect(toolSpan?.attributes).toMatchObject({
+      "tool.name": "up_echo",
+      "tool.source": "http",
+      "toolnexus.outcome": "ok",
+      "toolnexus.caller": "tracer",
+    });
     expect(servers.map((x) => x.spanId)).toContain(toolSpan?.parentSpanId);
     // The egress client span is the tool span's child, and its id is what the upstream saw as parent.
     const egress = spans.find((x) => x.kind === 3 && x.parentSpanId === toolSpan?.spanId);

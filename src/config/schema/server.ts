@@ -2,82 +2,167 @@ import { Type, type Static } from "@sinclair/typebox";
 import { JwtSection, Policy } from "./auth.js";
 
 /** A request budget: at most `max` requests per `timeWindowMs`, per API key (or client IP without auth). */
-const RateLimit = Type.Object({
-  max: Type.Integer({ minimum: 1 }),
-  timeWindowMs: Type.Integer({ minimum: 1 }),
-}, { additionalProperties: false });
+const RateLimit = Type.Object(
+  {
+    max: Type.Integer({ minimum: 1 }),
+    timeWindowMs: Type.Integer({ minimum: 1 }),
+  },
+  { additionalProperties: false },
+);
 
 /** `server.mcp:` — the catalog as an MCP server over streamable HTTP. */
-const McpSection = Type.Object({
-  enabled: Type.Boolean({ default: true }),
-  path: Type.String({ pattern: "^/[A-Za-z0-9/_.-]*$", default: "/mcp" }),
-  pageSize: Type.Integer({ minimum: 1, default: 500, description: "Tools per tools/list page; a larger catalog is paginated with a cursor." }),
-}, { additionalProperties: false, default: {} });
+const McpSection = Type.Object(
+  {
+    enabled: Type.Boolean({ default: true }),
+    path: Type.String({ pattern: "^/[A-Za-z0-9/_.-]*$", default: "/mcp" }),
+    pageSize: Type.Integer({
+      minimum: 1,
+      default: 500,
+      description: "Tools per tools/list page; a larger catalog is paginated with a cursor.",
+    }),
+  },
+  { additionalProperties: false, default: {} },
+);
 
 /** `server:` — how the REST service listens and bounds calls. */
-export const ServerSection = Type.Object({
-  host: Type.String({ default: "127.0.0.1", description: "Listen address. Use 0.0.0.0 in containers." }),
-  port: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
-  // 2^31-1: Node timers overflow past it and would fire at once.
-  timeoutMs: Type.Integer({ minimum: 1, maximum: 2_147_483_647, default: 60_000, description: "Default per-call timeout." }),
-  maxTimeoutMs: Type.Integer({ minimum: 1, maximum: 2_147_483_647, default: 600_000, description: "Upper bound for a caller's timeoutMs." }),
-  maxConcurrent: Type.Integer({ minimum: 1, default: 256, description: "In-flight executes; beyond it 429." }),
-  bodyLimitBytes: Type.Integer({ minimum: 1, default: 1_048_576 }),
-  shutdownGraceMs: Type.Integer({ minimum: 0, default: 10_000 }),
-  heartbeatMs: Type.Integer({ minimum: 100, maximum: 2_147_483_647, default: 15_000, description: "Interval of the `: ping` comment on an idle event stream." }),
-  // Slow clients: Node sweeps expired connections every second here, not every 30 s.
-  headersTimeoutMs: Type.Integer({ minimum: 1, maximum: 2_147_483_647, default: 10_000, description: "A client must send its request headers within this time, or it is disconnected (408)." }),
-  requestTimeoutMs: Type.Integer({ minimum: 1, maximum: 2_147_483_647, default: 30_000, description: "A client must send its whole request (headers and body) within this time; at least headersTimeoutMs." }),
-  trustProxy: Type.Union([Type.Boolean(), Type.Array(Type.String())], {
-    default: false,
-    description: "Trust X-Forwarded-For/-Host/-Proto from these proxies (true: any; or IPs/CIDRs): Operation-Location and per-IP rate limits then use what the proxy saw.",
-  }),
-  keepAliveTimeoutMs: Type.Integer({ minimum: 1, maximum: 2_147_483_647, default: 72_000, description: "An idle keep-alive connection is closed after this time (longer than common load-balancer idle timeouts)." }),
-  insecure: Type.Boolean({ default: false, description: "Allow command/file builtins without auth." }),
-  allowedHosts: Type.Optional(Type.Array(Type.String({ minLength: 1 }), {
-    description: "Host header values every route accepts (a name for any port, or name:port); others get 403 FORBIDDEN_HOST. Default: bound to a loopback address, localhost, 127.0.0.1 and [::1]; bound elsewhere, any.",
-  })),
-  allowedOrigins: Type.Optional(Type.Array(Type.String({ minLength: 1 }), {
-    description: "Origins (scheme://host[:port]) a request that carries an Origin header may come from; others get 403 FORBIDDEN_HOST. Default: bound to a loopback address, loopback origins only; bound elsewhere, any.",
-  })),
-  rateLimit: Type.Optional(RateLimit),
-  pressure: Type.Optional(Type.Object({
-    maxEventLoopDelayMs: Type.Optional(Type.Integer({ minimum: 1 })),
-    maxHeapUsedBytes: Type.Optional(Type.Integer({ minimum: 1 })),
-    maxRssBytes: Type.Optional(Type.Integer({ minimum: 1 })),
-  }, { additionalProperties: false, description: "Shed load with 503 UNDER_PRESSURE past these thresholds." })),
-  mcp: McpSection,
-  logLevel: Type.Union([Type.Literal("fatal"), Type.Literal("error"), Type.Literal("warn"), Type.Literal("info"), Type.Literal("debug"), Type.Literal("trace"), Type.Literal("silent")], { default: "info" }),
-}, { additionalProperties: false, default: {} });
+export const ServerSection = Type.Object(
+  {
+    host: Type.String({ default: "127.0.0.1", description: "Listen address. Use 0.0.0.0 in containers." }),
+    port: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
+    // 2^31-1: Node timers overflow past it and would fire at once.
+    timeoutMs: Type.Integer({ minimum: 1, maximum: 2_147_483_647, default: 60_000, description: "Default per-call timeout." }),
+    maxTimeoutMs: Type.Integer({
+      minimum: 1,
+      maximum: 2_147_483_647,
+      default: 600_000,
+      description: "Upper bound for a caller's timeoutMs.",
+    }),
+    maxConcurrent: Type.Integer({ minimum: 1, default: 256, description: "In-flight executes; beyond it 429." }),
+    bodyLimitBytes: Type.Integer({ minimum: 1, default: 1_048_576 }),
+    shutdownGraceMs: Type.Integer({ minimum: 0, default: 10_000 }),
+    heartbeatMs: Type.Integer({
+      minimum: 100,
+      maximum: 2_147_483_647,
+      default: 15_000,
+      description: "Interval of the `: ping` comment on an idle event stream.",
+    }),
+    // Slow clients: Node sweeps expired connections every second here, not every 30 s.
+    headersTimeoutMs: Type.Integer({
+      minimum: 1,
+      maximum: 2_147_483_647,
+      default: 10_000,
+      description: "A client must send its request headers within this time, or it is disconnected (408).",
+    }),
+    requestTimeoutMs: Type.Integer({
+      minimum: 1,
+      maximum: 2_147_483_647,
+      default: 30_000,
+      description: "A client must send its whole request (headers and body) within this time; at least headersTimeoutMs.",
+    }),
+    trustProxy: Type.Union([Type.Boolean(), Type.Array(Type.String())], {
+      default: false,
+      description:
+        "Trust X-Forwarded-For/-Host/-Proto from these proxies (true: any; or IPs/CIDRs): Operation-Location and per-IP rate limits then use what the proxy saw.",
+    }),
+    keepAliveTimeoutMs: Type.Integer({
+      minimum: 1,
+      maximum: 2_147_483_647,
+      default: 72_000,
+      description: "An idle keep-alive connection is closed after this time (longer than common load-balancer idle timeouts).",
+    }),
+    insecure: Type.Boolean({ default: false, description: "Allow command/file builtins without auth." }),
+    allowedHosts: Type.Optional(
+      Type.Array(Type.String({ minLength: 1 }), {
+        description:
+          "Host header values every route accepts (a name for any port, or name:port); others get 403 FORBIDDEN_HOST. Default: bound to a loopback address, localhost, 127.0.0.1 and [::1]; bound elsewhere, any.",
+      }),
+    ),
+    allowedOrigins: Type.Optional(
+      Type.Array(Type.String({ minLength: 1 }), {
+        description:
+          "Origins (scheme://host[:port]) a request that carries an Origin header may come from; others get 403 FORBIDDEN_HOST. Default: bound to a loopback address, loopback origins only; bound elsewhere, any.",
+      }),
+    ),
+    rateLimit: Type.Optional(RateLimit),
+    pressure: Type.Optional(
+      Type.Object(
+        {
+          maxEventLoopDelayMs: Type.Optional(Type.Integer({ minimum: 1 })),
+          maxHeapUsedBytes: Type.Optional(Type.Integer({ minimum: 1 })),
+          maxRssBytes: Type.Optional(Type.Integer({ minimum: 1 })),
+        },
+        { additionalProperties: false, description: "Shed load with 503 UNDER_PRESSURE past these thresholds." },
+      ),
+    ),
+    mcp: McpSection,
+    logLevel: Type.Union(
+      [
+        Type.Literal("fatal"),
+        Type.Literal("error"),
+        Type.Literal("warn"),
+        Type.Literal("info"),
+        Type.Literal("debug"),
+        Type.Literal("trace"),
+        Type.Literal("silent"),
+      ],
+      { default: "info" },
+    ),
+  },
+  { additionalProperties: false, default: {} },
+);
 
 /** One API key. Give `key` (usually `${ENV}`) or its hex `sha256`, never both. */
-const ApiKey = Type.Object({
-  id: Type.String({ minLength: 1 }),
-  key: Type.Optional(Type.String({ minLength: 16 })),
-  sha256: Type.Optional(Type.String({ pattern: "^[a-fA-F0-9]{64}$" })),
-  tools: Type.Optional(Type.Array(Type.String(), { description: "Glob patterns over tool names this key may use." })),
-  rateLimit: Type.Optional(RateLimit),
-  operator: Type.Optional(Type.Boolean({ description: "May read /status and /metrics." })),
-  bundles: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: "Bundles whose tools this key may use (beside `tools`); its bundle views are then limited to these." })),
-}, { additionalProperties: false });
+const ApiKey = Type.Object(
+  {
+    id: Type.String({ minLength: 1 }),
+    key: Type.Optional(Type.String({ minLength: 16 })),
+    sha256: Type.Optional(Type.String({ pattern: "^[a-fA-F0-9]{64}$" })),
+    tools: Type.Optional(Type.Array(Type.String(), { description: "Glob patterns over tool names this key may use." })),
+    rateLimit: Type.Optional(RateLimit),
+    operator: Type.Optional(Type.Boolean({ description: "May read /status and /metrics." })),
+    bundles: Type.Optional(
+      Type.Array(Type.String({ minLength: 1 }), {
+        description: "Bundles whose tools this key may use (beside `tools`); its bundle views are then limited to these.",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
 
 /** `auth:` — when any key or `jwt` is configured, every route but /healthz and /readyz needs a caller. */
-export const AuthSection = Type.Object({
-  apiKeys: Type.Array(ApiKey, { default: [] }),
-  jwt: Type.Optional(JwtSection),
-  policies: Type.Optional(Type.Array(Policy, { description: "What JWT callers may use: the union of every matching policy." })),
-}, { additionalProperties: false });
+export const AuthSection = Type.Object(
+  {
+    apiKeys: Type.Array(ApiKey, { default: [] }),
+    jwt: Type.Optional(JwtSection),
+    policies: Type.Optional(Type.Array(Policy, { description: "What JWT callers may use: the union of every matching policy." })),
+  },
+  { additionalProperties: false },
+);
 
 /** `egress:` — the outbound request guard shared by http, openapi, a2a, webfetch and remote MCP. */
-export const EgressSection = Type.Object({
-  allow: Type.Optional(Type.Array(Type.String(), { description: "CIDRs, IPs, host names (*.suffix for subdomains) or *; wins over deny and the default link-local/metadata block." })),
-  deny: Type.Optional(Type.Array(Type.String(), { description: "CIDRs, IPs, host names (*.suffix for subdomains) or *. Private ranges are allowed unless denied here." })),
-}, { additionalProperties: false });
+export const EgressSection = Type.Object(
+  {
+    allow: Type.Optional(
+      Type.Array(Type.String(), {
+        description: "CIDRs, IPs, host names (*.suffix for subdomains) or *; wins over deny and the default link-local/metadata block.",
+      }),
+    ),
+    deny: Type.Optional(
+      Type.Array(Type.String(), {
+        description: "CIDRs, IPs, host names (*.suffix for subdomains) or *. Private ranges are allowed unless denied here.",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
 
 /** `metrics:` — Prometheus endpoint options. */
-export const MetricsSection = Type.Object({
-  public: Type.Boolean({ default: false }),
-}, { additionalProperties: false });
+export const MetricsSection = Type.Object(
+  {
+    public: Type.Boolean({ default: false }),
+  },
+  { additionalProperties: false },
+);
 
 export type ServerConfig = Static<typeof ServerSection>;
 export type ApiKeyConfig = Static<typeof ApiKey>;

@@ -16,7 +16,14 @@ export class ApiKeyAuth {
     this.entries = keys.map((k) => ({
       digest: k.sha256 ? Buffer.from(k.sha256, "hex") : sha256(k.key ?? ""),
       // Built once per key: the same object serves every request of that key.
-      caller: { id: k.id, viewKey: `key:${k.id}`, kind: "apiKey", operator: k.operator === true, ...(k.bundles?.length ? { bundles: k.bundles } : {}), allows: k.tools?.length ? picomatch(k.tools) : () => true },
+      caller: {
+        id: k.id,
+        viewKey: `key:${k.id}`,
+        kind: "apiKey",
+        operator: k.operator === true,
+        ...(k.bundles?.length ? { bundles: k.bundles } : {}),
+        allows: k.tools?.length ? picomatch(k.tools) : () => true,
+      },
     }));
   }
 

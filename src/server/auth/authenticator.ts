@@ -31,7 +31,10 @@ export class Authenticator {
     return new Authenticator(auth, verifier);
   }
 
-  private constructor(auth: AuthConfig | undefined, private readonly jwt?: JwtVerifier) {
+  private constructor(
+    auth: AuthConfig | undefined,
+    private readonly jwt?: JwtVerifier,
+  ) {
     this.keys = new ApiKeyAuth(auth?.apiKeys ?? []);
     this.policies = new Policies(auth?.policies ?? []);
     this.groupsClaim = auth?.jwt?.groupsClaim ?? "groups";
@@ -62,9 +65,13 @@ export class Authenticator {
     if (bearer === undefined) {
       const header = request.headers["x-api-key"];
       if (typeof header === "string" && header !== "") return this.keys.match(header) ?? fail("The API key is not valid");
-      throw new ToolnexusError("UNAUTHORIZED", `${this.jwt ? "A bearer token" : "An API key"} is required (Authorization: Bearer <${this.jwt ? "token" : "key"}>${this.keys.enabled ? " or X-API-Key" : ""})`, {
-        headers: { "www-authenticate": 'Bearer realm="toolnexus"' },
-      });
+      throw new ToolnexusError(
+        "UNAUTHORIZED",
+        `${this.jwt ? "A bearer token" : "An API key"} is required (Authorization: Bearer <${this.jwt ? "token" : "key"}>${this.keys.enabled ? " or X-API-Key" : ""})`,
+        {
+          headers: { "www-authenticate": 'Bearer realm="toolnexus"' },
+        },
+      );
     }
     const key = this.keys.enabled ? this.keys.match(bearer) : undefined;
     if (key) return key;

@@ -1,4 +1,13 @@
-import { createLocalJWKSet, createRemoteJWKSet, errors, jwksCache, jwtVerify, type JWKSCacheInput, type JWTPayload, type JWTVerifyGetKey } from "jose";
+import {
+  createLocalJWKSet,
+  createRemoteJWKSet,
+  errors,
+  jwksCache,
+  jwtVerify,
+  type JWKSCacheInput,
+  type JWTPayload,
+  type JWTVerifyGetKey,
+} from "jose";
 import { JWT_ALGORITHMS, type JwtConfig } from "../../config/schema/index.js";
 import { ToolnexusError } from "../../core/errors.js";
 import type { Logger } from "../../core/types.js";
@@ -34,9 +43,14 @@ export class JwtVerifier {
   /** The local key set used while the JWKS is unreachable, and the fetch it was built from. */
   private fallback?: { fetchedAt: number | undefined; keys: JWTVerifyGetKey };
 
-  constructor(private readonly cfg: JwtConfig, private readonly logger: Logger) {
+  constructor(
+    private readonly cfg: JwtConfig,
+    private readonly logger: Logger,
+  ) {
     this.remote = createRemoteJWKSet(new URL(cfg.jwksUri), {
-      cooldownDuration: JWKS_COOLDOWN_MS, timeoutDuration: cfg.jwksTimeoutMs, [jwksCache]: this.fetched as JWKSCacheInput,
+      cooldownDuration: JWKS_COOLDOWN_MS,
+      timeoutDuration: cfg.jwksTimeoutMs,
+      [jwksCache]: this.fetched as JWKSCacheInput,
     });
     this.algorithms = [...(cfg.algorithms ?? JWT_ALGORITHMS)];
   }
@@ -67,7 +81,12 @@ export class JwtVerifier {
       });
       if (typeof payload.sub !== "string" || payload.sub === "") throw invalidToken("The token has no subject (sub)");
       const maxAge = this.cfg.maxTokenAgeSeconds;
-      this.verified.set(token, payload, this.fetched.uat, maxAge && typeof payload.iat === "number" ? (payload.iat + maxAge) * 1000 : undefined);
+      this.verified.set(
+        token,
+        payload,
+        this.fetched.uat,
+        maxAge && typeof payload.iat === "number" ? (payload.iat + maxAge) * 1000 : undefined,
+      );
       return payload;
     } catch (err) {
       throw err instanceof ToolnexusError ? err : invalidToken(reasonOf(err));
@@ -82,7 +101,10 @@ export class JwtVerifier {
     } catch (err) {
       if (!isJwksFetchFailure(err)) throw err;
       this.downUntil = Date.now() + JWKS_COOLDOWN_MS;
-      this.logger.warn({ jwksUri: this.cfg.jwksUri, err: (err as Error).message, cachedKeys: this.remote.jwks() !== undefined }, "JWKS fetch failed");
+      this.logger.warn(
+        { jwksUri: this.cfg.jwksUri, err: (err as Error).message, cachedKeys: this.remote.jwks() !== undefined },
+        "JWKS fetch failed",
+      );
       return this.lastKeys()(header, token);
     }
   };
@@ -91,7 +113,10 @@ export class JwtVerifier {
   private lastKeys(): JWTVerifyGetKey {
     if (this.fallback && this.fallback.fetchedAt === this.fetched.uat) return this.fallback.keys;
     const jwks = this.remote.jwks();
-    if (!jwks) throw new ToolnexusError("AUTH_UNAVAILABLE", "The identity provider's keys cannot be fetched; try again later", { headers: { "retry-after": "30" } });
+    if (!jwks)
+      throw new ToolnexusError("AUTH_UNAVAILABLE", "The identity provider's keys cannot be fetched; try again later", {
+        headers: { "retry-after": "30" },
+      });
     this.fallback = { fetchedAt: this.fetched.uat, keys: createLocalJWKSet(jwks) };
     return this.fallback.keys;
   }

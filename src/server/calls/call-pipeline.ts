@@ -58,8 +58,13 @@ class CallContext implements ToolContext {
   /** The caller's bearer, for a `forwardAuth` tool and a JWT caller only (API keys never leave). */
   readonly auth?: { bearer: string };
   constructor(
-    private readonly call: CallSignal, readonly timeout: number, readonly requestId: string, caller: Caller, tool: Tool,
-    readonly answer?: Answer, readonly onProgress?: (p: Progress) => void,
+    private readonly call: CallSignal,
+    readonly timeout: number,
+    readonly requestId: string,
+    caller: Caller,
+    tool: Tool,
+    readonly answer?: Answer,
+    readonly onProgress?: (p: Progress) => void,
   ) {
     this.caller = caller.id;
     if (tool.forwardAuth === true && caller.kind === "jwt" && caller.bearer) this.auth = { bearer: caller.bearer };
@@ -102,7 +107,10 @@ export class CallPipeline {
       found.tool = tool;
       if (!caller.allows(tool.name)) throw new ToolnexusError("FORBIDDEN", `This key may not use "${tool.name}"`);
       if (this.state.hold.withheld(tool.name)) {
-        throw new ToolnexusError("TOOL_DEFINITION_CHANGED", `The definition of "${tool.name}" is not the approved one; it is withheld until an operator approves it`);
+        throw new ToolnexusError(
+          "TOOL_DEFINITION_CHANGED",
+          `The definition of "${tool.name}" is not the approved one; it is withheld until an operator approves it`,
+        );
       }
       // Work a tool kept doing after its call was abandoned (it ignored its signal) still counts.
       if (this.state.inFlight + this.state.abandoned >= server.maxConcurrent) {
@@ -163,19 +171,41 @@ export class CallPipeline {
       if (this.audit) {
         const policy = tool ? o.caller.allowedBy?.(tool.name) : undefined;
         this.audit.record({
-          requestId: o.requestId, transport: o.transport, principal: o.caller.id, tool: name, arguments: body.arguments,
-          outcome, status: statusCode, durationMs, pending, auth: o.caller.kind, policy, traceId, source: tool?.source,
+          requestId: o.requestId,
+          transport: o.transport,
+          principal: o.caller.id,
+          tool: name,
+          arguments: body.arguments,
+          outcome,
+          status: statusCode,
+          durationMs,
+          pending,
+          auth: o.caller.kind,
+          policy,
+          traceId,
+          source: tool?.source,
         });
       }
       // The line's object is built only when it will be written (a hot path at logLevel warn).
       if ((o.log as { isLevelEnabled?(level: string): boolean }).isLevelEnabled?.("info") !== false) {
         // Audit: the principal (caller), how it authenticated, and the policy that let it in.
         const policy = tool ? o.caller.allowedBy?.(tool.name) : undefined;
-        o.log.info({
-          tool: name, source: tool?.source, caller: o.caller.id, ...(o.caller.kind ? { auth: o.caller.kind } : {}),
-          ...(policy ? { policy } : {}), transport: o.transport, outcome, statusCode,
-          ...(pending ? { pending } : {}), durationMs, ...(traceId ? { traceId } : {}),
-        }, "tool call");
+        o.log.info(
+          {
+            tool: name,
+            source: tool?.source,
+            caller: o.caller.id,
+            ...(o.caller.kind ? { auth: o.caller.kind } : {}),
+            ...(policy ? { policy } : {}),
+            transport: o.transport,
+            outcome,
+            statusCode,
+            ...(pending ? { pending } : {}),
+            durationMs,
+            ...(traceId ? { traceId } : {}),
+          },
+          "tool call",
+        );
       }
     }
   }
@@ -194,7 +224,9 @@ export class CallPipeline {
       const ctx = new CallContext(call, p.timeoutMs, o.requestId, o.caller, p.tool, p.answer, o.onProgress);
       return await call.run(() => p.tool.execute(p.args, ctx));
     } catch (err) {
-      throw isToolnexusError(err) ? err : new ToolnexusError("TOOL_FAILED", `Tool "${p.tool.name}" failed; see the server log for request ${o.requestId}`, { cause: err });
+      throw isToolnexusError(err)
+        ? err
+        : new ToolnexusError("TOOL_FAILED", `Tool "${p.tool.name}" failed; see the server log for request ${o.requestId}`, { cause: err });
     } finally {
       state.calls.delete(call);
       call.dispose();

@@ -27,8 +27,15 @@ export function strayKeysError(body: unknown): ToolnexusError | undefined {
   const stray = Object.keys(body).filter((k) => !ENVELOPE_KEYS.has(k));
   if (stray.length === 0) return undefined;
   const list = stray.map((k) => JSON.stringify(k)).join(", ");
-  return new ToolnexusError("INVALID_REQUEST",
-    `Unknown key${stray.length > 1 ? "s" : ""} ${list} in the request body, which holds only arguments, timeoutMs and answer: `
-    + `put the tool's arguments inside "arguments", e.g. {"arguments": {${stray.map((k) => `${JSON.stringify(k)}: …`).join(", ")}}}`,
-    { errors: stray.map((k) => ({ pointer: `/${k.replace(/~/g, "~0").replace(/\//g, "~1")}`, message: "is not an envelope key; move it into arguments" })) });
+  return new ToolnexusError(
+    "INVALID_REQUEST",
+    `Unknown key${stray.length > 1 ? "s" : ""} ${list} in the request body, which holds only arguments, timeoutMs and answer: ` +
+      `put the tool's arguments inside "arguments", e.g. {"arguments": {${stray.map((k) => `${JSON.stringify(k)}: …`).join(", ")}}}`,
+    {
+      errors: stray.map((k) => ({
+        pointer: `/${k.replace(/~/g, "~0").replace(/\//g, "~1")}`,
+        message: "is not an envelope key; move it into arguments",
+      })),
+    },
+  );
 }

@@ -19,7 +19,8 @@ export async function registerLimits(app: FastifyInstance, state: ServiceState, 
   if (server.rateLimit || auth?.apiKeys.some((k) => k.rateLimit)) {
     const budget = (req: FastifyRequest) => {
       // A key's own budget is for that key only, not for a JWT subject that happens to share its id.
-      const own = req.caller?.kind === "apiKey" ? state.loaded.config.auth?.apiKeys.find((k) => k.id === req.caller.id)?.rateLimit : undefined;
+      const own =
+        req.caller?.kind === "apiKey" ? state.loaded.config.auth?.apiKeys.find((k) => k.id === req.caller.id)?.rateLimit : undefined;
       return own ?? state.loaded.config.server.rateLimit;
     };
     const { default: rateLimit } = await import("@fastify/rate-limit");
@@ -27,11 +28,13 @@ export async function registerLimits(app: FastifyInstance, state: ServiceState, 
       global: true,
       ...(redis ? { redis, nameSpace: "toolnexus:ratelimit:", skipOnError: true } : {}),
       hook: "preHandler", // after the auth hook, so the budget is the caller's
-      keyGenerator: (req) => (req.caller && req.caller.id !== "anonymous" ? `${req.caller.kind === "jwt" ? "sub" : "key"}:${req.caller.id}` : `ip:${req.ip}`),
+      keyGenerator: (req) =>
+        req.caller && req.caller.id !== "anonymous" ? `${req.caller.kind === "jwt" ? "sub" : "key"}:${req.caller.id}` : `ip:${req.ip}`,
       allowList: (req) => isProbe(req) || budget(req) === undefined,
       max: (req) => budget(req)?.max ?? Number.MAX_SAFE_INTEGER,
       timeWindow: (req) => budget(req)?.timeWindowMs ?? 60_000,
-      errorResponseBuilder: (_req, ctx) => new ToolnexusError("RATE_LIMITED", `Rate limit of ${ctx.max} requests exceeded; retry in ${ctx.after}`),
+      errorResponseBuilder: (_req, ctx) =>
+        new ToolnexusError("RATE_LIMITED", `Rate limit of ${ctx.max} requests exceeded; retry in ${ctx.after}`),
     });
   }
   const p = server.pressure;
@@ -43,7 +46,9 @@ export async function registerLimits(app: FastifyInstance, state: ServiceState, 
       ...(p.maxRssBytes ? { maxRssBytes: p.maxRssBytes } : {}),
       pressureHandler: (req, _reply, type) => {
         if (isProbe(req)) return undefined;
-        throw new ToolnexusError("UNDER_PRESSURE", `The server is under pressure (${type}); retry shortly`, { headers: { "retry-after": "5" } });
+        throw new ToolnexusError("UNDER_PRESSURE", `The server is under pressure (${type}); retry shortly`, {
+          headers: { "retry-after": "5" },
+        });
       },
     });
   }

@@ -43,7 +43,12 @@ export type StreamCallOptions = Omit<CallOptions, "transport" | "onStart" | "onP
  * Closing the stream aborts the call with CLIENT_CLOSED, exactly like a disconnect.
  */
 export async function streamCall(
-  pipeline: CallPipeline, reply: FastifyReply, name: string, body: CallEnvelope, o: StreamCallOptions, settings: StreamSettings,
+  pipeline: CallPipeline,
+  reply: FastifyReply,
+  name: string,
+  body: CallEnvelope,
+  o: StreamCallOptions,
+  settings: StreamSettings,
 ): Promise<void> {
   let sse: SseStream | undefined;
   try {

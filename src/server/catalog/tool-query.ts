@@ -18,7 +18,10 @@ const HINTS: Record<string, string> = {
 export function toolQueryError(query: { source?: unknown; format?: unknown }): ToolnexusError | undefined {
   const problems: string[] = [];
   if (typeof query.source === "string") {
-    const unknown = query.source.split(",").map((s) => s.trim()).filter((s) => !(TOOL_SOURCES as readonly string[]).includes(s));
+    const unknown = query.source
+      .split(",")
+      .map((s) => s.trim())
+      .filter((s) => !(TOOL_SOURCES as readonly string[]).includes(s));
     for (const s of unknown) problems.push(`?source=${s} is not a tool source${HINTS[s] ? `: ${HINTS[s]}` : ""}`);
     if (unknown.length) problems.push(`sources are ${TOOL_SOURCES.join(", ")} (comma-separated)`);
   }

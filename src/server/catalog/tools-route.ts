@@ -19,40 +19,55 @@ export interface ToolRoutesOptions {
 
 /** `GET /tools` and `GET /tools/{name}`. */
 export const toolRoutes: FastifyPluginAsyncTypebox<ToolRoutesOptions> = async (app, { state, views, scrub }) => {
-  app.get("/tools", {
-    schema: {
-      operationId: "listTools",
-      summary: "List the tools this caller may use",
-      tags: ["tools"],
-      querystring: ToolListQuery,
-      response: { 200: { description: "The catalog (or an adapter's shape with ?format)", content: { "application/json": { schema: Type.Union([Type.Ref(ToolList), Type.Ref(AdapterToolList)]) } } }, 304: { description: "Not modified", type: "null" }, "4xx": problem, "5xx": problem },
+  app.get(
+    "/tools",
+    {
+      schema: {
+        operationId: "listTools",
+        summary: "List the tools this caller may use",
+        tags: ["tools"],
+        querystring: ToolListQuery,
+        response: {
+          200: {
+            description: "The catalog (or an adapter's shape with ?format)",
+            content: { "application/json": { schema: Type.Union([Type.Ref(ToolList), Type.Ref(AdapterToolList)]) } },
+          },
+          304: { description: "Not modified", type: "null" },
+          "4xx": problem,
+          "5xx": problem,
+        },
+      },
+      // Before schema validation: one clear 400 naming the allowed values.
+      preValidation: (request, _reply, done) => done(toolQueryError(request.query as Record<string, unknown>)),
     },
-    // Before schema validation: one clear 400 naming the allowed values.
-    preValidation: (request, _reply, done) => done(toolQueryError(request.query as Record<string, unknown>)),
-  }, async (request, reply) => {
-    const { source, format } = request.query;
-    const view = views.of(request.caller);
-    // The serialized listing of this query, built once per view: GET /tools is hot and rarely changes.
-    const entry = view.form(`GET /tools|${source ?? ""}|${format ?? ""}`, () => {
-      const sources = source ? new Set(source.split(",").map((s) => s.trim())) : undefined;
-      const infos = view.tools.filter((t) => !sources || sources.has(t.source)).map(toInfo);
-      // A description derived from a URL may hold an expanded ${VAR}: never list it.
-      const body = scrub(JSON.stringify({ tools: format ? FORMATS[format](infos) : infos }));
-      return { body, etag: `W/"${createHash("sha1").update(body).digest("base64url")}"` };
-    });
-    reply.header("etag", entry.etag).header("cache-control", "no-cache");
-    if (request.headers["if-none-match"] === entry.etag) return reply.code(304).send();
-    return reply.type("application/json; charset=utf-8").send(entry.body);
-  });
+    async (request, reply) => {
+      const { source, format } = request.query;
+      const view = views.of(request.caller);
+      // The serialized listing of this query, built once per view: GET /tools is hot and rarely changes.
+      const entry = view.form(`GET /tools|${source ?? ""}|${format ?? ""}`, () => {
+        const sources = source ? new Set(source.split(",").map((s) => s.trim())) : undefined;
+        const infos = view.tools.filter((t) => !sources || sources.has(t.source)).map(toInfo);
+        // A description derived from a URL may hold an expanded ${VAR}: never list it.
+        const body = scrub(JSON.stringify({ tools: format ? FORMATS[format](infos) : infos }));
+        return { body, etag: `W/"${createHash("sha1").update(body).digest("base64url")}"` };
+      });
+      reply.header("etag", entry.etag).header("cache-control", "no-cache");
+      if (request.headers["if-none-match"] === entry.etag) return reply.code(304).send();
+      return reply.type("application/json; charset=utf-8").send(entry.body);
+    },
+  );
 
-  app.get("/tools/:name", {
-    schema: {
-      operationId: "getTool",
-      summary: "Describe one tool",
-      tags: ["tools"],
-      params: ToolParams,
-      response: { 200: Type.Ref(ToolInfo), "4xx": problem, "5xx": problem },
+  app.get(
+    "/tools/:name",
+    {
+      schema: {
+        operationId: "getTool",
+        summary: "Describe one tool",
+        tags: ["tools"],
+        params: ToolParams,
+        response: { 200: Type.Ref(ToolInfo), "4xx": problem, "5xx": problem },
+      },
     },
-  }, async (request) => scrubDeep(toInfo(visibleTool(state, request.caller, request.params.name)), scrub));
+    async (request) => scrubDeep(toInfo(visibleTool(state, request.caller, request.params.name)), scrub),
+  );
 };
-

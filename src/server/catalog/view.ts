@@ -19,7 +19,11 @@ export function toInfo(t: Tool): ToolInfo {
 export function visibleTool(state: ServiceState, caller: Caller, name: string): Tool {
   const tool = state.toolkit().get(name);
   if (!tool || !caller.allows(name)) throw new ToolnexusError("TOOL_NOT_FOUND", `No tool named "${name}"`);
-  if (state.hold.withheld(name)) throw new ToolnexusError("TOOL_DEFINITION_CHANGED", `The definition of "${name}" is not the approved one; it is withheld until an operator approves it`);
+  if (state.hold.withheld(name))
+    throw new ToolnexusError(
+      "TOOL_DEFINITION_CHANGED",
+      `The definition of "${name}" is not the approved one; it is withheld until an operator approves it`,
+    );
   return tool;
 }
 

@@ -38,7 +38,10 @@ export class MemoryExecutionStore implements ExecutionStore {
   private seq = 0;
   private readonly sweep: NodeJS.Timeout;
 
-  constructor(private readonly config: () => ExecutionsConfig, private readonly runner: Runner) {
+  constructor(
+    private readonly config: () => ExecutionsConfig,
+    private readonly runner: Runner,
+  ) {
     this.sweep = setInterval(() => this.expire(), Math.min(config().retentionMs, 60_000));
     this.sweep.unref();
   }
@@ -54,14 +57,28 @@ export class MemoryExecutionStore implements ExecutionStore {
     const { maxActivePerCaller, retentionMs } = this.config();
     const active = this.active.get(s.owner) ?? 0;
     if (active >= maxActivePerCaller) {
-      throw new ToolnexusError("OVERLOADED", `More than ${maxActivePerCaller} executions queued or running for this caller`, { headers: { "retry-after": "1" } });
+      throw new ToolnexusError("OVERLOADED", `More than ${maxActivePerCaller} executions queued or running for this caller`, {
+        headers: { "retry-after": "1" },
+      });
     }
     const now = Date.now();
     const id = newExecutionId();
     const entry: Entry = {
-      execution: { id, tool: s.tool, status: "queued", createdAt: iso(now), updatedAt: iso(now), expiresAt: iso(now + s.timeoutMs + retentionMs) },
-      owner: s.owner, seq: ++this.seq, fingerprint, expiresAtMs: now + s.timeoutMs + retentionMs,
-      events: [], listeners: new Set(), cancel: new AbortController(),
+      execution: {
+        id,
+        tool: s.tool,
+        status: "queued",
+        createdAt: iso(now),
+        updatedAt: iso(now),
+        expiresAt: iso(now + s.timeoutMs + retentionMs),
+      },
+      owner: s.owner,
+      seq: ++this.seq,
+      fingerprint,
+      expiresAtMs: now + s.timeoutMs + retentionMs,
+      events: [],
+      listeners: new Set(),
+      cancel: new AbortController(),
       ...(idemKey === undefined ? {} : { idempotencyKey: idemKey }),
     };
     this.entries.set(id, entry);
@@ -190,7 +207,8 @@ export class MemoryExecutionStore implements ExecutionStore {
     // A run outlasting its expiry (timeoutMs + retention) is cut so nothing stays active forever.
     if (!isTerminal(e.execution.status)) e.cancel.abort();
     this.entries.delete(e.execution.id);
-    if (e.idempotencyKey !== undefined && this.idempotency.get(e.idempotencyKey) === e.execution.id) this.idempotency.delete(e.idempotencyKey);
+    if (e.idempotencyKey !== undefined && this.idempotency.get(e.idempotencyKey) === e.execution.id)
+      this.idempotency.delete(e.idempotencyKey);
     const ids = this.byOwner.get(e.owner);
     const i = ids?.indexOf(e.execution.id) ?? -1;
     if (ids && i >= 0) ids.splice(i, 1);

@@ -55,6 +55,8 @@ export async function store<T>(p: Promise<T>): Promise<T> {
 
 /** 503 STORE_UNAVAILABLE, asking the client to come back in a few seconds. */
 export function unavailable(cause?: unknown): ToolnexusError {
-  return new ToolnexusError("STORE_UNAVAILABLE", "The execution store (Redis) cannot be reached; retry shortly", { cause, headers: { "retry-after": "5" } });
+  return new ToolnexusError("STORE_UNAVAILABLE", "The execution store (Redis) cannot be reached; retry shortly", {
+    cause,
+    headers: { "retry-after": "5" },
+  });
 }
-

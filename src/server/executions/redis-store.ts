@@ -18,7 +18,6 @@ const CANCEL_CHANNEL = "toolnexus:cancel";
 // BullMQ's reason for a job whose worker stopped renewing its lock (its replica died).
 const STALLED = /stalled/i;
 
-
 /** Connections the Redis store uses: commands (fail fast), and two that wait out an outage. */
 export interface RedisConnections {
   commands: Redis;
@@ -63,7 +62,11 @@ export class RedisExecutionStore implements ExecutionStore {
     // Worst case from a death to the check that fails its job: lock expiry plus two checks.
     const lockDuration = Math.max(Math.floor(lostAfterMs / 3), 100);
     this.worker = new Worker<Job>(QUEUE, (job, _token, signal) => this.track(this.process(job, signal)), {
-      connection: conns.worker, concurrency, lockDuration, stalledInterval: Math.max(Math.floor(lostAfterMs / 4), 50), maxStalledCount: 0,
+      connection: conns.worker,
+      concurrency,
+      lockDuration,
+      stalledInterval: Math.max(Math.floor(lostAfterMs / 4), 50),
+      maxStalledCount: 0,
     });
     // A stalled job (its replica died) fails here; so does a run whose outcome could not be
     // written. Either way the execution must not stay running: it is lost (a no-op when it ended).
@@ -75,7 +78,10 @@ export class RedisExecutionStore implements ExecutionStore {
     this.worker.on("error", (err) => log.debug({ err: err.message }, "execution worker error"));
     this.queue.on("error", (err) => log.debug({ err: err.message }, "execution queue error"));
     this.channels.always(CANCEL_CHANNEL, (id) => this.worker.cancelJob(id, "cancelled"));
-    this.sweeper = setInterval(() => void this.sweep().catch((err: Error) => log.debug({ err: err.message }, "orphan sweep failed")), lostAfterMs);
+    this.sweeper = setInterval(
+      () => void this.sweep().catch((err: Error) => log.debug({ err: err.message }, "orphan sweep failed")),
+      lostAfterMs,
+    );
     this.sweeper.unref();
   }
 
@@ -85,15 +91,28 @@ export class RedisExecutionStore implements ExecutionStore {
     const id = newExecutionId();
     const expireAt = now + s.timeoutMs + retentionMs;
     const call: SubmitCall = {
-      idem: s.idempotencyKey === undefined ? "" : key.idempotency(s.owner, s.idempotencyKey), active: key.active(s.owner), ownerIndex: key.owner(s.owner),
-      seq: key.seq, record: key.record(id), id, fingerprint, max: maxActivePerCaller, expireAt, nowIso: iso(now), tool: s.tool, owner: s.owner, expiresAtIso: iso(expireAt),
+      idem: s.idempotencyKey === undefined ? "" : key.idempotency(s.owner, s.idempotencyKey),
+      active: key.active(s.owner),
+      ownerIndex: key.owner(s.owner),
+      seq: key.seq,
+      record: key.record(id),
+      id,
+      fingerprint,
+      max: maxActivePerCaller,
+      expireAt,
+      nowIso: iso(now),
+      tool: s.tool,
+      owner: s.owner,
+      expiresAtIso: iso(expireAt),
     };
     const job: Job = { id, owner: s.owner, tool: s.tool, body: s.body, requestId: s.requestId };
     // The record and its job are written together or not at all (see createWithJob).
     const [verdict, earlier] = (await precheck(this.redis, call)) ?? (await createWithJob(this.queue, call, job));
     if (verdict === "reused") throw new ToolnexusError("IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key was already used for another call");
     if (verdict === "overloaded") {
-      throw new ToolnexusError("OVERLOADED", `More than ${maxActivePerCaller} executions queued or running for this caller`, { headers: { "retry-after": "1" } });
+      throw new ToolnexusError("OVERLOADED", `More than ${maxActivePerCaller} executions queued or running for this caller`, {
+        headers: { "retry-after": "1" },
+      });
     }
     if (verdict === "replay" && earlier) {
       const execution = await this.get(s.owner, earlier);
@@ -169,11 +188,13 @@ export class RedisExecutionStore implements ExecutionStore {
       for (const line of await store(this.redis.lrange(key.events(id), last, -1))) deliver(JSON.parse(line) as ExecutionEvent);
     };
     // Subscribe first, then read: an event published in between is in the list or the buffer.
-    const unlisten = await store(this.channels.listen(key.channel(id), (line) => {
-      const e = JSON.parse(line) as ExecutionEvent;
-      if (early) early.push(e);
-      else deliver(e);
-    }));
+    const unlisten = await store(
+      this.channels.listen(key.channel(id), (line) => {
+        const e = JSON.parse(line) as ExecutionEvent;
+        if (early) early.push(e);
+        else deliver(e);
+      }),
+    );
     const noResync = this.channels.onReconnect(() => void catchUp().catch(() => undefined));
     const stop = () => {
       unlisten();
@@ -235,14 +256,18 @@ export class RedisExecutionStore implements ExecutionStore {
   }
 
   private async progress(id: string, p: Progress): Promise<void> {
-    await this.redis.tnxProgress(key.record(id), key.events(id), iso(Date.now()), JSON.stringify(p), key.channel(id)).catch((err: Error) => {
-      this.log.debug({ err: err.message, execution: id }, "progress not recorded");
-    });
+    await this.redis
+      .tnxProgress(key.record(id), key.events(id), iso(Date.now()), JSON.stringify(p), key.channel(id))
+      .catch((err: Error) => {
+        this.log.debug({ err: err.message, execution: id }, "progress not recorded");
+      });
   }
 
   private async lost(job: Job): Promise<void> {
     const error = toProblem(new ToolnexusError("EXECUTION_LOST", "The replica running this execution stopped"), job.requestId);
-    await this.finish(job, { status: "failed", error }).catch((err: Error) => this.log.warn({ err: err.message, execution: job.id }, "lost execution not recorded"));
+    await this.finish(job, { status: "failed", error }).catch((err: Error) =>
+      this.log.warn({ err: err.message, execution: job.id }, "lost execution not recorded"),
+    );
   }
 
   /**
@@ -281,9 +306,23 @@ export class RedisExecutionStore implements ExecutionStore {
     const expireAt = Date.now() + retentionMs;
     const [field, value] = outcome.status === "succeeded" ? ["result", outcome.result] : ["error", outcome.error];
     const done = await this.redis.tnxFinish(
-      key.record(job.id), key.events(job.id), key.active(job.owner), key.owner(job.owner), key.finished(job.owner), key.seq,
-      iso(Date.now()), outcome.status, field, JSON.stringify(value), String(expireAt), iso(expireAt), key.channel(job.id), job.id,
-      String(maxRetainedPerCaller), RECORD_PREFIX, orphanOf,
+      key.record(job.id),
+      key.events(job.id),
+      key.active(job.owner),
+      key.owner(job.owner),
+      key.finished(job.owner),
+      key.seq,
+      iso(Date.now()),
+      outcome.status,
+      field,
+      JSON.stringify(value),
+      String(expireAt),
+      iso(expireAt),
+      key.channel(job.id),
+      job.id,
+      String(maxRetainedPerCaller),
+      RECORD_PREFIX,
+      orphanOf,
     );
     return done === 1;
   }

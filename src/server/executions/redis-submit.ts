@@ -55,8 +55,20 @@ export async function createWithJob(queue: Queue<Job>, c: SubmitCall, job: Job):
   const client = await store(queue.getBackend().client);
   const multi = client.multi() as unknown as ReturnType<Redis["multi"]> & ExecutionCommands;
   void multi.tnxSubmit(
-    c.idem, c.active, c.ownerIndex, c.seq, c.record,
-    c.id, c.fingerprint, String(c.max), String(c.expireAt), c.nowIso, RECORD_PREFIX, c.tool, c.owner, c.expiresAtIso,
+    c.idem,
+    c.active,
+    c.ownerIndex,
+    c.seq,
+    c.record,
+    c.id,
+    c.fingerprint,
+    String(c.max),
+    String(c.expireAt),
+    c.nowIso,
+    RECORD_PREFIX,
+    c.tool,
+    c.owner,
+    c.expiresAtIso,
   );
   await new BullJob(queue, "execute", job, { jobId: job.id, removeOnComplete: true, removeOnFail: true }, job.id).addJob(multi as never);
   const results = await store(multi.exec());

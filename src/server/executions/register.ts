@@ -14,7 +14,11 @@ import type { ExecutionStore } from "./store.js";
  * runs of this process to be recorded: call it before the sources and `redis` close.
  */
 export async function registerExecutions(
-  app: FastifyInstance, state: ServiceState, pipeline: CallPipeline, scrub: (s: string) => string, redis?: Redis,
+  app: FastifyInstance,
+  state: ServiceState,
+  pipeline: CallPipeline,
+  scrub: (s: string) => string,
+  redis?: Redis,
 ): Promise<() => Promise<void>> {
   for (const schema of EXECUTION_SCHEMAS) app.addSchema(schema);
   const config = () => state.loaded.config.executions;
@@ -24,12 +28,21 @@ export async function registerExecutions(
   const closers: (() => void)[] = [];
   if (redis && url) {
     // BullMQ (~170 modules) is imported only for a Redis-backed store.
-    const [{ connectRedis }, { RedisExecutionStore }] = await Promise.all([import("../redis/connect-redis.js"), import("./redis-store.js")]);
+    const [{ connectRedis }, { RedisExecutionStore }] = await Promise.all([
+      import("../redis/connect-redis.js"),
+      import("./redis-store.js"),
+    ]);
     // The worker and the subscriber wait out an outage; commands (shared with rate limits) fail fast.
     const worker = connectRedis(url, app.log, { blocking: true, name: "worker" });
     const subscriber = connectRedis(url, app.log, { blocking: true, name: "subscriber" });
     const queue = connectRedis(url, app.log, { name: "queue" });
-    store = new RedisExecutionStore({ commands: redis, queue, worker, subscriber }, config, runner, app.log, state.loaded.config.server.maxConcurrent);
+    store = new RedisExecutionStore(
+      { commands: redis, queue, worker, subscriber },
+      config,
+      runner,
+      app.log,
+      state.loaded.config.server.maxConcurrent,
+    );
     closers.push(() => {
       for (const c of [queue, worker, subscriber]) c.disconnect();
     });

@@ -34,143 +34,186 @@ export const executionRoutes: FastifyPluginAsyncTypebox<ExecutionRoutesOptions> 
     done();
   });
 
-  app.post("/tools/:name/executions", {
-    schema: {
-      operationId: "submitExecution",
-      summary: "Run one tool asynchronously",
-      description: "Answers 202 at once with the Execution; poll `Location` or stream its events. Lookup, access, limits and arguments are checked before the 202.",
-      tags: ["executions"],
-      params: ToolParams,
-      headers: SubmitHeaders,
-      body: Type.Ref(ExecuteBody),
-      response: {
-        202: {
-          description: "Accepted: the Execution, queued or already running",
-          headers: {
-            location: { type: "string", maxLength: 2048, description: "/executions/{id}" },
-            "operation-location": { type: "string", maxLength: 2048, description: "The absolute URL of the execution." },
-            "retry-after": RetryAfterHeader,
+  app.post(
+    "/tools/:name/executions",
+    {
+      schema: {
+        operationId: "submitExecution",
+        summary: "Run one tool asynchronously",
+        description:
+          "Answers 202 at once with the Execution; poll `Location` or stream its events. Lookup, access, limits and arguments are checked before the 202.",
+        tags: ["executions"],
+        params: ToolParams,
+        headers: SubmitHeaders,
+        body: Type.Ref(ExecuteBody),
+        response: {
+          202: {
+            description: "Accepted: the Execution, queued or already running",
+            headers: {
+              location: { type: "string", maxLength: 2048, description: "/executions/{id}" },
+              "operation-location": { type: "string", maxLength: 2048, description: "The absolute URL of the execution." },
+              "retry-after": RetryAfterHeader,
+            },
+            content: { "application/json": { schema: Type.Ref(Execution) } },
           },
-          content: { "application/json": { schema: Type.Ref(Execution) } },
+          "4xx": problem,
+          "5xx": problem,
         },
-        "4xx": problem,
-        "5xx": problem,
       },
     },
-  }, async (request, reply) => {
-    const body = request.body ?? {};
-    const prepared = pipeline.prepare(request.params.name, body, request.caller, config().maxTimeoutMs);
-    pipeline.release(prepared);
-    // An execution never holds the caller's token (it may run on another replica, and Redis
-    // must not store it), and falling back to the source's own credential would act as the
-    // gateway instead of the user: a tool that forwards the caller's identity runs synchronously.
-    if (prepared.tool.forwardAuth && request.caller.bearer !== undefined) {
-      throw new ToolnexusError("INVALID_REQUEST", `"${prepared.tool.name}" forwards the caller's token upstream, which an execution does not hold: call it with POST /tools/${prepared.tool.name}/execute (Accept: text/event-stream for progress)`);
-    }
-    const { execution } = await store.submit({
-      owner: ownerKey(request.caller),
-      tool: prepared.tool.name,
-      body,
-      requestId: request.id,
-      timeoutMs: prepared.timeoutMs,
-      ...(request.headers["idempotency-key"] === undefined ? {} : { idempotencyKey: request.headers["idempotency-key"] }),
-    }, fingerprint(prepared.tool.name, body));
-    const path = `/executions/${execution.id}`;
-    return reply.code(202).headers({
-      location: path,
-      "operation-location": `${request.protocol}://${request.host}${path}`,
-      "retry-after": RETRY_AFTER_S,
-    }).send(execution);
-  });
-
-  app.get("/executions", {
-    schema: {
-      operationId: "listExecutions",
-      summary: "The caller's own executions, newest first",
-      tags: ["executions"],
-      querystring: ExecutionListQuery,
-      response: { 200: Type.Ref(ExecutionList), "4xx": problem, "5xx": problem },
-    },
-  }, (request) => store.list(ownerKey(request.caller), request.query));
-
-  app.get("/executions/:id", {
-    schema: {
-      operationId: "getExecution",
-      summary: "One execution",
-      description: "404 when unknown, expired or another caller's.",
-      tags: ["executions"],
-      params: ExecutionParams,
-      response: {
-        200: {
-          description: "The Execution",
-          headers: { "retry-after": { ...RetryAfterHeader, description: "Set while queued or running: seconds to wait before polling again." } },
-          content: { "application/json": { schema: Type.Ref(Execution) } },
-        },
-        "4xx": problem,
-        "5xx": problem,
-      },
-    },
-  }, async (request, reply) => {
-    const execution = found(await store.get(ownerKey(request.caller), request.params.id));
-    if (!isTerminal(execution.status)) reply.header("retry-after", RETRY_AFTER_S);
-    return execution;
-  });
-
-  app.post("/executions/:id/cancel", {
-    schema: {
-      operationId: "cancelExecution",
-      summary: "Cancel an execution wherever it runs",
-      description: "A terminal execution is returned unchanged.",
-      tags: ["executions"],
-      params: ExecutionParams,
-      response: { 200: Type.Ref(Execution), "4xx": problem, "5xx": problem },
-    },
-  }, async (request) => found(await store.cancel(ownerKey(request.caller), request.params.id)));
-
-  app.get("/executions/:id/events", {
-    schema: {
-      operationId: "streamExecutionEvents",
-      summary: "An execution's events (Server-Sent Events)",
-      description: "`execution` (the current state, no id), then `progress`… and a last `result` or `error`, each with an increasing `id:`. `Last-Event-ID` resumes after that event.",
-      tags: ["executions"],
-      params: ExecutionParams,
-      headers: EventsHeaders,
-      response: {
-        200: { description: "text/event-stream", content: { "text/event-stream": { schema: sseEvent(["execution", "progress", "result", "error"], "Server-sent events: `execution` (the Execution, first), `progress` (Progress)…, then `result` (ToolResult) or `error` (Problem) last; each after the first numbered with `id:` for Last-Event-ID.") } } },
-        "4xx": problem,
-        "5xx": problem,
-      },
-    },
-  }, async (request, reply) => {
-    const after = Number(request.headers["last-event-id"] ?? 0);
-    // Events the store delivers before the stream is open (the backlog) wait here.
-    const stream: { sse?: SseStream; backlog: ExecutionEvent[]; ended: boolean } = { backlog: [], ended: false };
-    const deliver = (ev: ExecutionEvent) => {
-      const { sse } = stream;
-      if (!sse) {
-        stream.backlog.push(ev);
-        return;
+    async (request, reply) => {
+      const body = request.body ?? {};
+      const prepared = pipeline.prepare(request.params.name, body, request.caller, config().maxTimeoutMs);
+      pipeline.release(prepared);
+      // An execution never holds the caller's token (it may run on another replica, and Redis
+      // must not store it), and falling back to the source's own credential would act as the
+      // gateway instead of the user: a tool that forwards the caller's identity runs synchronously.
+      if (prepared.tool.forwardAuth && request.caller.bearer !== undefined) {
+        throw new ToolnexusError(
+          "INVALID_REQUEST",
+          `"${prepared.tool.name}" forwards the caller's token upstream, which an execution does not hold: call it with POST /tools/${prepared.tool.name}/execute (Accept: text/event-stream for progress)`,
+        );
       }
-      if (stream.ended) return;
-      sse.send(ev.event, ev.data, ev.id);
-      if (ev.event !== "progress") {
-        stream.ended = true;
-        watch?.stop();
+      const { execution } = await store.submit(
+        {
+          owner: ownerKey(request.caller),
+          tool: prepared.tool.name,
+          body,
+          requestId: request.id,
+          timeoutMs: prepared.timeoutMs,
+          ...(request.headers["idempotency-key"] === undefined ? {} : { idempotencyKey: request.headers["idempotency-key"] }),
+        },
+        fingerprint(prepared.tool.name, body),
+      );
+      const path = `/executions/${execution.id}`;
+      return reply
+        .code(202)
+        .headers({
+          location: path,
+          "operation-location": `${request.protocol}://${request.host}${path}`,
+          "retry-after": RETRY_AFTER_S,
+        })
+        .send(execution);
+    },
+  );
+
+  app.get(
+    "/executions",
+    {
+      schema: {
+        operationId: "listExecutions",
+        summary: "The caller's own executions, newest first",
+        tags: ["executions"],
+        querystring: ExecutionListQuery,
+        response: { 200: Type.Ref(ExecutionList), "4xx": problem, "5xx": problem },
+      },
+    },
+    (request) => store.list(ownerKey(request.caller), request.query),
+  );
+
+  app.get(
+    "/executions/:id",
+    {
+      schema: {
+        operationId: "getExecution",
+        summary: "One execution",
+        description: "404 when unknown, expired or another caller's.",
+        tags: ["executions"],
+        params: ExecutionParams,
+        response: {
+          200: {
+            description: "The Execution",
+            headers: {
+              "retry-after": { ...RetryAfterHeader, description: "Set while queued or running: seconds to wait before polling again." },
+            },
+            content: { "application/json": { schema: Type.Ref(Execution) } },
+          },
+          "4xx": problem,
+          "5xx": problem,
+        },
+      },
+    },
+    async (request, reply) => {
+      const execution = found(await store.get(ownerKey(request.caller), request.params.id));
+      if (!isTerminal(execution.status)) reply.header("retry-after", RETRY_AFTER_S);
+      return execution;
+    },
+  );
+
+  app.post(
+    "/executions/:id/cancel",
+    {
+      schema: {
+        operationId: "cancelExecution",
+        summary: "Cancel an execution wherever it runs",
+        description: "A terminal execution is returned unchanged.",
+        tags: ["executions"],
+        params: ExecutionParams,
+        response: { 200: Type.Ref(Execution), "4xx": problem, "5xx": problem },
+      },
+    },
+    async (request) => found(await store.cancel(ownerKey(request.caller), request.params.id)),
+  );
+
+  app.get(
+    "/executions/:id/events",
+    {
+      schema: {
+        operationId: "streamExecutionEvents",
+        summary: "An execution's events (Server-Sent Events)",
+        description:
+          "`execution` (the current state, no id), then `progress`… and a last `result` or `error`, each with an increasing `id:`. `Last-Event-ID` resumes after that event.",
+        tags: ["executions"],
+        params: ExecutionParams,
+        headers: EventsHeaders,
+        response: {
+          200: {
+            description: "text/event-stream",
+            content: {
+              "text/event-stream": {
+                schema: sseEvent(
+                  ["execution", "progress", "result", "error"],
+                  "Server-sent events: `execution` (the Execution, first), `progress` (Progress)…, then `result` (ToolResult) or `error` (Problem) last; each after the first numbered with `id:` for Last-Event-ID.",
+                ),
+              },
+            },
+          },
+          "4xx": problem,
+          "5xx": problem,
+        },
+      },
+    },
+    async (request, reply) => {
+      const after = Number(request.headers["last-event-id"] ?? 0);
+      // Events the store delivers before the stream is open (the backlog) wait here.
+      const stream: { sse?: SseStream; backlog: ExecutionEvent[]; ended: boolean } = { backlog: [], ended: false };
+      const deliver = (ev: ExecutionEvent) => {
+        const { sse } = stream;
+        if (!sse) {
+          stream.backlog.push(ev);
+          return;
+        }
+        if (stream.ended) return;
+        sse.send(ev.event, ev.data, ev.id);
+        if (ev.event !== "progress") {
+          stream.ended = true;
+          watch?.stop();
+          sse.close();
+        }
+      };
+      const watch = await store.watch(ownerKey(request.caller), request.params.id, after, deliver);
+      if (!watch) throw notFound();
+      const sse = (stream.sse = openSse(reply, state.loaded.config.server.heartbeatMs));
+      sse.onClientClose(() => watch.stop());
+      sse.send("execution", watch.execution);
+      for (const ev of stream.backlog) deliver(ev);
+      // Terminal and its last event already seen by this client: nothing more will come.
+      if (!stream.ended && isTerminal(watch.execution.status)) {
+        watch.stop();
         sse.close();
       }
-    };
-    const watch = await store.watch(ownerKey(request.caller), request.params.id, after, deliver);
-    if (!watch) throw notFound();
-    const sse = (stream.sse = openSse(reply, state.loaded.config.server.heartbeatMs));
-    sse.onClientClose(() => watch.stop());
-    sse.send("execution", watch.execution);
-    for (const ev of stream.backlog) deliver(ev);
-    // Terminal and its last event already seen by this client: nothing more will come.
-    if (!stream.ended && isTerminal(watch.execution.status)) {
-      watch.stop();
-      sse.close();
-    }
-  });
+    },
+  );
 };
 
 function found<T>(execution: T | undefined): T {
@@ -190,7 +233,10 @@ function fingerprint(tool: string, body: unknown): string {
 function canonical(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonical).join(",")}]`;
   if (v && typeof v === "object") {
-    return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`).join(",")}}`;
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`)
+      .join(",")}}`;
   }
   return JSON.stringify(v) ?? "null";
 }

@@ -14,7 +14,12 @@ const cancelled = () => new ToolnexusError("CANCELLED", "The execution was cance
  * its cancel bound to the call signal. The caller's allowlist was checked at submit; the
  * owner id is all a replica that runs the job knows of it.
  */
-export function pipelineRunner(pipeline: CallPipeline, log: FastifyBaseLogger, maxTimeoutMs: () => number, scrub: (s: string) => string): Runner {
+export function pipelineRunner(
+  pipeline: CallPipeline,
+  log: FastifyBaseLogger,
+  maxTimeoutMs: () => number,
+  scrub: (s: string) => string,
+): Runner {
   return async (job, hooks): Promise<Outcome> => {
     try {
       const result = await pipeline.call(job.tool, job.body, {

@@ -12,37 +12,48 @@ const STATUSES = ["queued", "running", "succeeded", "failed", "cancelled"] as co
 const ExecutionStatus = StringEnum(STATUSES, { $id: "ExecutionStatus" });
 
 /** An asynchronous call and, once it ended, its result or problem. */
-export const Execution = Type.Object({
-  id: Type.String({ description: "Opaque id; the path segment of /executions/{id}." }),
-  tool: Type.String(),
-  status: Type.Ref(ExecutionStatus),
-  createdAt: Type.String({ format: "date-time" }),
-  updatedAt: Type.String({ format: "date-time" }),
-  expiresAt: Type.String({ format: "date-time", description: "After this the execution answers 404." }),
-  progress: Type.Optional(Type.Ref(Progress)),
-  result: Type.Optional(Type.Ref(ToolResult)),
-  error: Type.Optional(Type.Ref(Problem)),
-}, { $id: "Execution" });
+export const Execution = Type.Object(
+  {
+    id: Type.String({ description: "Opaque id; the path segment of /executions/{id}." }),
+    tool: Type.String(),
+    status: Type.Ref(ExecutionStatus),
+    createdAt: Type.String({ format: "date-time" }),
+    updatedAt: Type.String({ format: "date-time" }),
+    expiresAt: Type.String({ format: "date-time", description: "After this the execution answers 404." }),
+    progress: Type.Optional(Type.Ref(Progress)),
+    result: Type.Optional(Type.Ref(ToolResult)),
+    error: Type.Optional(Type.Ref(Problem)),
+  },
+  { $id: "Execution" },
+);
 
 /** `GET /executions`. */
-export const ExecutionList = Type.Object({
-  executions: Type.Array(Type.Ref(Execution)),
-  next: Type.Optional(Type.String({ description: "Cursor of the next page; absent on the last one." })),
-}, { $id: "ExecutionList" });
+export const ExecutionList = Type.Object(
+  {
+    executions: Type.Array(Type.Ref(Execution)),
+    next: Type.Optional(Type.String({ description: "Cursor of the next page; absent on the last one." })),
+  },
+  { $id: "ExecutionList" },
+);
 
 /** Path parameters naming an execution. */
 export const ExecutionParams = Type.Object({ id: Type.String({ pattern: "^[0-9a-f]{32}$", minLength: 32, maxLength: 32 }) });
 
 /** Query of `GET /executions`. */
-export const ExecutionListQuery = Type.Object({
-  status: Type.Optional(Type.Ref(ExecutionStatus)),
-  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20, format: "int32" }),
-  cursor: Type.Optional(Type.String({ pattern: "^[0-9]{1,16}$", maxLength: 16, description: "The `next` of the previous page." })),
-}, { additionalProperties: false });
+export const ExecutionListQuery = Type.Object(
+  {
+    status: Type.Optional(Type.Ref(ExecutionStatus)),
+    limit: Type.Integer({ minimum: 1, maximum: 100, default: 20, format: "int32" }),
+    cursor: Type.Optional(Type.String({ pattern: "^[0-9]{1,16}$", maxLength: 16, description: "The `next` of the previous page." })),
+  },
+  { additionalProperties: false },
+);
 
 /** Headers of `POST /tools/{name}/executions`. */
 export const SubmitHeaders = Type.Object({
-  "idempotency-key": Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: "Same key within the retention ⇒ the same execution; scoped to the caller." })),
+  "idempotency-key": Type.Optional(
+    Type.String({ minLength: 1, maxLength: 256, description: "Same key within the retention ⇒ the same execution; scoped to the caller." }),
+  ),
 });
 
 /** Headers of `GET /executions/{id}/events`. */

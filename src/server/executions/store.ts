@@ -32,9 +32,7 @@ export interface Job {
 }
 
 /** How a run ended. */
-export type Outcome =
-  | { status: "succeeded"; result: ToolResult }
-  | { status: "failed" | "cancelled"; error: Problem };
+export type Outcome = { status: "succeeded"; result: ToolResult } | { status: "failed" | "cancelled"; error: Problem };
 
 /** What a store gives the runner of one job. */
 interface RunHooks {

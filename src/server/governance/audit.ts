@@ -12,6 +12,11 @@ import type { ServiceState } from "../service/service-state.js";
 export function createAudit(state: ServiceState, scrub: (s: string) => string, log: Logger, out?: DestinationStream): AuditLog | undefined {
   const initial = state.loaded.config.audit;
   if (!initial) return undefined;
-  const settings = (): AuditSettings => ({ ...initial, ...(state.loaded.config.audit ?? {}), sink: initial.sink, ...(initial.path ? { path: initial.path } : {}) });
+  const settings = (): AuditSettings => ({
+    ...initial,
+    ...(state.loaded.config.audit ?? {}),
+    sink: initial.sink,
+    ...(initial.path ? { path: initial.path } : {}),
+  });
   return new AuditLog(settings, scrub, log, out ?? stdoutDestination());
 }

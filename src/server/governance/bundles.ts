@@ -22,7 +22,11 @@ function bundleCaller(state: ServiceState, caller: Caller, name: string): Caller
  * the same pipeline as `/mcp` with the caller narrowed. A bundle glob that matches no tool is
  * a warning at each load and reload.
  */
-export async function registerBundles(app: FastifyInstance, state: ServiceState, o: { mcp: McpConnector; scrub: (s: string) => string; log: Logger; mcpEnabled: boolean }): Promise<void> {
+export async function registerBundles(
+  app: FastifyInstance,
+  state: ServiceState,
+  o: { mcp: McpConnector; scrub: (s: string) => string; log: Logger; mcpEnabled: boolean },
+): Promise<void> {
   state.onToolkit((tk) => {
     const names = tk.tools().map((t) => t.name);
     for (const { bundle, glob } of unmatchedGlobs(state.loaded.config.bundles ?? {}, names)) {

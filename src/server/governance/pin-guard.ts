@@ -32,10 +32,17 @@ export class PinGuard implements CatalogHold {
   private refreshing?: Promise<void>;
   private refreshAgain = false;
 
-  constructor(private readonly state: ServiceState, private store: PinStore, private readonly log: Logger, registry: Registry) {
+  constructor(
+    private readonly state: ServiceState,
+    private store: PinStore,
+    private readonly log: Logger,
+    registry: Registry,
+  ) {
     this.changes = new Counter({
-      name: "toolnexus_tool_definition_changes_total", help: "Tool definitions that differ from their pin (kind changed), or new tools held for approval (kind new)",
-      labelNames: ["tool", "kind"], registers: [registry],
+      name: "toolnexus_tool_definition_changes_total",
+      help: "Tool definitions that differ from their pin (kind changed), or new tools held for approval (kind new)",
+      labelNames: ["tool", "kind"],
+      registers: [registry],
     });
   }
 
@@ -59,7 +66,10 @@ export class PinGuard implements CatalogHold {
         await this.store.close?.();
         throw new Error(`pinning: ${message}; refusing to start with pinning.mode block`);
       }
-      this.log.warn({ err: message, store: this.store.describe }, "pinning: the pin store is unusable; pins are kept in this process only until it is fixed");
+      this.log.warn(
+        { err: message, store: this.store.describe },
+        "pinning: the pin store is unusable; pins are kept in this process only until it is fixed",
+      );
       await this.store.close?.();
       this.store = new MemoryPinStore();
     }
@@ -106,7 +116,10 @@ export class PinGuard implements CatalogHold {
     try {
       this.pins = await this.store.load();
     } catch (err) {
-      this.log.warn({ err: (err as Error).message, store: this.store.describe }, "pinning: the pins could not be re-read; the last ones read still apply");
+      this.log.warn(
+        { err: (err as Error).message, store: this.store.describe },
+        "pinning: the pins could not be re-read; the last ones read still apply",
+      );
       return;
     }
     const tk = this.state.peek();
@@ -116,7 +129,8 @@ export class PinGuard implements CatalogHold {
   /** Pins the definition the tool has now. TOOL_NOT_FOUND when the catalog has no such tool. */
   async approve(tool: string, by: string): Promise<Pin> {
     const found = this.state.peek()?.get(tool);
-    if (!found) throw new ToolnexusError("TOOL_NOT_FOUND", `No tool named "${tool}" in the catalog: only a tool being served can be approved`);
+    if (!found)
+      throw new ToolnexusError("TOOL_NOT_FOUND", `No tool named "${tool}" in the catalog: only a tool being served can be approved`);
     const pin = pinOf(definitionOf(found), new Date(), by);
     await this.persist(() => this.store.save(tool, pin));
     this.pins.set(tool, pin);
@@ -152,7 +166,9 @@ export class PinGuard implements CatalogHold {
     const { record, pending } = reviewCatalog(tk.tools(), this.pins, this.settings);
     for (const { tool, pin } of record) {
       this.pins.set(tool, pin);
-      void this.persist(() => this.store.save(tool, pin)).catch((err: Error) => this.log.warn({ tool, err: err.message }, "pinning: a new pin could not be saved"));
+      void this.persist(() => this.store.save(tool, pin)).catch((err: Error) =>
+        this.log.warn({ tool, err: err.message }, "pinning: a new pin could not be saved"),
+      );
     }
     const keys = new Set([...pending.values()].map((p) => `${p.tool}|${p.current}`));
     // A change that went away (the definition came back) is announced again if it returns.
@@ -162,8 +178,12 @@ export class PinGuard implements CatalogHold {
       if (this.announced.has(key)) continue;
       this.announced.add(key);
       this.changes.inc({ tool: p.tool, kind: p.kind });
-      const what = p.kind === "new" ? "new tool held until approved" : `tool definition changed${p.withheld ? "; withheld until approved" : ""}`;
-      this.log.warn({ tool: p.tool, pinned: p.pinned, current: p.current, changed: p.changes.map((c) => `${c.path} ${c.change}`) }, `pinning: ${what}`);
+      const what =
+        p.kind === "new" ? "new tool held until approved" : `tool definition changed${p.withheld ? "; withheld until approved" : ""}`;
+      this.log.warn(
+        { tool: p.tool, pinned: p.pinned, current: p.current, changed: p.changes.map((c) => `${c.path} ${c.change}`) },
+        `pinning: ${what}`,
+      );
     }
     const before = [...this.pending.values()].map((p) => `${p.tool}|${p.current}|${p.withheld}`).join(",");
     const after = [...pending.values()].map((p) => `${p.tool}|${p.current}|${p.withheld}`).join(",");

@@ -7,26 +7,36 @@ import { ApprovedPin, PinStatus } from "../http/pin-schemas.js";
 
 /** `GET /admin/pins` and `POST /admin/pins/{tool}/approve`: operator callers only (their route policy). */
 export const pinRoutes: FastifyPluginAsyncTypebox<{ guard: PinGuard }> = async (app, { guard }) => {
-  app.get("/admin/pins", {
-    config: { access: "operator", traced: true },
-    schema: {
-      operationId: "listPins", summary: "Tool-definition pinning: tools whose definition changed, or new ones awaiting approval (operators only)", tags: ["admin"],
-      response: { 200: Type.Ref(PinStatus), "4xx": problem, "5xx": problem },
+  app.get(
+    "/admin/pins",
+    {
+      config: { access: "operator", traced: true },
+      schema: {
+        operationId: "listPins",
+        summary: "Tool-definition pinning: tools whose definition changed, or new ones awaiting approval (operators only)",
+        tags: ["admin"],
+        response: { 200: Type.Ref(PinStatus), "4xx": problem, "5xx": problem },
+      },
     },
-  }, async () => guard.status());
+    async () => guard.status(),
+  );
 
-  app.post("/admin/pins/:tool/approve", {
-    config: { access: "operator", traced: true },
-    schema: {
-      operationId: "approvePin",
-      summary: "Approve the definition a tool has now (operators only): it is pinned, and served again if it was withheld",
-      tags: ["admin"],
-      params: Type.Object({ tool: Type.String({ pattern: TOOL_NAME.source, maxLength: 128 }) }),
-      response: { 200: Type.Ref(ApprovedPin), "4xx": problem, "5xx": problem },
+  app.post(
+    "/admin/pins/:tool/approve",
+    {
+      config: { access: "operator", traced: true },
+      schema: {
+        operationId: "approvePin",
+        summary: "Approve the definition a tool has now (operators only): it is pinned, and served again if it was withheld",
+        tags: ["admin"],
+        params: Type.Object({ tool: Type.String({ pattern: TOOL_NAME.source, maxLength: 128 }) }),
+        response: { 200: Type.Ref(ApprovedPin), "4xx": problem, "5xx": problem },
+      },
     },
-  }, async (request) => {
-    const { tool } = request.params;
-    const pin = await guard.approve(tool, request.caller.id);
-    return { tool, digest: pin.digest, pinnedAt: pin.pinnedAt, approvedBy: pin.approvedBy ?? request.caller.id };
-  });
+    async (request) => {
+      const { tool } = request.params;
+      const pin = await guard.approve(tool, request.caller.id);
+      return { tool, digest: pin.digest, pinnedAt: pin.pinnedAt, approvedBy: pin.approvedBy ?? request.caller.id };
+    },
+  );
 };

@@ -29,7 +29,11 @@ async function pinStore(state: ServiceState, log: Logger): Promise<PinStore> {
     // ioredis loads only with `redis:` (see build-server.ts).
     const { connectRedis } = await import("../redis/connect-redis.js");
     const asFastify = log as Parameters<typeof connectRedis>[1];
-    return new RedisPinStore(connectRedis(redis.url, asFastify, { name: "pins" }), pinning.key, connectRedis(redis.url, asFastify, { blocking: true, name: "pins-events" }));
+    return new RedisPinStore(
+      connectRedis(redis.url, asFastify, { name: "pins" }),
+      pinning.key,
+      connectRedis(redis.url, asFastify, { blocking: true, name: "pins-events" }),
+    );
   }
   return pinning.file ? new FilePinStore(pinning.file) : new MemoryPinStore();
 }

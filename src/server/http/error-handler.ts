@@ -7,7 +7,10 @@ import type { RouteMethods } from "./route-methods.js";
 export function sendProblem(reply: FastifyReply, request: FastifyRequest, err: ToolnexusError, scrub: (s: string) => string): FastifyReply {
   for (const [k, v] of Object.entries(err.headers ?? {})) reply.header(k, v);
   // Pre-serialized so route response schemas never strip fields of the problem body.
-  return reply.code(err.status).type("application/problem+json").send(problemBody(err, request.id, scrub));
+  return reply
+    .code(err.status)
+    .type("application/problem+json")
+    .send(problemBody(err, request.id, scrub));
 }
 
 /** Installs the one error handler and the 404 handler (405 with `Allow` for a known path). */
@@ -22,9 +25,12 @@ export function installErrorHandler(app: FastifyInstance, scrub: (s: string) => 
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split("?", 1)[0] ?? "";
     const allow = routes.allowed(path);
-    const err = allow.length > 0
-      ? new ToolnexusError("METHOD_NOT_ALLOWED", `${path} does not answer ${request.method}; it answers ${allow.join(", ")}`, { headers: { allow: allow.join(", ") } })
-      : new ToolnexusError("NOT_FOUND", `No route ${request.method} ${path}`);
+    const err =
+      allow.length > 0
+        ? new ToolnexusError("METHOD_NOT_ALLOWED", `${path} does not answer ${request.method}; it answers ${allow.join(", ")}`, {
+            headers: { allow: allow.join(", ") },
+          })
+        : new ToolnexusError("NOT_FOUND", `No route ${request.method} ${path}`);
     sendProblem(reply, request, err, scrub);
   });
 }

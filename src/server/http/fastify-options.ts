@@ -12,7 +12,11 @@ import { strictBodyValidator } from "./validator-compiler.js";
  * `server:`, request ids, the schema compilers, and problem+json for what fails before any
  * route runs. `scrub` removes secret values from those problems.
  */
-export function fastifyOptions(server: ToolnexusConfig["server"], logger: FastifyBaseLogger, scrub: (s: string) => string): FastifyHttpOptions<Server> {
+export function fastifyOptions(
+  server: ToolnexusConfig["server"],
+  logger: FastifyBaseLogger,
+  scrub: (s: string) => string,
+): FastifyHttpOptions<Server> {
   return {
     loggerInstance: logger,
     bodyLimit: server.bodyLimitBytes,
@@ -27,7 +31,9 @@ export function fastifyOptions(server: ToolnexusConfig["server"], logger: Fastif
     ajv: { customOptions: { removeAdditional: false, coerceTypes: "array", useDefaults: true } },
     // Query strings and params are coerced from strings; bodies are validated as sent.
     // Each route's validators and serializers are compiled on its first request (lazy-compilers.ts).
-    schemaController: { compilersFactory: { buildValidator: lazyValidators(strictBodyValidator()), buildSerializer: lazySerializers(SerializerSelector()) } },
+    schemaController: {
+      compilersFactory: { buildValidator: lazyValidators(strictBodyValidator()), buildSerializer: lazySerializers(SerializerSelector()) },
+    },
     // Above a 128-character tool name (its longest) so every listed tool routes; longer is 414.
     routerOptions: { maxParamLength: 512 },
     // Behind a load balancer, X-Forwarded-Host/Proto name the URL the client used (Operation-Location).
@@ -37,6 +43,11 @@ export function fastifyOptions(server: ToolnexusConfig["server"], logger: Fastif
     // Slow clients are shed within headersTimeoutMs + 1 s: Node sweeps every connectionsCheckingInterval.
     requestTimeout: server.requestTimeoutMs,
     keepAliveTimeout: server.keepAliveTimeoutMs,
-    http: { headersTimeout: server.headersTimeoutMs, requestTimeout: server.requestTimeoutMs, connectionsCheckingInterval: 1000, requireHostHeader: false },
+    http: {
+      headersTimeout: server.headersTimeoutMs,
+      requestTimeout: server.requestTimeoutMs,
+      connectionsCheckingInterval: 1000,
+      requireHostHeader: false,
+    },
   };
 }

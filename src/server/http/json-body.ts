@@ -19,14 +19,19 @@ export function installJsonBodyParser(app: FastifyInstance): void {
   app.addContentTypeParser("application/json", { parseAs: "string" }, (_request, body, done) => {
     const text = body as string;
     if (text.length === 0) {
-      done(new ToolnexusError("INVALID_REQUEST", "The body is empty but Content-Type is application/json", { cause: new SyntaxError("empty body") }), undefined);
+      done(
+        new ToolnexusError("INVALID_REQUEST", "The body is empty but Content-Type is application/json", {
+          cause: new SyntaxError("empty body"),
+        }),
+        undefined,
+      );
       return;
     }
     try {
       done(null, parse(text, { protoAction: "error", constructorAction: "error" }));
     } catch (err) {
       const detail = POISON.test((err as Error).message)
-        ? "The body has a \"__proto__\" or \"constructor\" key holding a prototype; such keys are refused to prevent prototype poisoning"
+        ? 'The body has a "__proto__" or "constructor" key holding a prototype; such keys are refused to prevent prototype poisoning'
         : `The body is not valid JSON: ${(err as Error).message}`;
       // A prototype key is valid JSON that we refuse; only a syntax error is a parse error.
       done(new ToolnexusError("INVALID_REQUEST", detail, POISON.test((err as Error).message) ? {} : { cause: err }), undefined);

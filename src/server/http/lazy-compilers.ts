@@ -21,7 +21,10 @@ export function lazyValidators(build: BuildValidator): BuildValidator {
     let compiler: ReturnType<BuildValidator> | undefined;
     return (route) => {
       let compiled: Validate | undefined;
-      const validate: ((data: unknown, parent?: DataContext) => unknown) & { errors?: Validate["errors"]; schemaEnv?: true } = (data, parent) => {
+      const validate: ((data: unknown, parent?: DataContext) => unknown) & { errors?: Validate["errors"]; schemaEnv?: true } = (
+        data,
+        parent,
+      ) => {
         compiled ??= (compiler ??= build(externalSchemas, options))(route);
         const result = compiled(data, parent);
         // Fastify reads the errors of a failed validation off the function it was given.

@@ -17,11 +17,12 @@ import { toProblem } from "./problem.js";
 export function frameworkErrors(scrub: (s: string) => string) {
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
     reply.header("x-request-id", request.id);
-    const err = error.code === "FST_ERR_BAD_URL"
-      ? new ToolnexusError("INVALID_REQUEST", "The URL path is not valid percent-encoding")
-      : error.code === "FST_ERR_MAX_PARAM_LENGTH"
-        ? new ToolnexusError("URI_TOO_LONG", "A path segment is longer than the router accepts")
-        : new ToolnexusError("INTERNAL", "Internal error", { cause: error });
+    const err =
+      error.code === "FST_ERR_BAD_URL"
+        ? new ToolnexusError("INVALID_REQUEST", "The URL path is not valid percent-encoding")
+        : error.code === "FST_ERR_MAX_PARAM_LENGTH"
+          ? new ToolnexusError("URI_TOO_LONG", "A path segment is longer than the router accepts")
+          : new ToolnexusError("INTERNAL", "Internal error", { cause: error });
     if (err.code === "INTERNAL") request.log.error({ err: error }, "internal error");
     sendProblem(reply, request, err, scrub);
   };
@@ -32,7 +33,8 @@ function parserError(err: NodeJS.ErrnoException): ToolnexusError {
   if (err.code === "ERR_HTTP_REQUEST_TIMEOUT") return new ToolnexusError("REQUEST_TIMEOUT", "The request was not received in time");
   if (err.code === "HPE_HEADER_OVERFLOW") return new ToolnexusError("HEADERS_TOO_LARGE", "The request line and headers are too large");
   // RFC 9110 §15.6.2: a method the server does not recognise at all is 501, not 405.
-  if (err.code === "HPE_INVALID_METHOD") return new ToolnexusError("NOT_IMPLEMENTED", "The request method is not one this server recognises");
+  if (err.code === "HPE_INVALID_METHOD")
+    return new ToolnexusError("NOT_IMPLEMENTED", "The request method is not one this server recognises");
   // llhttp's codes (HPE_INVALID_METHOD, HPE_LF_EXPECTED, …) name the fault precisely and hold no request data.
   return new ToolnexusError("INVALID_REQUEST", `Malformed HTTP request${err.code ? ` (${err.code})` : ""}`);
 }
@@ -40,12 +42,14 @@ function parserError(err: NodeJS.ErrnoException): ToolnexusError {
 /** A complete HTTP/1.1 problem+json response, for a socket no response object exists for yet. */
 function rawProblemResponse(err: ToolnexusError, requestId: string = randomUUID()): string {
   const body = JSON.stringify(toProblem(err, requestId));
-  return `HTTP/1.1 ${err.status} ${STATUS_CODES[err.status] ?? ""}\r\n`
-    + "Content-Type: application/problem+json\r\n"
-    + `Content-Length: ${Buffer.byteLength(body)}\r\n`
-    + `X-Request-Id: ${requestId}\r\n`
-    + "Connection: close\r\n\r\n"
-    + body;
+  return (
+    `HTTP/1.1 ${err.status} ${STATUS_CODES[err.status] ?? ""}\r\n` +
+    "Content-Type: application/problem+json\r\n" +
+    `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+    `X-Request-Id: ${requestId}\r\n` +
+    "Connection: close\r\n\r\n" +
+    body
+  );
 }
 
 /**
@@ -70,10 +74,15 @@ export function clientErrorHandler(this: FastifyInstance, err: NodeJS.ErrnoExcep
  */
 export function installProtocolGuards(app: FastifyInstance): void {
   app.server.on("checkExpectation", (req: IncomingMessage, res: ServerResponse) => {
-    const err = new ToolnexusError("EXPECTATION_FAILED", "Only \"Expect: 100-continue\" is supported");
+    const err = new ToolnexusError("EXPECTATION_FAILED", 'Only "Expect: 100-continue" is supported');
     const requestId = randomUUID();
     const body = JSON.stringify(toProblem(err, requestId));
-    res.writeHead(err.status, { "content-type": "application/problem+json", "content-length": Buffer.byteLength(body), "x-request-id": requestId, connection: "close" });
+    res.writeHead(err.status, {
+      "content-type": "application/problem+json",
+      "content-length": Buffer.byteLength(body),
+      "x-request-id": requestId,
+      connection: "close",
+    });
     res.end(body);
     req.resume();
   });

@@ -28,11 +28,14 @@ export class RouteMethods {
 }
 
 function toPattern(url: string): RegExp {
-  const body = url.split("/").map((seg) => {
-    if (seg === "*") return ".*";
-    // A parametric segment (":name", possibly with a regexp) matches any one segment.
-    if (seg.startsWith(":")) return "[^/]+";
-    return seg.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  }).join("/");
+  const body = url
+    .split("/")
+    .map((seg) => {
+      if (seg === "*") return ".*";
+      // A parametric segment (":name", possibly with a regexp) matches any one segment.
+      if (seg.startsWith(":")) return "[^/]+";
+      return seg.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    })
+    .join("/");
   return new RegExp(`^${body}/?$`);
 }

@@ -27,23 +27,29 @@ export function StringEnum<const T extends readonly string[]>(values: T, opts: {
 }
 
 /** RFC 9457 problem details with a stable `code`. */
-export const Problem = Type.Object({
-  type: Type.String(),
-  title: Type.String(),
-  status: Type.Integer(),
-  detail: Type.String(),
-  code: Type.String({ description: "Stable error code, e.g. TOOL_NOT_FOUND." }),
-  requestId: Type.String(),
-  errors: Type.Optional(Type.Array(Type.Object({ pointer: Type.String(), message: Type.String() }))),
-}, { $id: "Problem", description: "RFC 9457 problem details (application/problem+json)." });
+export const Problem = Type.Object(
+  {
+    type: Type.String(),
+    title: Type.String(),
+    status: Type.Integer(),
+    detail: Type.String(),
+    code: Type.String({ description: "Stable error code, e.g. TOOL_NOT_FOUND." }),
+    requestId: Type.String(),
+    errors: Type.Optional(Type.Array(Type.Object({ pointer: Type.String(), message: Type.String() }))),
+  },
+  { $id: "Problem", description: "RFC 9457 problem details (application/problem+json)." },
+);
 
 /** A tool as listed: no behaviour. */
-export const ToolInfo = Type.Object({
-  name: Type.String(),
-  description: Type.String(),
-  inputSchema: FreeObject,
-  source: StringEnum(TOOL_SOURCES),
-}, { $id: "ToolInfo" });
+export const ToolInfo = Type.Object(
+  {
+    name: Type.String(),
+    description: Type.String(),
+    inputSchema: FreeObject,
+    source: StringEnum(TOOL_SOURCES),
+  },
+  { $id: "ToolInfo" },
+);
 
 /** `GET /tools`. */
 export const ToolList = Type.Object({ tools: Type.Array(Type.Ref(ToolInfo)) }, { $id: "ToolList" });
@@ -56,91 +62,153 @@ const ONE_SOURCE = `\\s*(${TOOL_SOURCES.join("|")})\\s*`;
 const SOURCE_LIST = `^${ONE_SOURCE}(,${ONE_SOURCE})*$`;
 
 /** Query of `GET /tools`. */
-export const ToolListQuery = Type.Object({
-  source: Type.Optional(Type.String({ maxLength: 256, pattern: SOURCE_LIST, description: "Comma-separated sources, e.g. mcp,http." })),
-  format: Type.Optional(StringEnum(TOOL_FORMATS)),
-  bundle: Type.Optional(Type.String({ maxLength: 64, pattern: BUNDLE_NAME, description: "Only the tools of this bundle (config `bundles:`) the caller may use." })),
-}, { additionalProperties: false });
+export const ToolListQuery = Type.Object(
+  {
+    source: Type.Optional(Type.String({ maxLength: 256, pattern: SOURCE_LIST, description: "Comma-separated sources, e.g. mcp,http." })),
+    format: Type.Optional(StringEnum(TOOL_FORMATS)),
+    bundle: Type.Optional(
+      Type.String({
+        maxLength: 64,
+        pattern: BUNDLE_NAME,
+        description: "Only the tools of this bundle (config `bundles:`) the caller may use.",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
 
 /** Path parameters naming a tool. */
 export const ToolParams = Type.Object({ name: Type.String({ pattern: TOOL_NAME.source, maxLength: 128 }) });
 
 /** The resolution of a suspension, sent on the resumed call. */
-const Answer = Type.Object({
-  id: Type.String({ maxLength: 1024 }),
-  ok: Type.Boolean(),
-  data: Type.Optional(FreeObject),
-  reason: Type.Optional(Type.String({ maxLength: 65_536 })),
-}, { $id: "Answer" });
+const Answer = Type.Object(
+  {
+    id: Type.String({ maxLength: 1024 }),
+    ok: Type.Boolean(),
+    data: Type.Optional(FreeObject),
+    reason: Type.Optional(Type.String({ maxLength: 65_536 })),
+  },
+  { $id: "Answer" },
+);
 
 /** Body of `POST /tools/{name}/execute`. */
-export const ExecuteBody = Type.Object({
-  arguments: Type.Optional(FreeObject),
-  timeoutMs: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647, format: "int32", description: "Per-call timeout; capped by server.maxTimeoutMs." })),
-  answer: Type.Optional(Type.Ref(Answer)),
-}, { $id: "ExecuteBody", additionalProperties: false, examples: [{ arguments: {} }] });
+export const ExecuteBody = Type.Object(
+  {
+    arguments: Type.Optional(FreeObject),
+    timeoutMs: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 2_147_483_647,
+        format: "int32",
+        description: "Per-call timeout; capped by server.maxTimeoutMs.",
+      }),
+    ),
+    answer: Type.Optional(Type.Ref(Answer)),
+  },
+  { $id: "ExecuteBody", additionalProperties: false, examples: [{ arguments: {} }] },
+);
 
 /** What a tool returns. `isError: true` is an outcome for the model, still HTTP 200. */
-export const ToolResult = Type.Object({
-  output: Type.String(),
-  isError: Type.Boolean(),
-  metadata: Type.Optional(FreeObject),
-}, { $id: "ToolResult" });
+export const ToolResult = Type.Object(
+  {
+    output: Type.String(),
+    isError: Type.Boolean(),
+    metadata: Type.Optional(FreeObject),
+  },
+  { $id: "ToolResult" },
+);
 
 /** A tool's progress report: an SSE `progress` event. */
-export const Progress = Type.Object({
-  progress: Type.Number({ description: "Increases with every report; not necessarily an integer." }),
-  total: Type.Optional(Type.Number({ description: "What `progress` reaches at the end, when known." })),
-  message: Type.Optional(Type.String()),
-}, { $id: "Progress" });
+export const Progress = Type.Object(
+  {
+    progress: Type.Number({ description: "Increases with every report; not necessarily an integer." }),
+    total: Type.Optional(Type.Number({ description: "What `progress` reaches at the end, when known." })),
+    message: Type.Optional(Type.String()),
+  },
+  { $id: "Progress" },
+);
 
 /**
  * One event of a call's `text/event-stream`, as a client parses it: `event` is the SSE event
  * name, `data` the JSON of its `data:` line. `progress`… then `result` or `error` last.
  */
-const StreamEvent = Type.Union([
-  Type.Object({ event: Type.Literal("progress"), data: Type.Ref(Progress) }),
-  Type.Object({ event: Type.Literal("result"), data: Type.Ref(ToolResult) }),
-  Type.Object({ event: Type.Literal("error"), data: Type.Ref(Problem) }),
-], { $id: "StreamEvent", description: "One server-sent event of a streamed call (event name and parsed data)." });
+const StreamEvent = Type.Union(
+  [
+    Type.Object({ event: Type.Literal("progress"), data: Type.Ref(Progress) }),
+    Type.Object({ event: Type.Literal("result"), data: Type.Ref(ToolResult) }),
+    Type.Object({ event: Type.Literal("error"), data: Type.Ref(Problem) }),
+  ],
+  { $id: "StreamEvent", description: "One server-sent event of a streamed call (event name and parsed data)." },
+);
 
 /** One source instance in `GET /status`. */
-const SourceStatus = Type.Object({
-  source: Type.String(),
-  name: Type.String(),
-  state: StringEnum(["connected", "connecting", "reconnecting", "failed", "disabled"]),
-  tools: Type.Integer(),
-  protocolVersion: Type.Optional(Type.String({ description: "MCP servers: the protocol revision negotiated with the server (e.g. 2026-07-28, 2025-11-25)." })),
-  error: Type.Optional(Type.String()),
-}, { $id: "SourceStatus" });
+const SourceStatus = Type.Object(
+  {
+    source: Type.String(),
+    name: Type.String(),
+    state: StringEnum(["connected", "connecting", "reconnecting", "failed", "disabled"]),
+    tools: Type.Integer(),
+    protocolVersion: Type.Optional(
+      Type.String({ description: "MCP servers: the protocol revision negotiated with the server (e.g. 2026-07-28, 2025-11-25)." }),
+    ),
+    error: Type.Optional(Type.String()),
+  },
+  { $id: "SourceStatus" },
+);
 
 /** `GET /status`. */
-export const Status = Type.Object({
-  ready: Type.Boolean(),
-  state: StringEnum(["loading", "ready", "draining"]),
-  tools: Type.Integer(),
-  sources: Type.Array(Type.Ref(SourceStatus)),
-  error: Type.Optional(Type.String({ description: "Why the sources could not be loaded, when they could not." })),
-  reload: Type.Optional(Type.Object({
-    at: Type.String({ description: "When the last config reload ran (ISO 8601)." }),
-    ok: Type.Boolean(),
-    error: Type.Optional(Type.String({ description: "Why it was refused; the previous config is still serving." })),
-  })),
-  pins: Type.Optional(Type.Ref(PinStatus, { description: "Tool-definition pinning: tools whose definition changed since it was pinned." })),
-}, { $id: "Status" });
+export const Status = Type.Object(
+  {
+    ready: Type.Boolean(),
+    state: StringEnum(["loading", "ready", "draining"]),
+    tools: Type.Integer(),
+    sources: Type.Array(Type.Ref(SourceStatus)),
+    error: Type.Optional(Type.String({ description: "Why the sources could not be loaded, when they could not." })),
+    reload: Type.Optional(
+      Type.Object({
+        at: Type.String({ description: "When the last config reload ran (ISO 8601)." }),
+        ok: Type.Boolean(),
+        error: Type.Optional(Type.String({ description: "Why it was refused; the previous config is still serving." })),
+      }),
+    ),
+    pins: Type.Optional(
+      Type.Ref(PinStatus, { description: "Tool-definition pinning: tools whose definition changed since it was pinned." }),
+    ),
+  },
+  { $id: "Status" },
+);
 
 /** `GET /skills`. */
-export const SkillList = Type.Object({
-  skills: Type.Array(Type.Object({ name: Type.String(), description: Type.String(), location: Type.String() })),
-  skipped: Type.Array(Type.Object({ reason: Type.String(), location: Type.String(), error: Type.Optional(Type.String()) })),
-}, { $id: "SkillList" });
+export const SkillList = Type.Object(
+  {
+    skills: Type.Array(Type.Object({ name: Type.String(), description: Type.String(), location: Type.String() })),
+    skipped: Type.Array(Type.Object({ reason: Type.String(), location: Type.String(), error: Type.Optional(Type.String()) })),
+  },
+  { $id: "SkillList" },
+);
 
 /** `GET /healthz` and `GET /readyz`. */
 export const Health = Type.Object({ status: Type.String() }, { $id: "Health" });
 
 /** Every schema with an $id, registered once with Fastify (and so emitted as components). */
-export const SHARED_SCHEMAS = [Problem, ToolInfo, ToolList, AdapterToolList, Answer, ExecuteBody, ToolResult, Progress, StreamEvent, SourceStatus, PendingPin, PinStatus, ApprovedPin, Status, SkillList, Health];
-
+export const SHARED_SCHEMAS = [
+  Problem,
+  ToolInfo,
+  ToolList,
+  AdapterToolList,
+  Answer,
+  ExecuteBody,
+  ToolResult,
+  Progress,
+  StreamEvent,
+  SourceStatus,
+  PendingPin,
+  PinStatus,
+  ApprovedPin,
+  Status,
+  SkillList,
+  Health,
+];
 
 /** A route response entry for errors: the shared Problem schema as application/problem+json. */
 export const ProblemResponse = {
@@ -157,9 +225,12 @@ export const ExecuteOkResponse = {
   content: {
     "application/json": { schema: Type.Ref(ToolResult) },
     "text/event-stream": {
-      schema: sseEvent(["progress", "result", "error"], "Server-sent events, each `data:` one line of JSON (parsed: StreamEvent): "
-        + "`progress` (Progress) for each report, then `result` (ToolResult, isError ones too) or `error` (Problem) last. "
-        + "A `: ping` comment every server.heartbeatMs. Closing the stream cancels the call."),
+      schema: sseEvent(
+        ["progress", "result", "error"],
+        "Server-sent events, each `data:` one line of JSON (parsed: StreamEvent): " +
+          "`progress` (Progress) for each report, then `result` (ToolResult, isError ones too) or `error` (Problem) last. " +
+          "A `: ping` comment every server.heartbeatMs. Closing the stream cancels the call.",
+      ),
     },
   },
 };
@@ -171,9 +242,12 @@ export const ExecuteOkResponse = {
  * so the media type's schema is the event's.
  */
 export function sseEvent(names: readonly string[], description: string) {
-  return Type.Object({
-    event: StringEnum(names),
-    data: Type.String({ contentMediaType: "application/json", description: "One line of JSON." }),
-    id: Type.Optional(Type.String({ pattern: "^[0-9]{1,9}$", description: "Resume point for Last-Event-ID." })),
-  }, { description });
+  return Type.Object(
+    {
+      event: StringEnum(names),
+      data: Type.String({ contentMediaType: "application/json", description: "One line of JSON." }),
+      id: Type.Optional(Type.String({ pattern: "^[0-9]{1,9}$", description: "Resume point for Last-Event-ID." })),
+    },
+    { description },
+  );
 }

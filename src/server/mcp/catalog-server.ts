@@ -1,9 +1,16 @@
 import { createRequire } from "node:module";
 import type { FastifyBaseLogger } from "fastify";
 import {
-  ProtocolErrorCode, Server,
-  type CallToolRequest, type CallToolResult, type GetPromptResult, type ListPromptsResult, type ListToolsResult, type RequestId,
-  type ServerContext, type Tool as McpTool,
+  ProtocolErrorCode,
+  Server,
+  type CallToolRequest,
+  type CallToolResult,
+  type GetPromptResult,
+  type ListPromptsResult,
+  type ListToolsResult,
+  type RequestId,
+  type ServerContext,
+  type Tool as McpTool,
 } from "@modelcontextprotocol/server";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/server/validators/ajv";
 import { isToolnexusError, ToolnexusError } from "../../core/errors.js";
@@ -70,11 +77,14 @@ export class McpCatalog {
   server(session: McpSession): Server {
     // The list depends on the caller as soon as there are credentials: no shared cache may keep it.
     const cacheScope = this.state.auth.enabled ? "private" : "public";
-    const server = new Server({ name: "toolnexus", version }, {
-      capabilities: { tools: { listChanged: true }, prompts: {} },
-      jsonSchemaValidator: (this.validator ??= new AjvJsonSchemaValidator()),
-      cacheHints: { "tools/list": { ttlMs: LIST_TTL_MS, cacheScope } },
-    });
+    const server = new Server(
+      { name: "toolnexus", version },
+      {
+        capabilities: { tools: { listChanged: true }, prompts: {} },
+        jsonSchemaValidator: (this.validator ??= new AjvJsonSchemaValidator()),
+        cacheHints: { "tools/list": { ttlMs: LIST_TTL_MS, cacheScope } },
+      },
+    );
     const { caller } = session;
     // A failure outside a call (NOT_READY while loading) is a JSON-RPC error with our code in data.
     const guard = <T>(ctx: ServerContext, fn: () => T): T => {
@@ -127,34 +137,52 @@ export class McpCatalog {
     const requestId = session.requestId(mcpReq.id);
     const progressToken = params._meta?.progressToken;
     try {
-      const result = await this.pipeline.call(params.name, { arguments: params.arguments ?? {} }, {
-        caller, requestId, transport: session.transport ?? "mcp", log: session.log,
-        onStart: (call) => {
-          this.inFlight.add(ownerKey(caller), mcpReq.id, call);
-          // The SDK aborts this signal when the transport closes: over HTTP, the response stream.
-          bindAbort(call, mcpReq.signal, onSignalAbort, clientClosed);
-        },
-        ...(progressToken === undefined ? {} : {
-          onProgress: (p) => {
-            mcpReq.notify({ method: "notifications/progress", params: { progressToken, ...p } }).catch(() => {});
+      const result = await this.pipeline.call(
+        params.name,
+        { arguments: params.arguments ?? {} },
+        {
+          caller,
+          requestId,
+          transport: session.transport ?? "mcp",
+          log: session.log,
+          onStart: (call) => {
+            this.inFlight.add(ownerKey(caller), mcpReq.id, call);
+            // The SDK aborts this signal when the transport closes: over HTTP, the response stream.
+            bindAbort(call, mcpReq.signal, onSignalAbort, clientClosed);
           },
-        }),
-      });
+          ...(progressToken === undefined
+            ? {}
+            : {
+                onProgress: (p) => {
+                  mcpReq.notify({ method: "notifications/progress", params: { progressToken, ...p } }).catch(() => {});
+                },
+              }),
+        },
+      );
       return toCallToolResult(result);
     } catch (err) {
       if (isToolnexusError(err, "INVALID_ARGUMENTS")) return invalidArgumentsResult(err, this.scrub);
-      throw toJsonRpcError(isToolnexusError(err) ? err : new ToolnexusError("INTERNAL", "Internal error", { cause: err }), requestId, this.scrub);
+      throw toJsonRpcError(
+        isToolnexusError(err) ? err : new ToolnexusError("INTERNAL", "Internal error", { cause: err }),
+        requestId,
+        this.scrub,
+      );
     }
   }
 
   /** The skills catalog as one prompt, for a caller that may use the skill tool and when skills exist. */
   private listPrompts(caller: Caller): ListPromptsResult {
     if (!this.hasSkills(caller)) return { prompts: [] };
-    return { prompts: [{ name: SKILLS_PROMPT, description: "The agent skills this gateway serves, as a system-prompt catalog (GET /skills/prompt)." }] };
+    return {
+      prompts: [
+        { name: SKILLS_PROMPT, description: "The agent skills this gateway serves, as a system-prompt catalog (GET /skills/prompt)." },
+      ],
+    };
   }
 
   private getPrompt(caller: Caller, name: string): GetPromptResult {
-    if (name !== SKILLS_PROMPT || !this.hasSkills(caller)) throw new JsonRpcError(ProtocolErrorCode.InvalidParams, `No prompt named "${name}"`);
+    if (name !== SKILLS_PROMPT || !this.hasSkills(caller))
+      throw new JsonRpcError(ProtocolErrorCode.InvalidParams, `No prompt named "${name}"`);
     const text = this.state.toolkit().skillsPrompt();
     return { description: "The agent skills catalog", messages: [{ role: "user", content: { type: "text", text } }] };
   }

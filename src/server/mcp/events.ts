@@ -27,7 +27,10 @@ export class McpEvents implements ServerEventBus {
   private readonly origin = randomUUID();
   private sub?: ReturnType<EventsRedis["subscriber"]>;
 
-  constructor(private readonly redis?: EventsRedis, private readonly onerror: (err: Error) => void = () => {}) {}
+  constructor(
+    private readonly redis?: EventsRedis,
+    private readonly onerror: (err: Error) => void = () => {},
+  ) {}
 
   /** Delivers `event` here and, with Redis, to every other replica. */
   publish(event: ServerEvent): void {

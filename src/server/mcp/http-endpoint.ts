@@ -59,8 +59,16 @@ export const mcpEndpoint: FastifyPluginAsync<McpEndpointOptions> = async (app, {
       if (!reply.raw.writableEnded) closed.abort();
     });
     // The body Fastify already parsed goes along as is: the SDK reads only the headers.
-    const webRequest = new Request(`${request.protocol}://${request.host}${request.url}`, { method: "POST", headers: headersOf(request), signal: closed.signal });
-    const response = await http.handle({ request: webRequest, body: message, session: { caller: request.caller, log: request.log, requestId: () => request.id } });
+    const webRequest = new Request(`${request.protocol}://${request.host}${request.url}`, {
+      method: "POST",
+      headers: headersOf(request),
+      signal: closed.signal,
+    });
+    const response = await http.handle({
+      request: webRequest,
+      body: message,
+      session: { caller: request.caller, log: request.log, requestId: () => request.id },
+    });
     reply.code(response.status);
     response.headers.forEach((value, name) => void reply.header(name, value));
     // One JSON body is sent in one write; an SSE stream is piped as the SDK produces it.
@@ -75,7 +83,9 @@ function isEventStream(response: Response): boolean {
 
 // Repeated headers stay repeated (Fastify gives them as an array).
 function headersOf(request: FastifyRequest): [string, string][] {
-  return Object.entries(request.headers).flatMap(([k, v]) => (v === undefined ? [] : (Array.isArray(v) ? v : [v]).map((x): [string, string] => [k, x])));
+  return Object.entries(request.headers).flatMap(([k, v]) =>
+    v === undefined ? [] : (Array.isArray(v) ? v : [v]).map((x): [string, string] => [k, x]),
+  );
 }
 
 // The shape check JSON-RPC 2.0 asks for before anything else: the SDK checks the rest.
@@ -91,8 +101,18 @@ function jsonRpcCodeOf(raw: unknown, err: ToolnexusError): number {
 }
 
 /** A JSON-RPC error response with id null, as the SDK's transport answers HTTP-level failures. */
-function sendJsonRpcError(reply: FastifyReply, status: number, code: number, message: string, err?: ToolnexusError, requestId?: string): FastifyReply {
+function sendJsonRpcError(
+  reply: FastifyReply,
+  status: number,
+  code: number,
+  message: string,
+  err?: ToolnexusError,
+  requestId?: string,
+): FastifyReply {
   for (const [k, v] of Object.entries(err?.headers ?? {})) reply.header(k, v);
   const data = err ? { code: err.code, status: err.status, requestId } : undefined;
-  return reply.code(status).type("application/json").send(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code, message, ...(data ? { data } : {}) } }));
+  return reply
+    .code(status)
+    .type("application/json")
+    .send(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code, message, ...(data ? { data } : {}) } }));
 }

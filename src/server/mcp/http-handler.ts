@@ -1,6 +1,10 @@
 import {
-  createMcpHandler, isLegacyRequest, WebStandardStreamableHTTPServerTransport,
-  type AuthInfo, type McpRequestContext, type ServerEventBus,
+  createMcpHandler,
+  isLegacyRequest,
+  WebStandardStreamableHTTPServerTransport,
+  type AuthInfo,
+  type McpRequestContext,
+  type ServerEventBus,
 } from "@modelcontextprotocol/server";
 import type { McpCatalog, McpSession } from "./catalog-server.js";
 
@@ -36,7 +40,10 @@ export function mcpHttp(catalog: McpCatalog, bus: ServerEventBus, onerror: (err:
   const modern = createMcpHandler((ctx) => catalog.server(sessionOf(ctx)), { legacy: "reject", bus, onerror });
 
   async function legacy({ request, body, session }: McpExchange): Promise<Response> {
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !wantsProgress(body) });
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: !wantsProgress(body),
+    });
     const server = catalog.server(session);
     server.onerror = onerror;
     await server.connect(transport);

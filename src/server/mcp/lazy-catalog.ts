@@ -25,7 +25,12 @@ export interface McpConnector {
  * replica that never served MCP still tells the others (over Redis) about its reloads.
  */
 export function lazyCatalog(
-  state: ServiceState, views: CatalogViews, pipeline: CallPipeline, scrub: (s: string) => string, events: McpEvents, onerror: (err: Error) => void,
+  state: ServiceState,
+  views: CatalogViews,
+  pipeline: CallPipeline,
+  scrub: (s: string) => string,
+  events: McpEvents,
+  onerror: (err: Error) => void,
 ): McpConnector {
   let catalog: Promise<McpCatalog> | undefined;
   let http: Promise<McpHttp> | undefined;
@@ -37,10 +42,16 @@ export function lazyCatalog(
   const connector: McpConnector = {
     events,
     catalog() {
-      return (catalog ??= import("./catalog-server.js").then(({ McpCatalog }) => new McpCatalog(state, views, pipeline, scrub), retry(() => (catalog = undefined))));
+      return (catalog ??= import("./catalog-server.js").then(
+        ({ McpCatalog }) => new McpCatalog(state, views, pipeline, scrub),
+        retry(() => (catalog = undefined)),
+      ));
     },
     http() {
-      return (http ??= Promise.all([connector.catalog(), import("./http-handler.js")]).then(([c, { mcpHttp }]) => mcpHttp(c, events, onerror), retry(() => (http = undefined))));
+      return (http ??= Promise.all([connector.catalog(), import("./http-handler.js")]).then(
+        ([c, { mcpHttp }]) => mcpHttp(c, events, onerror),
+        retry(() => (http = undefined)),
+      ));
     },
     async close() {
       const h = await http?.catch(() => undefined);

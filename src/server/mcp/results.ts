@@ -18,7 +18,8 @@ export function toCallToolResult(result: ToolResult): CallToolResult {
   if (result.isError) out.isError = true;
   // Kept by map-result.ts when the tool's MCP server returned one.
   const structured = metadata?.structuredContent;
-  if (typeof structured === "object" && structured !== null && !Array.isArray(structured)) out.structuredContent = structured as Record<string, unknown>;
+  if (typeof structured === "object" && structured !== null && !Array.isArray(structured))
+    out.structuredContent = structured as Record<string, unknown>;
   const pending = pendingOf(result);
   // A suspension has no MCP form: the request rides along so a client can resolve it out of band.
   if (pending) out._meta = { "toolnexus/pending": pending };
@@ -50,7 +51,11 @@ const JSONRPC_CODE: Partial<Record<ToolnexusCode, number>> = {
  * (The SDK's McpError would prefix the message with "MCP error <code>:".)
  */
 export class JsonRpcError extends Error {
-  constructor(readonly code: number, message: string, readonly data?: Record<string, unknown>) {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: Record<string, unknown>,
+  ) {
     super(message);
     this.name = "JsonRpcError";
   }
@@ -62,6 +67,9 @@ export function toJsonRpcError(err: ToolnexusError, requestId: string, scrub: (s
   const code = JSONRPC_CODE[err.code] ?? -32000;
   const retryAfter = err.headers?.["retry-after"];
   return new JsonRpcError(code, scrub(err.message), {
-    code: err.code, status: err.status, requestId, ...(retryAfter ? { retryAfter: Number(retryAfter) } : {}),
+    code: err.code,
+    status: err.status,
+    requestId,
+    ...(retryAfter ? { retryAfter: Number(retryAfter) } : {}),
   });
 }

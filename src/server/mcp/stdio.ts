@@ -26,15 +26,21 @@ export interface StdioHost {
 export async function serveStdio(app: StdioHost): Promise<void> {
   // Answer initialize once the sources are loaded, so the first tools/list sees them all.
   await app.toolnexus.ready;
-  const [catalog, { serveStdio: serve, StdioServerTransport }] = await Promise.all([app.toolnexus.mcp.catalog(), import("@modelcontextprotocol/server/stdio")]);
+  const [catalog, { serveStdio: serve, StdioServerTransport }] = await Promise.all([
+    app.toolnexus.mcp.catalog(),
+    import("@modelcontextprotocol/server/stdio"),
+  ]);
   const session = { caller: ANONYMOUS, log: app.log, requestId: () => randomUUID(), transport: "stdio" as const };
   const onerror = (err: Error) => app.log.debug({ err: err.message }, "mcp protocol error");
   // Both eras: a 2025 initialize, or 2026-07-28 server/discover then per-request envelopes.
-  const handle = serve(() => {
-    const server = catalog.server(session);
-    server.onerror = onerror;
-    return server;
-  }, { legacy: "serve", transport: cancelling(new StdioServerTransport(), (params) => catalog.cancel(session, params)), onerror });
+  const handle = serve(
+    () => {
+      const server = catalog.server(session);
+      server.onerror = onerror;
+      return server;
+    },
+    { legacy: "serve", transport: cancelling(new StdioServerTransport(), (params) => catalog.cancel(session, params)), onerror },
+  );
 
   await new Promise<void>((resolve) => {
     let stopping = false;
@@ -61,10 +67,12 @@ function cancelling<T extends Transport>(transport: T, cancel: (params: unknown)
     configurable: true,
     get: () => inner,
     set: (fn: Transport["onmessage"]) => {
-      inner = fn && ((message, extra) => {
-        if ("method" in message && !("id" in message) && message.method === "notifications/cancelled") cancel(message.params);
-        fn(message, extra);
-      });
+      inner =
+        fn &&
+        ((message, extra) => {
+          if ("method" in message && !("id" in message) && message.method === "notifications/cancelled") cancel(message.params);
+          fn(message, extra);
+        });
     },
   });
   return transport;

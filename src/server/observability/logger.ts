@@ -6,12 +6,7 @@ import { scrubDeep } from "./scrub-deep.js";
 const MIN_SECRET_LENGTH = 6;
 
 /** Header paths pino redacts structurally, whatever their value. */
-const REDACT_PATHS = [
-  "req.headers.authorization",
-  'req.headers["x-api-key"]',
-  "headers.authorization",
-  'headers["x-api-key"]',
-];
+const REDACT_PATHS = ["req.headers.authorization", 'req.headers["x-api-key"]', "headers.authorization", 'headers["x-api-key"]'];
 
 /** Replaces known secret values in finished log lines. The set can change on reload. */
 export class SecretScrubber {
@@ -24,8 +19,9 @@ export class SecretScrubber {
   /** Replaces the secret set (a reload may expand new values). */
   set(secrets: readonly string[]): void {
     // A secret may sit in a line JSON-escaped; longest first so overlapping values go whole.
-    this.needles = [...new Set(secrets.filter((s) => s.length >= MIN_SECRET_LENGTH).flatMap((s) => [s, JSON.stringify(s).slice(1, -1)]))]
-      .sort((a, b) => b.length - a.length);
+    this.needles = [
+      ...new Set(secrets.filter((s) => s.length >= MIN_SECRET_LENGTH).flatMap((s) => [s, JSON.stringify(s).slice(1, -1)])),
+    ].sort((a, b) => b.length - a.length);
   }
 
   /**
@@ -67,7 +63,13 @@ export function stdoutDestination(): DestinationStream {
     // default string mode SonicBoom appends each line to one growing string and takes that
     // string's byte length on every line, which copies the whole pending batch each time:
     // ~5 KB allocated per log line at c=32 (bench/README.md, execute pipeline).
-    const batched = pino.destination({ dest: 1, sync: false, minLength: LOG_BATCH_BYTES, periodicFlush: LOG_FLUSH_MS, contentMode: "buffer" });
+    const batched = pino.destination({
+      dest: 1,
+      sync: false,
+      minLength: LOG_BATCH_BYTES,
+      periodicFlush: LOG_FLUSH_MS,
+      contentMode: "buffer",
+    });
     // The typings know only string writes; buffer mode takes Buffers.
     const writeBuffer = batched.write.bind(batched) as unknown as (data: Buffer) => boolean;
     stdout = { write: (line: string) => writeBuffer(Buffer.from(line)) };

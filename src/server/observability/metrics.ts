@@ -12,7 +12,10 @@ export interface MetricsSource {
 /** How a call ended; the `outcome` label of toolnexus_tool_calls_total. */
 export type Outcome = "ok" | "tool_error" | "failed" | "timeout" | "cancelled" | "rejected";
 
-interface Children { calls: { inc(): void }; duration: { observe(v: number): void } }
+interface Children {
+  calls: { inc(): void };
+  duration: { observe(v: number): void };
+}
 
 /**
  * The Prometheus metrics of one server. A registry per server (not prom-client's global one)
@@ -30,14 +33,32 @@ export class Metrics {
   constructor(state: MetricsSource) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
-    this.calls = new Counter({ name: "toolnexus_tool_calls_total", help: "Tool calls by outcome", labelNames: ["tool", "source", "outcome"], registers });
+    this.calls = new Counter({
+      name: "toolnexus_tool_calls_total",
+      help: "Tool calls by outcome",
+      labelNames: ["tool", "source", "outcome"],
+      registers,
+    });
     this.duration = new Histogram({
-      name: "toolnexus_tool_duration_seconds", help: "Tool call duration", labelNames: ["tool", "source"], registers,
+      name: "toolnexus_tool_duration_seconds",
+      help: "Tool call duration",
+      labelNames: ["tool", "source"],
+      registers,
       buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
     });
-    this.inFlight = new Gauge({ name: "toolnexus_tool_calls_in_flight", help: "Tool calls running now", registers, collect() { this.set(state.inFlight); } });
+    this.inFlight = new Gauge({
+      name: "toolnexus_tool_calls_in_flight",
+      help: "Tool calls running now",
+      registers,
+      collect() {
+        this.set(state.inFlight);
+      },
+    });
     new Gauge({
-      name: "toolnexus_source_up", help: "1 when a source is connected, else 0", labelNames: ["source", "name"], registers,
+      name: "toolnexus_source_up",
+      help: "1 when a source is connected, else 0",
+      labelNames: ["source", "name"],
+      registers,
       collect() {
         this.reset();
         for (const s of state.peek()?.status() ?? []) this.set({ source: s.source, name: s.name }, s.state === "connected" ? 1 : 0);

@@ -21,7 +21,10 @@ let tracer: Tracer | undefined;
 let running: { handle: TelemetryHandle; users: number } | undefined;
 
 /** Where and how to export, from the standard OTEL_* variables first, then `telemetry.otlp`; undefined when off. */
-function exportTarget(config: ToolnexusConfig, env: NodeJS.ProcessEnv = process.env): { url?: string; endpoint: string; protocol: string; headers?: Record<string, string> } | undefined {
+function exportTarget(
+  config: ToolnexusConfig,
+  env: NodeJS.ProcessEnv = process.env,
+): { url?: string; endpoint: string; protocol: string; headers?: Record<string, string> } | undefined {
   if (env.OTEL_SDK_DISABLED === "true") return undefined;
   const fromEnv = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? env.OTEL_EXPORTER_OTLP_ENDPOINT;
   const otlp = config.telemetry?.otlp;
@@ -44,7 +47,11 @@ function exportTarget(config: ToolnexusConfig, env: NodeJS.ProcessEnv = process.
  * `OTEL_TRACES_SAMPLER`/`_ARG` (default parent-based, always on). One provider per process:
  * a second server in the same process shares it.
  */
-export async function startTelemetry(config: ToolnexusConfig, logger: Logger, env: NodeJS.ProcessEnv = process.env): Promise<TelemetryHandle | undefined> {
+export async function startTelemetry(
+  config: ToolnexusConfig,
+  logger: Logger,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<TelemetryHandle | undefined> {
   const target = exportTarget(config, env);
   if (!target) return undefined;
   if (running) {
@@ -57,9 +64,14 @@ export async function startTelemetry(config: ToolnexusConfig, logger: Logger, en
   const [sdk, resources, exporterModule] = await Promise.all([
     import("@opentelemetry/sdk-trace-node"),
     import("@opentelemetry/resources"),
-    target.protocol === "http/json" ? import("@opentelemetry/exporter-trace-otlp-http") : import("@opentelemetry/exporter-trace-otlp-proto"),
+    target.protocol === "http/json"
+      ? import("@opentelemetry/exporter-trace-otlp-http")
+      : import("@opentelemetry/exporter-trace-otlp-proto"),
   ]);
-  const exporter = new exporterModule.OTLPTraceExporter({ ...(target.url ? { url: target.url } : {}), ...(target.headers ? { headers: target.headers } : {}) });
+  const exporter = new exporterModule.OTLPTraceExporter({
+    ...(target.url ? { url: target.url } : {}),
+    ...(target.headers ? { headers: target.headers } : {}),
+  });
   const provider = new sdk.NodeTracerProvider({
     resource: resources.resourceFromAttributes({ "service.name": env.OTEL_SERVICE_NAME ?? config.telemetry?.serviceName ?? "toolnexus" }),
     sampler: samplerFromEnv(sdk, env, logger),
@@ -96,7 +108,11 @@ export async function startTelemetry(config: ToolnexusConfig, logger: Logger, en
  * and their `parentbased_` forms; default `parentbased_always_on`. A bad value falls back to
  * the default (a bad ratio to 1) with a warning, as the SDK does.
  */
-export function samplerFromEnv(sdk: Pick<typeof SdkTraceNode, "AlwaysOnSampler" | "AlwaysOffSampler" | "TraceIdRatioBasedSampler" | "ParentBasedSampler">, env: NodeJS.ProcessEnv, logger: Logger) {
+export function samplerFromEnv(
+  sdk: Pick<typeof SdkTraceNode, "AlwaysOnSampler" | "AlwaysOffSampler" | "TraceIdRatioBasedSampler" | "ParentBasedSampler">,
+  env: NodeJS.ProcessEnv,
+  logger: Logger,
+) {
   const name = (env.OTEL_TRACES_SAMPLER ?? "").trim().toLowerCase() || "parentbased_always_on";
   const ratio = (): number => {
     const raw = env.OTEL_TRACES_SAMPLER_ARG?.trim();
@@ -106,10 +122,14 @@ export function samplerFromEnv(sdk: Pick<typeof SdkTraceNode, "AlwaysOnSampler" 
     return 1;
   };
   const root = name.replace(/^parentbased_/, "");
-  const sampler = root === "always_on" ? new sdk.AlwaysOnSampler()
-    : root === "always_off" ? new sdk.AlwaysOffSampler()
-    : root === "traceidratio" ? new sdk.TraceIdRatioBasedSampler(ratio())
-    : undefined;
+  const sampler =
+    root === "always_on"
+      ? new sdk.AlwaysOnSampler()
+      : root === "always_off"
+        ? new sdk.AlwaysOffSampler()
+        : root === "traceidratio"
+          ? new sdk.TraceIdRatioBasedSampler(ratio())
+          : undefined;
   if (!sampler) {
     logger.warn({ OTEL_TRACES_SAMPLER: name }, "OTEL_TRACES_SAMPLER is not supported; using parentbased_always_on");
     return new sdk.ParentBasedSampler({ root: new sdk.AlwaysOnSampler() });
@@ -139,7 +159,10 @@ export function startToolSpan(toolName: string, caller: string): Span | undefine
   if (!tracer) return undefined;
   const parent = trace.getSpan(context.active());
   if (parent && !parent.isRecording()) return undefined;
-  return tracer.startSpan(`tool ${toolName}`, { kind: SpanKind.INTERNAL, attributes: { "tool.name": toolName, "toolnexus.caller": caller } });
+  return tracer.startSpan(`tool ${toolName}`, {
+    kind: SpanKind.INTERNAL,
+    attributes: { "tool.name": toolName, "toolnexus.caller": caller },
+  });
 }
 
 /** Runs `fn` with `span` active, so egress client spans and injected `traceparent`s are its children. */

@@ -1,4 +1,14 @@
-import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span, type Tracer } from "@opentelemetry/api";
+import {
+  context,
+  propagation,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Context,
+  type Span,
+  type Tracer,
+} from "@opentelemetry/api";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { policyOf } from "../http/route-policy.js";
 
@@ -26,7 +36,8 @@ export function traceRequests(app: FastifyInstance, tracer: Tracer): void {
     const route = request.routeOptions.url;
     const { headers } = request;
     // Extract only what is there: most requests carry neither header.
-    const parent = headers.traceparent === undefined && headers.baggage === undefined ? ROOT_CONTEXT : propagation.extract(ROOT_CONTEXT, headers);
+    const parent =
+      headers.traceparent === undefined && headers.baggage === undefined ? ROOT_CONTEXT : propagation.extract(ROOT_CONTEXT, headers);
     const span = tracer.startSpan(route ? `${request.method} ${route}` : request.method, { kind: SpanKind.SERVER }, parent);
     if (span.isRecording()) {
       span.setAttributes(requestAttributes(request, route));

@@ -15,34 +15,63 @@ interface MetaRoutesOptions {
 
 /** `/healthz`, `/readyz` (probes) and `/status` (operators). */
 export const metaRoutes: FastifyPluginAsyncTypebox<MetaRoutesOptions> = async (app, { state, scrub, pins }) => {
-  app.get("/healthz", {
-    config: { access: "probe", traced: false },
-    schema: { operationId: "health", summary: "Liveness: 200 while the process lives", tags: ["service"], security: [], response: { 200: Type.Ref(Health) } },
-  }, async () => ({ status: "ok" }));
+  app.get(
+    "/healthz",
+    {
+      config: { access: "probe", traced: false },
+      schema: {
+        operationId: "health",
+        summary: "Liveness: 200 while the process lives",
+        tags: ["service"],
+        security: [],
+        response: { 200: Type.Ref(Health) },
+      },
+    },
+    async () => ({ status: "ok" }),
+  );
 
-  app.get("/readyz", {
-    config: { access: "probe", traced: false },
-    schema: { operationId: "ready", summary: "Readiness: 200 once sources are loaded, 503 while loading or draining", tags: ["service"], security: [], response: { 200: Type.Ref(Health), 503: problem } },
-  }, async () => {
-    state.toolkit();
-    return { status: "ready" };
-  });
+  app.get(
+    "/readyz",
+    {
+      config: { access: "probe", traced: false },
+      schema: {
+        operationId: "ready",
+        summary: "Readiness: 200 once sources are loaded, 503 while loading or draining",
+        tags: ["service"],
+        security: [],
+        response: { 200: Type.Ref(Health), 503: problem },
+      },
+    },
+    async () => {
+      state.toolkit();
+      return { status: "ready" };
+    },
+  );
 
-  app.get("/status", {
-    config: { access: "operator", traced: true },
-    schema: { operationId: "status", summary: "Per-source status, without secrets", tags: ["service"], response: { 200: Type.Ref(Status), "4xx": problem } },
-  }, async () => {
-    const tk = state.peek();
-    const body = {
-      ready: state.phase === "ready",
-      state: state.phase,
-      tools: tk?.tools().length ?? 0,
-      sources: tk?.status() ?? [],
-      ...(state.loadError ? { error: state.loadError } : {}),
-      ...(state.lastReload ? { reload: state.lastReload } : {}),
-      ...(pins?.() ? { pins: pins() } : {}),
-    };
-    // Source names and errors come from many libraries: scrub known secrets on the way out.
-    return scrubDeep(body, scrub);
-  });
+  app.get(
+    "/status",
+    {
+      config: { access: "operator", traced: true },
+      schema: {
+        operationId: "status",
+        summary: "Per-source status, without secrets",
+        tags: ["service"],
+        response: { 200: Type.Ref(Status), "4xx": problem },
+      },
+    },
+    async () => {
+      const tk = state.peek();
+      const body = {
+        ready: state.phase === "ready",
+        state: state.phase,
+        tools: tk?.tools().length ?? 0,
+        sources: tk?.status() ?? [],
+        ...(state.loadError ? { error: state.loadError } : {}),
+        ...(state.lastReload ? { reload: state.lastReload } : {}),
+        ...(pins?.() ? { pins: pins() } : {}),
+      };
+      // Source names and errors come from many libraries: scrub known secrets on the way out.
+      return scrubDeep(body, scrub);
+    },
+  );
 };

@@ -50,7 +50,10 @@ export class ServiceState {
   private readonly catalogListeners = new Set<() => void>();
   private unwatch?: () => void;
 
-  constructor(public loaded: LoadedConfig, public auth: Authenticator) {}
+  constructor(
+    public loaded: LoadedConfig,
+    public auth: Authenticator,
+  ) {}
 
   /** True once shutdown began. */
   get draining(): boolean {

@@ -14,8 +14,10 @@ export function refusalReason(config: ToolnexusConfig, insecureFlag = false): st
   // The same rule the builtins source uses to decide what it exposes.
   const risky = exposedCommandBuiltins(config);
   if (risky.length === 0 || hasAuth(config) || config.server.insecure || insecureFlag) return undefined;
-  return `refusing to start: the built-ins ${risky.join(", ")} run commands or write files, and no auth (apiKeys or jwt) is configured. `
-    + "Configure auth.apiKeys, disable those tools under builtins.tools, or set server.insecure: true (--insecure) if this host is private.";
+  return (
+    `refusing to start: the built-ins ${risky.join(", ")} run commands or write files, and no auth (apiKeys or jwt) is configured. ` +
+    "Configure auth.apiKeys, disable those tools under builtins.tools, or set server.insecure: true (--insecure) if this host is private."
+  );
 }
 
 /** A warning for an open service on a non-loopback address, or undefined. */

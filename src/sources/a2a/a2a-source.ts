@@ -29,7 +29,11 @@ export class A2aSource extends ToolListSource {
   readonly kind = "a2a" as const;
   private dispatcher?: Dispatcher;
 
-  constructor(readonly name: string, private readonly cfg: A2aAgentConfig, private readonly opts: A2aSourceOptions = {}) {
+  constructor(
+    readonly name: string,
+    private readonly cfg: A2aAgentConfig,
+    private readonly opts: A2aSourceOptions = {},
+  ) {
     super();
   }
 
@@ -41,9 +45,18 @@ export class A2aSource extends ToolListSource {
       // The caller's token goes only to the configured card's origin, whatever URLs the card names.
       const fetchImpl = this.cfg.forwardAuth ? forwardingFetch(guarded, new URL(this.cfg.card).origin) : guarded;
       const agent = await connectAgent(this.cfg.card, fetchImpl, Math.min(timeout, CARD_TIMEOUT_CAP_MS));
-      this.loaded = skillTools(agent, { timeout, pollEvery: this.cfg.pollEvery ?? DEFAULT_POLL_EVERY_MS, logger: ctx.logger, forwardAuth: this.cfg.forwardAuth === true, ...(this.cfg.prefix !== undefined ? { prefix: this.cfg.prefix } : {}) });
+      this.loaded = skillTools(agent, {
+        timeout,
+        pollEvery: this.cfg.pollEvery ?? DEFAULT_POLL_EVERY_MS,
+        logger: ctx.logger,
+        forwardAuth: this.cfg.forwardAuth === true,
+        ...(this.cfg.prefix !== undefined ? { prefix: this.cfg.prefix } : {}),
+      });
       this.state = "connected";
-      ctx.logger.info({ agent: agent.card.name, protocolVersion: agent.protocolVersion, transport: agent.transport, tools: this.loaded.length }, "A2A agent loaded");
+      ctx.logger.info(
+        { agent: agent.card.name, protocolVersion: agent.protocolVersion, transport: agent.transport, tools: this.loaded.length },
+        "A2A agent loaded",
+      );
     } catch (err) {
       this.failed(this.redact((err as Error).message));
       ctx.logger.error({ err: this.error }, "A2A agent failed to load");

@@ -66,7 +66,8 @@ export function prepareCard(raw: unknown, cardUrl: string): RawCard {
     delete card.supportedInterfaces;
     card.url = typeof card.url === "string" && card.url ? new URL(card.url, cardUrl).href : `${new URL(cardUrl).origin}/`;
     if (Array.isArray(card.additionalInterfaces)) {
-      card.additionalInterfaces = card.additionalInterfaces.filter(isObject)
+      card.additionalInterfaces = card.additionalInterfaces
+        .filter(isObject)
         .map((i) => (typeof i.url === "string" ? { ...i, url: new URL(i.url, cardUrl).href } : i));
     }
   }

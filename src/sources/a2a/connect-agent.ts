@@ -1,6 +1,4 @@
-import {
-  ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory, type Client,
-} from "@a2a-js/sdk/client";
+import { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory, type Client } from "@a2a-js/sdk/client";
 import { fetchCard, type RawCard } from "./agent-card.js";
 
 /** An agent whose card was read and whose protocol version and transport were chosen. */

@@ -12,7 +12,9 @@ export function isAgentEnabled(cfg: A2aAgentConfig): boolean {
 
 /** One source per `agents:` entry, named by its key; disabled entries show as `disabled`. */
 export function a2aSources({ config, secrets }: LoadedConfig): Source[] {
-  return Object.entries(config.agents ?? {}).map(([id, cfg]) => isAgentEnabled(cfg)
-    ? new A2aSource(id, cfg, { ...(config.egress ? { egress: config.egress } : {}), secrets })
-    : new DisabledSource("a2a", id, "disabled in config"));
+  return Object.entries(config.agents ?? {}).map(([id, cfg]) =>
+    isAgentEnabled(cfg)
+      ? new A2aSource(id, cfg, { ...(config.egress ? { egress: config.egress } : {}), secrets })
+      : new DisabledSource("a2a", id, "disabled in config"),
+  );
 }

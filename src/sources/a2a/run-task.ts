@@ -3,9 +3,7 @@ import { Role, type Message, type Task } from "@a2a-js/sdk";
 import type { Client } from "@a2a-js/sdk/client";
 import { isToolnexusError } from "../../core/errors.js";
 import type { Logger, Progress, ToolResult } from "../../core/types.js";
-import {
-  canceledResult, finalTaskResult, isFinalState, messageResult, stateName, timedOutResult, type TaskMeta,
-} from "./task-result.js";
+import { canceledResult, finalTaskResult, isFinalState, messageResult, stateName, timedOutResult, type TaskMeta } from "./task-result.js";
 import { taskProgress } from "./task-progress.js";
 
 /** How long a CancelTask sent after the call ended may take: the caller is already gone. */

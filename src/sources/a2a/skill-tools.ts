@@ -43,14 +43,17 @@ export function skillTools(agent: ConnectedAgent, opts: SkillToolOptions): Tool[
       inputSchema: structuredClone(TASK_INPUT_SCHEMA),
       source: "a2a",
       ...(opts.forwardAuth ? { forwardAuth: true } : {}),
-      execute: (args, ctx) => withForwardedBearer(opts.forwardAuth ? ctx?.auth?.bearer : undefined, () => runTask(agent.client, String(args.task ?? ""), {
-        agent: agentName,
-        timeout: opts.timeout,
-        pollEvery: opts.pollEvery,
-        logger: opts.logger,
-        ...(ctx?.signal ? { signal: ctx.signal } : {}),
-        ...(ctx?.onProgress ? { onProgress: ctx.onProgress } : {}),
-      })),
+      execute: (args, ctx) =>
+        withForwardedBearer(opts.forwardAuth ? ctx?.auth?.bearer : undefined, () =>
+          runTask(agent.client, String(args.task ?? ""), {
+            agent: agentName,
+            timeout: opts.timeout,
+            pollEvery: opts.pollEvery,
+            logger: opts.logger,
+            ...(ctx?.signal ? { signal: ctx.signal } : {}),
+            ...(ctx?.onProgress ? { onProgress: ctx.onProgress } : {}),
+          }),
+        ),
     });
   }
   return tools;

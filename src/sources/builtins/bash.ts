@@ -10,50 +10,57 @@ const DEFAULT_TIMEOUT_MS = 60_000;
  * environment and capped output. Non-zero exit and timeout are `isError` results.
  */
 export function bashTool(env: BuiltinEnv) {
-  return builtinTool({
-    name: "bash",
-    description: "Run a shell command in the workspace and return its combined stdout+stderr. "
-      + "workdir is relative to the workspace. A non-zero exit code or a timeout is an error. "
-      + `Output beyond ${env.limits.outputLimitBytes} bytes is truncated in the middle.`,
-    inputSchema: {
-      type: "object",
-      properties: {
-        command: { type: "string", description: "The shell command to run" },
-        workdir: { type: "string", description: "Working directory, relative to the workspace (default: the workspace root)" },
-        timeout: { type: "number", description: "Timeout in milliseconds (default 60000)" },
-        description: { type: "string", description: "Human-readable description of the command" },
+  return builtinTool(
+    {
+      name: "bash",
+      description:
+        "Run a shell command in the workspace and return its combined stdout+stderr. " +
+        "workdir is relative to the workspace. A non-zero exit code or a timeout is an error. " +
+        `Output beyond ${env.limits.outputLimitBytes} bytes is truncated in the middle.`,
+      inputSchema: {
+        type: "object",
+        properties: {
+          command: { type: "string", description: "The shell command to run" },
+          workdir: { type: "string", description: "Working directory, relative to the workspace (default: the workspace root)" },
+          timeout: { type: "number", description: "Timeout in milliseconds (default 60000)" },
+          description: { type: "string", description: "Human-readable description of the command" },
+        },
+        required: ["command"],
+        additionalProperties: false,
       },
-      required: ["command"],
-      additionalProperties: false,
-    },
-    async run(args, ctx) {
-      const command = stringArg(args, "command");
-      if (command.trim() === "") throw new BuiltinError("command must not be empty");
-      const cwd = await env.workspace.resolve(optionalString(args, "workdir"));
-      const st = await stat(cwd);
-      if (!st.isDirectory()) throw new BuiltinError(`workdir "${env.workspace.display(cwd)}" is not a directory`);
-      const asked = typeof args.timeout === "number" && args.timeout > 0 ? Math.ceil(args.timeout) : DEFAULT_TIMEOUT_MS;
-      // The caller's remaining budget wins: past it the REST layer has answered 504 anyway.
-      const timeoutMs = ctx.timeout && ctx.timeout > 0 ? Math.min(asked, ctx.timeout) : asked;
+      async run(args, ctx) {
+        const command = stringArg(args, "command");
+        if (command.trim() === "") throw new BuiltinError("command must not be empty");
+        const cwd = await env.workspace.resolve(optionalString(args, "workdir"));
+        const st = await stat(cwd);
+        if (!st.isDirectory()) throw new BuiltinError(`workdir "${env.workspace.display(cwd)}" is not a directory`);
+        const asked = typeof args.timeout === "number" && args.timeout > 0 ? Math.ceil(args.timeout) : DEFAULT_TIMEOUT_MS;
+        // The caller's remaining budget wins: past it the REST layer has answered 504 anyway.
+        const timeoutMs = ctx.timeout && ctx.timeout > 0 ? Math.min(asked, ctx.timeout) : asked;
 
-      const r = await runInGroup({
-        shell: env.shell,
-        command,
-        cwd,
-        env: env.shellEnv,
-        timeoutMs,
-        outputLimitBytes: env.limits.outputLimitBytes,
-        ...(env.runAs ? { runAs: env.runAs } : {}),
-        ...(ctx.signal ? { signal: ctx.signal } : {}),
-      }, env.processes);
+        const r = await runInGroup(
+          {
+            shell: env.shell,
+            command,
+            cwd,
+            env: env.shellEnv,
+            timeoutMs,
+            outputLimitBytes: env.limits.outputLimitBytes,
+            ...(env.runAs ? { runAs: env.runAs } : {}),
+            ...(ctx.signal ? { signal: ctx.signal } : {}),
+          },
+          env.processes,
+        );
 
-      if (r.aborted && ctx.signal?.aborted) throw ctx.signal.reason;
-      const meta = { exitCode: r.exitCode, ...(r.signal ? { signal: r.signal } : {}), truncated: r.truncated, timedOut: r.timedOut };
-      const sep = r.output === "" || r.output.endsWith("\n") ? "" : "\n";
-      if (r.timedOut) return fail(`${r.output}${sep}bash: command timed out after ${timeoutMs} ms and was killed`, meta);
-      if (r.exitCode === 0) return ok(r.output, meta);
-      const why = r.exitCode === null ? `was killed by ${r.signal ?? "a signal"}` : `exited with code ${r.exitCode}`;
-      return fail(`${r.output}${sep}bash: command ${why}`, meta);
+        if (r.aborted && ctx.signal?.aborted) throw ctx.signal.reason;
+        const meta = { exitCode: r.exitCode, ...(r.signal ? { signal: r.signal } : {}), truncated: r.truncated, timedOut: r.timedOut };
+        const sep = r.output === "" || r.output.endsWith("\n") ? "" : "\n";
+        if (r.timedOut) return fail(`${r.output}${sep}bash: command timed out after ${timeoutMs} ms and was killed`, meta);
+        if (r.exitCode === 0) return ok(r.output, meta);
+        const why = r.exitCode === null ? `was killed by ${r.signal ?? "a signal"}` : `exited with code ${r.exitCode}`;
+        return fail(`${r.output}${sep}bash: command ${why}`, meta);
+      },
     },
-  }, env.workspace);
+    env.workspace,
+  );
 }

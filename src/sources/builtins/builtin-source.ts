@@ -72,5 +72,8 @@ function shellEnv(home: string, names: readonly string[], inheritEnv: boolean, c
 }
 
 async function defaultShell(): Promise<string> {
-  return access("/bin/bash", constants.X_OK).then(() => "/bin/bash", () => "/bin/sh");
+  return access("/bin/bash", constants.X_OK).then(
+    () => "/bin/bash",
+    () => "/bin/sh",
+  );
 }

@@ -79,8 +79,15 @@ export function runGrepWorker(job: GrepJob, budgetMs: number, signal?: AbortSign
       fn();
     };
     const onAbort = () => finish(() => reject(signal?.reason));
-    const timer = setTimeout(() => finish(() => reject(new BuiltinError(
-      `the search did not finish within ${budgetMs} ms and was stopped; simplify the pattern or narrow the path`))), budgetMs);
+    const timer = setTimeout(
+      () =>
+        finish(() =>
+          reject(
+            new BuiltinError(`the search did not finish within ${budgetMs} ms and was stopped; simplify the pattern or narrow the path`),
+          ),
+        ),
+      budgetMs,
+    );
     signal?.addEventListener("abort", onAbort, { once: true });
     worker.once("message", (m: GrepOutcome) => finish(() => resolve(m)));
     worker.once("error", (err) => finish(() => reject(err)));

@@ -15,7 +15,13 @@ export interface LineWindow {
  * `text.split("\n")` would cut them) within `maxBytes`. Stops reading once the window is full,
  * so a window near the top of a huge file costs only that much I/O.
  */
-export async function streamLineWindow(abs: string, first: number, count: number, maxBytes: number, signal?: AbortSignal): Promise<LineWindow> {
+export async function streamLineWindow(
+  abs: string,
+  first: number,
+  count: number,
+  maxBytes: number,
+  signal?: AbortSignal,
+): Promise<LineWindow> {
   const lines: Buffer[] = [];
   let bytes = 0;
   let lineNo = 0;

@@ -6,7 +6,16 @@ import { exposedBuiltins } from "./options.js";
 
 /** The names the contract defines, including those not in this build (for config warnings). */
 export const CONTRACT_BUILTIN_NAMES: readonly string[] = [
-  "bash", "read", "write", "edit", "grep", "glob", "webfetch", "question", "apply_patch", "todowrite",
+  "bash",
+  "read",
+  "write",
+  "edit",
+  "grep",
+  "glob",
+  "webfetch",
+  "question",
+  "apply_patch",
+  "todowrite",
 ];
 
 /** Built-ins that run commands or change files: what an unauthenticated deployment must not expose. */

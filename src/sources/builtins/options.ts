@@ -63,7 +63,12 @@ export function builtinsOptions({ config, baseDir }: LoadedConfig): BuiltinsOpti
  * `true` ⇒ an allowlist of the true names; only `false` ⇒ those names dropped from the all-on
  * baseline. Unknown names are ignored with one warning.
  */
-export function selectTools(all: readonly Tool[], map: Record<string, boolean> | undefined, known: readonly string[], logger: Logger): Tool[] {
+export function selectTools(
+  all: readonly Tool[],
+  map: Record<string, boolean> | undefined,
+  known: readonly string[],
+  logger: Logger,
+): Tool[] {
   if (!map || Object.keys(map).length === 0) return [...all];
   const unknown = Object.keys(map).filter((n) => !known.includes(n));
   if (unknown.length > 0) logger.warn({ unknown }, "builtins.tools names unknown tools; ignored");

@@ -3,11 +3,7 @@ import type { HunkLine, PatchChunk } from "./patch-parse.js";
 
 type Eq = (a: string, b: string) => boolean;
 // Tried in order: exact first, then forgiving of the whitespace models tend to get wrong.
-const MATCHERS: Eq[] = [
-  (a, b) => a === b,
-  (a, b) => a.trimEnd() === b.trimEnd(),
-  (a, b) => a.trim() === b.trim(),
-];
+const MATCHERS: Eq[] = [(a, b) => a === b, (a, b) => a.trimEnd() === b.trimEnd(), (a, b) => a.trim() === b.trim()];
 
 /**
  * Applies the hunks of one Update to a file's text, in memory. Hunks match in order, each after
@@ -44,7 +40,9 @@ export function applyChunks(original: string, chunks: readonly PatchChunk[], sho
       at = seek(lines, oldLines, cursor, chunk.endOfFile);
     }
     if (at < 0) {
-      throw new BuiltinError(`hunk ${n + 1} of ${shownPath} does not match the file; expected these lines:\n${oldSide(chunk.lines).join("\n")}`);
+      throw new BuiltinError(
+        `hunk ${n + 1} of ${shownPath} does not match the file; expected these lines:\n${oldSide(chunk.lines).join("\n")}`,
+      );
     }
     // Context lines keep the file's own text (they may have matched modulo whitespace).
     const insert: string[] = [];

@@ -27,8 +27,9 @@ function renderQuestions(questions: readonly Question[]): string {
 export function questionTool() {
   return builtinTool({
     name: "question",
-    description: "Ask the user one or more questions. The call suspends with a pending request of kind \"question\"; "
-      + "the caller answers out of band and the answer is returned. Never use it to collect passwords, keys or tokens.",
+    description:
+      'Ask the user one or more questions. The call suspends with a pending request of kind "question"; ' +
+      "the caller answers out of band and the answer is returned. Never use it to collect passwords, keys or tokens.",
     inputSchema: {
       type: "object",
       properties: {

@@ -16,11 +16,11 @@ export interface BuiltinDefinition {
 
 /** A successful result. */
 export const ok = (output: string, metadata?: Record<string, unknown>): ToolResult =>
-  (metadata ? { output, isError: false, metadata } : { output, isError: false });
+  metadata ? { output, isError: false, metadata } : { output, isError: false };
 
 /** A model-facing failure. */
 export const fail = (output: string, metadata?: Record<string, unknown>): ToolResult =>
-  (metadata ? { output, isError: true, metadata } : { output, isError: true });
+  metadata ? { output, isError: true, metadata } : { output, isError: true };
 
 const FS_ERRORS: Record<string, string> = {
   ENOENT: "no such file or directory",

@@ -71,7 +71,8 @@ export function webfetchTool(env: Pick<BuiltinEnv, "egress" | "limits">) {
       }
       if ("tooLarge" in page) return fail(`webfetch: the response exceeds ${MAX_DOWNLOAD_BYTES} bytes`);
       if (page.status < 200 || page.status > 299) return fail(`HTTP ${page.status}`, { status: page.status });
-      if (!isTextual(page.contentType)) return fail(`webfetch: unsupported content type ${page.contentType || "(none)"}`, { status: page.status });
+      if (!isTextual(page.contentType))
+        return fail(`webfetch: unsupported content type ${page.contentType || "(none)"}`, { status: page.status });
       const raw = decode(page.body, page.contentType);
       const html = /html/i.test(page.contentType);
       const out = format === "html" || !html ? raw : format === "markdown" ? await toMarkdown(raw) : toText(raw);

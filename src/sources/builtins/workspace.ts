@@ -36,9 +36,11 @@ export class Workspace {
     const lexical = path.resolve(this.root, input);
     const absolute = path.isAbsolute(input);
     if (!isInside(this.root, lexical) && !(absolute && isInside(this.configured, lexical))) {
-      throw new BuiltinError(absolute
-        ? `refused: absolute path "${input}" is outside the workspace (paths must stay inside the workspace)`
-        : `refused: path "${input}" climbs out of the workspace with ".." (paths must stay inside the workspace)`);
+      throw new BuiltinError(
+        absolute
+          ? `refused: absolute path "${input}" is outside the workspace (paths must stay inside the workspace)`
+          : `refused: path "${input}" climbs out of the workspace with ".." (paths must stay inside the workspace)`,
+      );
     }
     const unaliased = isInside(this.root, lexical) ? lexical : path.join(this.root, path.relative(this.configured, lexical));
     const real = await realpathLoose(unaliased, 0);

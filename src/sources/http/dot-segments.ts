@@ -52,7 +52,11 @@ export function dotSegmentPlaceholders(template: string, filled: string): string
 export function dotSegmentError(names: readonly string[], argOf: (name: string) => string = (n) => n): ToolnexusError {
   const args = names.map(argOf);
   const message = 'cannot be "." or "..": it would send the request to another path';
-  return new ToolnexusError("INVALID_ARGUMENTS", `${args.length > 1 ? "Arguments" : "Argument"} ${args.map((a) => `"${a}"`).join(", ")} ${message}`, {
-    errors: args.map((a) => ({ pointer: `/${a.replace(/~/g, "~0").replace(/\//g, "~1")}`, message })),
-  });
+  return new ToolnexusError(
+    "INVALID_ARGUMENTS",
+    `${args.length > 1 ? "Arguments" : "Argument"} ${args.map((a) => `"${a}"`).join(", ")} ${message}`,
+    {
+      errors: args.map((a) => ({ pointer: `/${a.replace(/~/g, "~0").replace(/\//g, "~1")}`, message })),
+    },
+  );
 }

@@ -17,7 +17,11 @@ export class HttpSource implements Source {
   private error?: string;
   private acquired = false;
 
-  constructor(private readonly cfg: HttpToolConfig, private readonly client: SharedHttpClient, private readonly secrets: readonly string[]) {
+  constructor(
+    private readonly cfg: HttpToolConfig,
+    private readonly client: SharedHttpClient,
+    private readonly secrets: readonly string[],
+  ) {
     this.name = cfg.name;
   }
 
@@ -38,7 +42,13 @@ export class HttpSource implements Source {
   }
 
   status(): SourceStatus {
-    return { source: this.kind, name: this.name, state: this.state, tools: this.tool ? 1 : 0, ...(this.error ? { error: this.error } : {}) };
+    return {
+      source: this.kind,
+      name: this.name,
+      state: this.state,
+      tools: this.tool ? 1 : 0,
+      ...(this.error ? { error: this.error } : {}),
+    };
   }
 
   async close(): Promise<void> {

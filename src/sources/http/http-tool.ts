@@ -36,10 +36,16 @@ export function httpTool(cfg: HttpToolConfig, deps: HttpToolDeps): Tool {
       // forwardAuth: a JWT caller's own token replaces the configured Authorization.
       if (cfg.forwardAuth) req.headers = withBearerHeader(req.headers, ctx?.auth?.bearer);
       const res = await sendRequest(req, {
-        dispatcher: deps.dispatcher, timeout, maxResponseBytes, label: cfg.name,
+        dispatcher: deps.dispatcher,
+        timeout,
+        maxResponseBytes,
+        label: cfg.name,
         ...(ctx?.signal ? { signal: ctx.signal } : {}),
       });
-      deps.logger.debug({ method: req.method, origin: req.url.origin, status: res.status, ms: Math.round(performance.now() - started) }, "http call");
+      deps.logger.debug(
+        { method: req.method, origin: req.url.origin, status: res.status, ms: Math.round(performance.now() - started) },
+        "http call",
+      );
       const result = toToolResult(res, cfg.resultMode ?? "text", maxResponseBytes);
       return secrets.length ? { ...result, output: scrubSecrets(result.output, secrets) } : result;
     },

@@ -36,7 +36,12 @@ export function sleep(ms: number, signal: AbortSignal): Promise<void> {
  * Calls `attempt` after each backoff delay until it succeeds or `signal` aborts. A failed
  * attempt is reported to `onFailure`; it never throws.
  */
-export async function retryWithBackoff(attempt: () => Promise<void>, signal: AbortSignal, opts: BackoffOptions, onFailure: (err: unknown, n: number) => void): Promise<boolean> {
+export async function retryWithBackoff(
+  attempt: () => Promise<void>,
+  signal: AbortSignal,
+  opts: BackoffOptions,
+  onFailure: (err: unknown, n: number) => void,
+): Promise<boolean> {
   for (let n = 0; !signal.aborted; n++) {
     await sleep(backoffDelay(n, opts), signal);
     if (signal.aborted) return false;

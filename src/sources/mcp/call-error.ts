@@ -5,8 +5,7 @@ import { networkErrorReason } from "../../net/network-error.js";
 
 /** How a failed `tools/call` is answered, and whether the session must be rebuilt. */
 export type CallFailure =
-  | { throw: Error; reconnect: boolean; result?: undefined }
-  | { result: ToolResult; reconnect: false; throw?: undefined };
+  { throw: Error; reconnect: boolean; result?: undefined } | { result: ToolResult; reconnect: false; throw?: undefined };
 
 /** Where the failure happened; `lost` is true when the source saw the transport close meanwhile. */
 export interface CallFailureInfo {
@@ -44,10 +43,16 @@ export function classifyCallError(err: unknown, info: CallFailureInfo): CallFail
     return { throw: upstreamUnavailable(`${where} returned a malformed result for "${info.tool}"`, err), reconnect: false };
   }
   if (err instanceof SdkError && err.code === SdkErrorCode.RequestTimeout) {
-    return { throw: new ToolnexusError("TOOL_TIMEOUT", `${where} did not answer "${info.tool}" in time`, { cause: err }), reconnect: false };
+    return {
+      throw: new ToolnexusError("TOOL_TIMEOUT", `${where} did not answer "${info.tool}" in time`, { cause: err }),
+      reconnect: false,
+    };
   }
   if (err instanceof ProtocolError) {
-    return { result: { output: err.message, isError: true, metadata: { server: info.server, tool: info.tool, mcpErrorCode: err.code } }, reconnect: false };
+    return {
+      result: { output: err.message, isError: true, metadata: { server: info.server, tool: info.tool, mcpErrorCode: err.code } },
+      reconnect: false,
+    };
   }
   return { throw: err instanceof Error ? err : new Error(String(err)), reconnect: false };
 }

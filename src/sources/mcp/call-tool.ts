@@ -31,7 +31,13 @@ function meta(progressToken: string | number | undefined): { _meta?: Record<stri
  * server gets notifications/cancelled), progress is routed to `ctx.onProgress`, the result is
  * mapped by map-result.ts and failures by call-error.ts.
  */
-export async function callTool(conn: McpConnection, site: CallSite, tool: string, args: Record<string, unknown>, ctx: ToolContext): Promise<ToolResult> {
+export async function callTool(
+  conn: McpConnection,
+  site: CallSite,
+  tool: string,
+  args: Record<string, unknown>,
+  ctx: ToolContext,
+): Promise<ToolResult> {
   ctx.signal?.throwIfAborted();
   const progress = ctx.onProgress ? conn.progress.open(ctx.onProgress) : undefined;
   try {

@@ -16,7 +16,10 @@ const RESERVED_KEYS = new Set(["builtins", "agents", "a2a", "mcpServer", "$schem
 
 // Compiled on first use: only an `mcpConfig` file needs it, and a compile costs start-up time.
 let validator: ValidateFunction<Record<string, McpServerConfig>> | undefined;
-const serversValidator = () => (validator ??= new Ajv({ allErrors: true, strict: false, code: { optimize: false } }).compile<Record<string, McpServerConfig>>(McpServers));
+const serversValidator = () =>
+  (validator ??= new Ajv({ allErrors: true, strict: false, code: { optimize: false } }).compile<Record<string, McpServerConfig>>(
+    McpServers,
+  ));
 
 /**
  * Every MCP server of a loaded config: the inline `mcpServers`, `servers` and `mcp` maps (in

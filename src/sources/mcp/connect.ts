@@ -46,7 +46,13 @@ export interface NegotiationMemo {
  * else `initialize`), each bounded by `spec.timeout`. A `remote` server that turns out not to
  * speak streamable HTTP is retried over SSE.
  */
-export async function connect(spec: McpServerSpec, deps: TransportDeps, hooks: ConnectionHooks, signal: AbortSignal, memo: NegotiationMemo = {}): Promise<McpConnection> {
+export async function connect(
+  spec: McpServerSpec,
+  deps: TransportDeps,
+  hooks: ConnectionHooks,
+  signal: AbortSignal,
+  memo: NegotiationMemo = {},
+): Promise<McpConnection> {
   const wires = wiresFor(spec);
   for (let i = 0; ; i++) {
     const wire = wires[i] as WireKind;
@@ -73,9 +79,20 @@ function isEraFailure(err: unknown): boolean {
   return err instanceof SdkError && err.code === SdkErrorCode.EraNegotiationFailed;
 }
 
-async function connectOver(spec: McpServerSpec, wire: WireKind, deps: TransportDeps, hooks: ConnectionHooks, signal: AbortSignal, prior?: PriorDiscovery): Promise<McpConnection> {
+async function connectOver(
+  spec: McpServerSpec,
+  wire: WireKind,
+  deps: TransportDeps,
+  hooks: ConnectionHooks,
+  signal: AbortSignal,
+  prior?: PriorDiscovery,
+): Promise<McpConnection> {
   const transport = createTransport(spec, wire, deps);
-  const client = new Client(CLIENT_INFO, { capabilities: {}, listMaxPages: MAX_LIST_PAGES, ...negotiationOptions(spec.protocolVersion, wire) });
+  const client = new Client(CLIENT_INFO, {
+    capabilities: {},
+    listMaxPages: MAX_LIST_PAGES,
+    ...negotiationOptions(spec.protocolVersion, wire),
+  });
   let live = false;
   let closing = false;
   const listening = new AbortController();
@@ -113,13 +130,19 @@ async function connectOver(spec: McpServerSpec, wire: WireKind, deps: TransportD
   live = true;
   // A 2026-era server announces catalog changes only on a stream the client opens.
   if (client.getProtocolEra() === "modern" && client.getServerCapabilities()?.tools?.listChanged) {
-    void keepListening(client, spec.timeout, {
-      onResync: () => hooks.onToolsChanged(),
-      onLost: (why) => {
-        deps.logger.debug({ reason: deps.scrub ? deps.scrub(why) : why }, "mcp subscription lost");
-        if (!closing) hooks.onClose();
+    void keepListening(
+      client,
+      spec.timeout,
+      {
+        onResync: () => hooks.onToolsChanged(),
+        onLost: (why) => {
+          deps.logger.debug({ reason: deps.scrub ? deps.scrub(why) : why }, "mcp subscription lost");
+          if (!closing) hooks.onClose();
+        },
       },
-    }, deps.logger, listening.signal);
+      deps.logger,
+      listening.signal,
+    );
   }
   return conn;
 }
@@ -127,10 +150,13 @@ async function connectOver(spec: McpServerSpec, wire: WireKind, deps: TransportD
 /** The connect phase (spawn, SSE stream open) gets its own `timeout`, like initialize and list. */
 function boundStart(transport: Transport, timeout: number): void {
   const start = transport.start.bind(transport);
-  transport.start = () => new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`connect timed out after ${timeout} ms`)), timeout);
-    start().then(resolve, reject).finally(() => clearTimeout(timer));
-  });
+  transport.start = () =>
+    new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`connect timed out after ${timeout} ms`)), timeout);
+      start()
+        .then(resolve, reject)
+        .finally(() => clearTimeout(timer));
+    });
 }
 
 /**

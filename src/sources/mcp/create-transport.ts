@@ -1,10 +1,16 @@
-import { SdkErrorCode, SdkHttpError, SSEClientTransport, StreamableHTTPClientTransport, type FetchLike, type Transport } from "@modelcontextprotocol/client";
+import {
+  SdkErrorCode,
+  SdkHttpError,
+  SSEClientTransport,
+  StreamableHTTPClientTransport,
+  type FetchLike,
+  type Transport,
+} from "@modelcontextprotocol/client";
 import type { Logger } from "../../core/types.js";
 import type { WireKind } from "./negotiation.js";
 import type { McpServerSpec } from "./server-spec.js";
 import type { StderrTail } from "./stderr-tail.js";
 import { ProcessGroupStdioTransport } from "./stdio-transport.js";
-
 
 /** What a transport needs from its source beyond the spec. */
 export interface TransportDeps {
@@ -20,10 +26,14 @@ export interface TransportDeps {
 /** The wires to try, in order, for a spec: `remote` tries streamable HTTP, then SSE. */
 export function wiresFor(spec: McpServerSpec): WireKind[] {
   switch (spec.transport) {
-    case "stdio": return ["stdio"];
-    case "sse": return ["sse"];
-    case "streamable-http": return ["streamable-http"];
-    default: return ["streamable-http", "sse"];
+    case "stdio":
+      return ["stdio"];
+    case "sse":
+      return ["sse"];
+    case "streamable-http":
+      return ["streamable-http"];
+    default:
+      return ["streamable-http", "sse"];
   }
 }
 

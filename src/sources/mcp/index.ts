@@ -6,9 +6,11 @@ import { McpServerSource } from "./mcp-server-source.js";
 
 /** One source per configured MCP server (inline maps and the `mcpConfig` file). */
 export function mcpSources(loaded: LoadedConfig): Source[] {
-  return collectServers(loaded).map((entry) => entry.spec
-    ? new McpServerSource(entry.spec, { secrets: loaded.secrets, ...(loaded.config.egress ? { egress: loaded.config.egress } : {}) })
-    : new FailedMcpSource(entry.name, entry.error));
+  return collectServers(loaded).map((entry) =>
+    entry.spec
+      ? new McpServerSource(entry.spec, { secrets: loaded.secrets, ...(loaded.config.egress ? { egress: loaded.config.egress } : {}) })
+      : new FailedMcpSource(entry.name, entry.error),
+  );
 }
 
 export { McpServerSource, type McpSourceOptions } from "./mcp-server-source.js";

@@ -55,7 +55,8 @@ function parseLine(text: string): LineResult | undefined {
   if (line.trim() === "") return undefined;
   try {
     const value: unknown = JSON.parse(line);
-    if (typeof value === "object" && value !== null && (value as { jsonrpc?: unknown }).jsonrpc === "2.0") return { message: value as JSONRPCMessage };
+    if (typeof value === "object" && value !== null && (value as { jsonrpc?: unknown }).jsonrpc === "2.0")
+      return { message: value as JSONRPCMessage };
     return { error: new Error(`not a JSON-RPC 2.0 message: ${line.slice(0, 200)}`) };
   } catch (err) {
     return { error: err as Error };

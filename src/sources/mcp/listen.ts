@@ -17,7 +17,13 @@ export interface ListenHooks {
  * backoff, followed by a resync; a stream that cannot be re-opened reports the connection lost.
  * Ends when `signal` aborts or the client closes the stream itself.
  */
-export async function keepListening(client: Client, timeout: number, hooks: ListenHooks, logger: Logger, signal: AbortSignal): Promise<void> {
+export async function keepListening(
+  client: Client,
+  timeout: number,
+  hooks: ListenHooks,
+  logger: Logger,
+  signal: AbortSignal,
+): Promise<void> {
   for (let attempt = 0; !signal.aborted; attempt++) {
     let closed: "local" | "graceful" | "remote";
     try {

@@ -3,7 +3,10 @@ import { networkErrorReason } from "../../net/network-error.js";
 
 /** An error tagged with the load phase it happened in (connect/initialize are untagged). */
 export class PhaseError extends Error {
-  constructor(readonly phase: string, readonly inner: unknown) {
+  constructor(
+    readonly phase: string,
+    readonly inner: unknown,
+  ) {
     super(inner instanceof Error ? inner.message : String(inner));
   }
 }

@@ -54,7 +54,10 @@ export class McpServerSource implements Source {
   /** The stderr of the latest start attempt (stdio servers). */
   private stderr = new StderrTail();
 
-  constructor(private readonly spec: McpServerSpec, private readonly opts: McpSourceOptions = {}) {
+  constructor(
+    private readonly spec: McpServerSpec,
+    private readonly opts: McpSourceOptions = {},
+  ) {
     this.name = spec.name;
     this.fingerprint = JSON.stringify({ spec, egress: opts.egress ?? null });
     this.site.server = spec.name;
@@ -94,7 +97,10 @@ export class McpServerSource implements Source {
 
   status(): SourceStatus {
     return {
-      source: this.kind, name: this.name, state: this.state, tools: this.list.length,
+      source: this.kind,
+      name: this.name,
+      state: this.state,
+      tools: this.list.length,
       ...(this.protocolVersion ? { protocolVersion: this.protocolVersion } : {}),
       ...(this.error ? { error: this.error } : {}),
     };
@@ -116,16 +122,27 @@ export class McpServerSource implements Source {
     const signal = this.closing.signal;
     const holder: { conn?: McpConnection; dropped: boolean } = { dropped: false };
     this.stderr = new StderrTail();
-    const deps = { logger: this.log, scrub: (t: string) => this.scrub(t), stderr: this.stderr, ...(this.remote ? { fetch: this.remote.fetch } : {}) };
-    const conn = await connect(this.spec, deps, {
-      onClose: () => {
-        holder.dropped = true;
-        if (holder.conn) this.lost(holder.conn, "the connection closed");
+    const deps = {
+      logger: this.log,
+      scrub: (t: string) => this.scrub(t),
+      stderr: this.stderr,
+      ...(this.remote ? { fetch: this.remote.fetch } : {}),
+    };
+    const conn = await connect(
+      this.spec,
+      deps,
+      {
+        onClose: () => {
+          holder.dropped = true;
+          if (holder.conn) this.lost(holder.conn, "the connection closed");
+        },
+        onToolsChanged: () => {
+          if (holder.conn && holder.conn === this.conn) void this.refresh();
+        },
       },
-      onToolsChanged: () => {
-        if (holder.conn && holder.conn === this.conn) void this.refresh();
-      },
-    }, signal, this.memo);
+      signal,
+      this.memo,
+    );
     try {
       const defs = await listAllTools(conn.client, this.spec.timeout, signal).catch((err: unknown) => {
         throw new PhaseError("tools/list", err);
@@ -158,14 +175,21 @@ export class McpServerSource implements Source {
   private heal(waiting: "reconnecting" | "failed"): void {
     if (this.healing || this.closing.signal.aborted) return;
     this.state = waiting;
-    this.healing = retryWithBackoff(() => this.establish(), this.closing.signal, this.opts.backoff ?? DEFAULT_BACKOFF, (err, n) => {
-      this.error = this.describeStart(err);
-      this.log.debug({ attempt: n, error: this.error }, "mcp reconnect attempt failed");
-    }).then((ok) => {
-      if (ok) this.log.info("mcp server reconnected");
-    }).finally(() => {
-      this.healing = undefined;
-    });
+    this.healing = retryWithBackoff(
+      () => this.establish(),
+      this.closing.signal,
+      this.opts.backoff ?? DEFAULT_BACKOFF,
+      (err, n) => {
+        this.error = this.describeStart(err);
+        this.log.debug({ attempt: n, error: this.error }, "mcp reconnect attempt failed");
+      },
+    )
+      .then((ok) => {
+        if (ok) this.log.info("mcp server reconnected");
+      })
+      .finally(() => {
+        this.healing = undefined;
+      });
   }
 
   /** Re-lists after notifications/tools/list_changed; bursts collapse into one more pass. */
@@ -203,7 +227,9 @@ export class McpServerSource implements Source {
     const signature = JSON.stringify(kept.map((d) => [d.name, d.description, d.inputSchema]));
     if (signature === this.signature) return;
     this.signature = signature;
-    this.list = kept.map((d) => toTool(this.spec.prefix ?? this.name, d, (tool, args, ctx) => this.call(tool, args, ctx), this.spec.forwardAuth));
+    this.list = kept.map((d) =>
+      toTool(this.spec.prefix ?? this.name, d, (tool, args, ctx) => this.call(tool, args, ctx), this.spec.forwardAuth),
+    );
     this.ctx?.onToolsChanged();
   }
 

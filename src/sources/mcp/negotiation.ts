@@ -15,7 +15,10 @@ export function isModernRevision(version: string): boolean {
  * `server/discover` and falls back to `initialize`. The old HTTP+SSE wire predates the 2026
  * revision, so it goes straight to `initialize`.
  */
-export function negotiationOptions(pin: string | undefined, wire: WireKind): Pick<ClientOptions, "versionNegotiation" | "supportedProtocolVersions"> {
+export function negotiationOptions(
+  pin: string | undefined,
+  wire: WireKind,
+): Pick<ClientOptions, "versionNegotiation" | "supportedProtocolVersions"> {
   if (pin !== undefined) {
     return isModernRevision(pin) ? { versionNegotiation: { mode: { pin } } } : { supportedProtocolVersions: [pin] };
   }

@@ -15,7 +15,11 @@ export class ProgressRouter {
   install(client: Client): void {
     client.setNotificationHandler("notifications/progress", (n) => {
       const { progressToken, progress, total, message } = n.params;
-      this.routes.get(progressToken)?.({ progress, ...(total !== undefined ? { total } : {}), ...(message !== undefined ? { message } : {}) });
+      this.routes.get(progressToken)?.({
+        progress,
+        ...(total !== undefined ? { total } : {}),
+        ...(message !== undefined ? { message } : {}),
+      });
     });
   }
 

@@ -53,7 +53,13 @@ const TYPE_TO_TRANSPORT: Record<NonNullable<McpServerConfig["type"]>, McpTranspo
  * `baseDir` anchors a relative `cwd` (entries from an mcp.json file resolve against that file).
  */
 export function toServerSpec(name: string, cfg: McpServerConfig, baseDir: string): McpServerSpec {
-  const transport = cfg.type ? TYPE_TO_TRANSPORT[cfg.type] : cfg.url !== undefined ? "remote" : cfg.command !== undefined ? "stdio" : undefined;
+  const transport = cfg.type
+    ? TYPE_TO_TRANSPORT[cfg.type]
+    : cfg.url !== undefined
+      ? "remote"
+      : cfg.command !== undefined
+        ? "stdio"
+        : undefined;
   if (!transport) throw new Error("has neither command nor url");
   // disabled:true wins; otherwise enabled:false disables.
   const enabled = cfg.disabled === true ? false : cfg.enabled !== false;
@@ -75,7 +81,8 @@ export function toServerSpec(name: string, cfg: McpServerConfig, baseDir: string
     ...(cfg.protocolVersion ? { protocolVersion: cfg.protocolVersion } : {}),
     ...(cfg.prefix !== undefined ? { prefix: cfg.prefix } : {}),
   };
-  if (cfg.protocolVersion && isModernRevision(cfg.protocolVersion) && transport === "sse") throw new Error(`pins protocolVersion ${cfg.protocolVersion}, which the SSE transport cannot carry`);
+  if (cfg.protocolVersion && isModernRevision(cfg.protocolVersion) && transport === "sse")
+    throw new Error(`pins protocolVersion ${cfg.protocolVersion}, which the SSE transport cannot carry`);
   if (transport === "stdio") {
     const argv = Array.isArray(cfg.command) ? [...cfg.command] : cfg.command !== undefined ? [cfg.command] : [];
     const [command, ...rest] = argv;

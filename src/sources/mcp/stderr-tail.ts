@@ -6,7 +6,10 @@
 export class StderrTail {
   private readonly kept: string[] = [];
 
-  constructor(private readonly maxLines = 10, private readonly maxLineLength = 500) {}
+  constructor(
+    private readonly maxLines = 10,
+    private readonly maxLineLength = 500,
+  ) {}
 
   /** Keeps one line as written: scrub {@link lines} before they leave the process. */
   push(line: string): void {

@@ -22,7 +22,10 @@ export class PluginSource extends ToolListSource {
   /** The file and its modification time: a reload keeps an unchanged module and re-imports an edited one. */
   readonly fingerprint: string;
 
-  constructor(readonly name: string, private readonly file: string) {
+  constructor(
+    readonly name: string,
+    private readonly file: string,
+  ) {
     super();
     this.fingerprint = `${file}@${statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? 0}`;
   }

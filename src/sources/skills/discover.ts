@@ -67,7 +67,11 @@ export async function discoverSkills(roots: readonly string[], logger: Logger): 
     }
     const first = firstOf.get(c.skill.name);
     if (first) {
-      const skip: SkippedSkill = { reason: "duplicate-name", location: c.skill.location, error: `"${c.skill.name}" is already loaded from ${first.location}` };
+      const skip: SkippedSkill = {
+        reason: "duplicate-name",
+        location: c.skill.location,
+        error: `"${c.skill.name}" is already loaded from ${first.location}`,
+      };
       skipped.push(skip);
       logger.warn({ name: c.skill.name, location: c.skill.location, kept: first.location }, "duplicate skill name; the first one wins");
       continue;

@@ -21,8 +21,9 @@ export const SKILL_TOOL_SCHEMA: JSONSchema = {
 };
 
 /** The instruction preamble of the prompt catalog, byte-identical across ports. */
-const PROMPT_PREAMBLE = "Skills provide specialized instructions and workflows for specific tasks.\n"
-  + "Use the skill tool to load a skill when a task matches its description.";
+const PROMPT_PREAMBLE =
+  "Skills provide specialized instructions and workflows for specific tasks.\n" +
+  "Use the skill tool to load a skill when a task matches its description.";
 
 /** A loaded skill: its frontmatter fields, its body and where it lives. */
 export interface Skill {

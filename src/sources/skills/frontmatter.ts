@@ -51,7 +51,10 @@ export function parseSkillFile(raw: string): ParsedSkill | FrontmatterError {
   return {
     name: scalarText(fields.name),
     description: scalarText(fields.description),
-    body: lines.slice(close + 1).join("\n").trim(),
+    body: lines
+      .slice(close + 1)
+      .join("\n")
+      .trim(),
   };
 }
 

@@ -21,7 +21,10 @@ export class SkillSource implements Source, SkillCatalog {
   private state: SourceStatus["state"] = "connecting";
   private error?: string;
 
-  constructor(readonly name: string, private readonly dirs: readonly string[]) {}
+  constructor(
+    readonly name: string,
+    private readonly dirs: readonly string[],
+  ) {}
 
   async build(ctx: SourceContext): Promise<void> {
     try {

@@ -31,7 +31,12 @@ beforeAll(async () => {
   agent = await startAgent({ name: "helper" });
   // An agent whose card is served from another origin than the one it names for its calls.
   remote = await startAgent({ name: "remote" });
-  cardFront = createServer((_req, res) => void fetch(remote.cardUrl).then((r) => r.text()).then((card) => res.writeHead(200, { "content-type": "application/json" }).end(card)));
+  cardFront = createServer(
+    (_req, res) =>
+      void fetch(remote.cardUrl)
+        .then((r) => r.text())
+        .then((card) => res.writeHead(200, { "content-type": "application/json" }).end(card)),
+  );
   await new Promise<void>((r) => cardFront.listen(0, "127.0.0.1", r));
   const cardFrontUrl = `http://127.0.0.1:${(cardFront.address() as AddressInfo).port}${new URL(remote.cardUrl).pathname}`;
   // Another origin (same host, other port) that redirects to the MCP server and the upstream.
@@ -41,13 +46,25 @@ beforeAll(async () => {
   const headers = { Authorization: CONFIGURED };
   s = await startServer({
     config: {
-      auth: { apiKeys: [{ id: "ci", key: API_KEY, operator: true }], jwt: jwtConfig(idp), policies: [{ id: "eng", groups: ["eng"], tools: ["*"] }] },
+      auth: {
+        apiKeys: [{ id: "ci", key: API_KEY, operator: true }],
+        jwt: jwtConfig(idp),
+        policies: [{ id: "eng", groups: ["eng"], tools: ["*"] }],
+      },
       http: [
         { name: "fwd_echo", url: `${up.url}/echo/fwd`, headers, forwardAuth: true },
         { name: "plain_echo", url: `${up.url}/echo/plain`, headers },
         { name: "fwd_redirect", url: frontUrl.replace("/mcp", "/echo"), headers, forwardAuth: true, resultMode: "status+text" },
       ],
-      openapi: [{ spec: path.resolve(import.meta.dirname, "../../fixtures/openapi/petstore3.json"), baseUrl: `${up.url}/echo`, prefix: "pets", headers, forwardAuth: true }],
+      openapi: [
+        {
+          spec: path.resolve(import.meta.dirname, "../../fixtures/openapi/petstore3.json"),
+          baseUrl: `${up.url}/echo`,
+          prefix: "pets",
+          headers,
+          forwardAuth: true,
+        },
+      ],
       agents: { helper: { card: agent.cardUrl, headers, forwardAuth: true }, remote: { card: cardFrontUrl, headers, forwardAuth: true } },
       mcpServers: {
         fwd: { url: mcp.url, headers, forwardAuth: true },
@@ -56,7 +73,15 @@ beforeAll(async () => {
       },
     },
     // A native tool: no forwardAuth, so the caller's token is not even in its context.
-    tools: [{ name: "peek", description: "What ctx.auth holds", inputSchema: { type: "object" }, source: "native", execute: async (_a, ctx) => ({ output: String(ctx?.auth?.bearer ?? "none"), isError: false }) }],
+    tools: [
+      {
+        name: "peek",
+        description: "What ctx.auth holds",
+        inputSchema: { type: "object" },
+        source: "native",
+        execute: async (_a, ctx) => ({ output: String(ctx?.auth?.bearer ?? "none"), isError: false }),
+      },
+    ],
   });
 });
 afterAll(async () => {
@@ -106,7 +131,9 @@ describe("forwardAuth", () => {
     expect(during.length).toBeGreaterThan(0);
     expect(during.every((c) => c.authorization === `Bearer ${jwt}`)).toBe(true);
     const keyCalls = agent.calls.length;
-    expect((await executeTool(s.url, "helper_echo", { arguments: { task: "hi" } }, { authorization: `Bearer ${API_KEY}` })).status).toBe(200);
+    expect((await executeTool(s.url, "helper_echo", { arguments: { task: "hi" } }, { authorization: `Bearer ${API_KEY}` })).status).toBe(
+      200,
+    );
     expect(agent.calls.length).toBeGreaterThan(keyCalls);
     expect(agent.calls.slice(keyCalls).every((c) => c.authorization === CONFIGURED)).toBe(true);
   });
@@ -130,8 +157,13 @@ describe("forwardAuth", () => {
     expect(((await res.json()) as { output: string }).output).toMatch(/^HTTP 307/);
     expect(up.seen.some((r) => r.url.includes("redirected"))).toBe(false);
     // The MCP SDK refuses a cross-origin redirect outright: that source never connects.
-    const status = (await (await fetch(`${s.url}/status`, { headers: { authorization: `Bearer ${API_KEY}` } })).json()) as { sources: { name: string; state: string; error?: string }[] };
-    expect(status.sources.find((x) => x.name === "redirected")).toMatchObject({ state: "failed", error: expect.stringMatching(/[Rr]edirect/) });
+    const status = (await (await fetch(`${s.url}/status`, { headers: { authorization: `Bearer ${API_KEY}` } })).json()) as {
+      sources: { name: string; state: string; error?: string }[];
+    };
+    expect(status.sources.find((x) => x.name === "redirected")).toMatchObject({
+      state: "failed",
+      error: expect.stringMatching(/[Rr]edirect/),
+    });
     expect((await executeTool(s.url, "redirected_whoami", {}, { authorization: `Bearer ${jwt}` })).status).toBe(404);
     expect(mcp.calls.length).toBe(mcpCalls);
   });
@@ -146,11 +178,19 @@ describe("forwardAuth", () => {
 
   it("an execution of a forwarding tool is refused for a JWT caller (it holds no token), not run with the configured credential", async () => {
     const seen = up.seen.length;
-    const refused = await fetch(`${s.url}/tools/fwd_echo/executions`, { method: "POST", headers: { authorization: `Bearer ${jwt}`, "content-type": "application/json" }, body: "{}" });
+    const refused = await fetch(`${s.url}/tools/fwd_echo/executions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${jwt}`, "content-type": "application/json" },
+      body: "{}",
+    });
     expect(refused.status).toBe(400);
     expect(((await refused.json()) as { detail: string }).detail).toContain("/tools/fwd_echo/execute");
     expect(up.seen.length).toBe(seen);
-    const byKey = await fetch(`${s.url}/tools/fwd_echo/executions`, { method: "POST", headers: { authorization: `Bearer ${API_KEY}`, "content-type": "application/json" }, body: "{}" });
+    const byKey = await fetch(`${s.url}/tools/fwd_echo/executions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${API_KEY}`, "content-type": "application/json" },
+      body: "{}",
+    });
     expect(byKey.status).toBe(202);
   });
 

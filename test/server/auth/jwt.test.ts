@@ -77,11 +77,18 @@ describe("JWT callers", () => {
     const forged = await sign({ sub: "a" }, { ...(await idp.key("k1")), kid: "k1" });
     await expectInvalid(await get(forged), /signature/);
     const header = base64url.encode(JSON.stringify({ alg: "none", kid: "k1" }));
-    const payload = base64url.encode(JSON.stringify({ sub: "a", iss: idp.issuer, aud: "toolnexus", exp: Math.floor(Date.now() / 1000) + 60 }));
+    const payload = base64url.encode(
+      JSON.stringify({ sub: "a", iss: idp.issuer, aud: "toolnexus", exp: Math.floor(Date.now() / 1000) + 60 }),
+    );
     await expectInvalid(await get(`${header}.${payload}.`), /not a signed JWT/);
     await expectInvalid(await get(`${header}.${payload}.c2ln`), /algorithm/);
     const hmacKey = new TextEncoder().encode(JSON.stringify(k1.jwk));
-    const confused = await new SignJWT({ sub: "a" }).setProtectedHeader({ alg: "HS256", kid: "k1" }).setIssuer(idp.issuer).setAudience("toolnexus").setExpirationTime("1h").sign(hmacKey);
+    const confused = await new SignJWT({ sub: "a" })
+      .setProtectedHeader({ alg: "HS256", kid: "k1" })
+      .setIssuer(idp.issuer)
+      .setAudience("toolnexus")
+      .setExpirationTime("1h")
+      .sign(hmacKey);
     tokens.push(confused);
     await expectInvalid(await get(confused), /algorithm/);
   });
@@ -96,7 +103,9 @@ describe("JWT callers", () => {
     await expectInvalid(await get("a.b.c.d.e"), /not a signed JWT/);
     await expectInvalid(await get("eyJhbGciOiJSUzI1NiIsImtpZCI6ImsxIn0.bm90IGpzb24.c2ln"), /malformed|signature/);
     const inner = await sign({ sub: "a" }, k1);
-    const nested = await new CompactSign(new TextEncoder().encode(inner)).setProtectedHeader({ alg: "RS256", kid: "k1", cty: "JWT" }).sign(k1.privateKey);
+    const nested = await new CompactSign(new TextEncoder().encode(inner))
+      .setProtectedHeader({ alg: "RS256", kid: "k1", cty: "JWT" })
+      .sign(k1.privateKey);
     tokens.push(nested);
     await expectInvalid(await get(nested), /malformed/);
     expect((await fetch(`${s.url}/healthz`)).status).toBe(200);

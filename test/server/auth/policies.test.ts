@@ -19,7 +19,10 @@ beforeAll(async () => {
   s = await startServer({
     config: {
       auth: {
-        apiKeys: [{ id: "ops-bot", key: OPS_KEY, operator: true }, { id: "user-bot", key: USER_KEY, tools: ["beta_*"] }],
+        apiKeys: [
+          { id: "ops-bot", key: OPS_KEY, operator: true },
+          { id: "user-bot", key: USER_KEY, tools: ["beta_*"] },
+        ],
         jwt: jwtConfig(idp),
         policies: [
           { id: "eng", groups: ["eng"], tools: ["alpha_*", "shared_*"] },
@@ -62,7 +65,14 @@ async function bearer(claims: Record<string, unknown>): Promise<string> {
 }
 
 function same(tools: string[], operator: boolean) {
-  return { listed: tools, readable: tools, runnable: tools, documented: tools, status: operator ? 200 : 403, metrics: operator ? 200 : 403 };
+  return {
+    listed: tools,
+    readable: tools,
+    runnable: tools,
+    documented: tools,
+    status: operator ? 200 : 403,
+    metrics: operator ? 200 : 403,
+  };
 }
 
 describe("policy matrix: GET /tools, /tools/{name}, execute, /openapi.json, /status, /metrics", () => {
@@ -87,7 +97,10 @@ describe("policy matrix: GET /tools, /tools/{name}, execute, /openapi.json, /sta
 
   it("a fragment or query on an operator route changes nothing (the router ignores both)", async () => {
     for (const target of ["/status#x", "/metrics#x", "/status?x=1", "/metrics?x#y"]) {
-      const res = await rawRequest(s.url, `GET ${target} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${USER_KEY}\r\nConnection: close\r\n\r\n`);
+      const res = await rawRequest(
+        s.url,
+        `GET ${target} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${USER_KEY}\r\nConnection: close\r\n\r\n`,
+      );
       expect(res.status, target).toBe(403);
     }
   });

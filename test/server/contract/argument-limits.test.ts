@@ -25,8 +25,15 @@ describe("excessive arguments are refused before the tool runs", () => {
   });
 
   it("400 INVALID_REQUEST for an answer whose data nests too deep", async () => {
-    const res = await executeTool(s.url, "confirm", `{"arguments":{"what":"x"},"answer":{"id":"confirm-x","ok":true,"data":${nested(100)}}}`);
+    const res = await executeTool(
+      s.url,
+      "confirm",
+      `{"arguments":{"what":"x"},"answer":{"id":"confirm-x","ok":true,"data":${nested(100)}}}`,
+    );
     expect(res.status).toBe(400);
-    expect(await res.json()).toMatchObject({ code: "INVALID_REQUEST", errors: [{ pointer: expect.stringMatching(/^\/answer\/data(\/a)+$/) }] });
+    expect(await res.json()).toMatchObject({
+      code: "INVALID_REQUEST",
+      errors: [{ pointer: expect.stringMatching(/^\/answer\/data(\/a)+$/) }],
+    });
   });
 });

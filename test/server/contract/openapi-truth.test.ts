@@ -48,8 +48,13 @@ describe("/openapi.json is true of its deployment", () => {
     // Tools that answer at once (a body-less call runs them), and one whose `{}` fails the
     // schema although it lists no top-level `required`.
     const either = defineTool({
-      name: "either", description: "needs a or b",
-      inputSchema: { type: "object", properties: { a: { type: "string" }, b: { type: "string" } }, anyOf: [{ required: ["a"] }, { required: ["b"] }] },
+      name: "either",
+      description: "needs a or b",
+      inputSchema: {
+        type: "object",
+        properties: { a: { type: "string" }, b: { type: "string" } },
+        anyOf: [{ required: ["a"] }, { required: ["b"] }],
+      },
       run: () => "ok",
     });
     const tools = [...testTools().filter((t) => !["slow", "stubborn"].includes(t.name)), either];

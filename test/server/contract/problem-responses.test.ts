@@ -9,7 +9,12 @@ const LONGEST = `t${"x".repeat(127)}`;
 let s: TestServer;
 
 beforeAll(async () => {
-  const longest = defineTool({ name: LONGEST, description: "a name of 128 characters", inputSchema: { type: "object" }, run: () => "routed" });
+  const longest = defineTool({
+    name: LONGEST,
+    description: "a name of 128 characters",
+    inputSchema: { type: "object" },
+    run: () => "routed",
+  });
   s = await startServer({ config: {}, tools: [...testTools(), longest] });
 });
 afterAll(() => s.close());
@@ -58,7 +63,11 @@ describe("every refusal is problem+json", () => {
   it("says why a body with a __proto__ key is refused", async () => {
     const problem = await fetchProblem(await executeTool(s.url, "echo", '{"arguments":{"__proto__":{"x":1}}}'), 400, "INVALID_REQUEST");
     expect(problem.detail).toMatch(/__proto__.*prototype poisoning/);
-    const ctor = await fetchProblem(await executeTool(s.url, "echo", '{"arguments":{"constructor":{"prototype":{}}}}'), 400, "INVALID_REQUEST");
+    const ctor = await fetchProblem(
+      await executeTool(s.url, "echo", '{"arguments":{"constructor":{"prototype":{}}}}'),
+      400,
+      "INVALID_REQUEST",
+    );
     expect(ctor.detail).toMatch(/prototype poisoning/);
     const syntax = await fetchProblem(await executeTool(s.url, "echo", "{nope"), 400, "INVALID_REQUEST");
     expect(syntax.detail).toMatch(/not valid JSON/);
@@ -79,8 +88,14 @@ describe("the envelope is validated strictly, without coercion", () => {
     ["a numeric answer.id", { answer: { id: 1, ok: true } }],
     ["arguments that are an array", { arguments: [] }],
   ])("400 for %s", async (_what, envelope) => {
-    const problem = await fetchProblem(await executeTool(s.url, "confirm", { arguments: { what: "x" }, ...envelope }), 400, "INVALID_REQUEST");
-    expect(problem.errors).toEqual(expect.arrayContaining([expect.objectContaining({ pointer: expect.stringMatching(/^\/(timeoutMs|answer|arguments)/) })]));
+    const problem = await fetchProblem(
+      await executeTool(s.url, "confirm", { arguments: { what: "x" }, ...envelope }),
+      400,
+      "INVALID_REQUEST",
+    );
+    expect(problem.errors).toEqual(
+      expect.arrayContaining([expect.objectContaining({ pointer: expect.stringMatching(/^\/(timeoutMs|answer|arguments)/) })]),
+    );
   });
 
   it("400 for a JSON null body, while no body at all is a call without arguments", async () => {
@@ -100,13 +115,28 @@ describe("Node's HTTP parser errors, over a real socket", () => {
   const cases: [string, string, number, string][] = [
     ["a NUL in a header value", "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Bad: a\0b\r\n\r\n", 400, "INVALID_REQUEST"],
     ["a bare LF line ending", "GET /healthz HTTP/1.1\nHost: x\n\n", 400, "INVALID_REQUEST"],
-    ["an invalid Transfer-Encoding", "POST /tools/echo/execute HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked, gzip\r\n\r\n", 400, "INVALID_REQUEST"],
-    ["two different Content-Lengths", "POST /tools/echo/execute HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n{}", 400, "INVALID_REQUEST"],
+    [
+      "an invalid Transfer-Encoding",
+      "POST /tools/echo/execute HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked, gzip\r\n\r\n",
+      400,
+      "INVALID_REQUEST",
+    ],
+    [
+      "two different Content-Lengths",
+      "POST /tools/echo/execute HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n{}",
+      400,
+      "INVALID_REQUEST",
+    ],
     ["an unknown method", "BREW /healthz HTTP/1.1\r\nHost: x\r\n\r\n", 501, "NOT_IMPLEMENTED"],
     ["headers beyond Node's limit", `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`, 431, "HEADERS_TOO_LARGE"],
     ["a URL beyond Node's header limit", `GET /${"a".repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`, 431, "HEADERS_TOO_LARGE"],
     ["no Host header", "GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n", 400, "INVALID_REQUEST"],
-    ["an unsupported Expect", "POST /tools/echo/execute HTTP/1.1\r\nHost: x\r\nExpect: teapot\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}", 417, "EXPECTATION_FAILED"],
+    [
+      "an unsupported Expect",
+      "POST /tools/echo/execute HTTP/1.1\r\nHost: x\r\nExpect: teapot\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}",
+      417,
+      "EXPECTATION_FAILED",
+    ],
   ];
   it.each(cases)("%s", async (_what, bytes, status, code) => {
     const res = await rawRequest(s.url, bytes);

@@ -32,13 +32,17 @@ function slowloris(url: string): Promise<string> {
 
 describe("slow clients", () => {
   // The bound is the test timeout: headersTimeoutMs + Node's 1 s sweep + slack for a loaded machine.
-  it("disconnects a client that dribbles its headers, with 408 problem+json, while others are served", { timeout: HEADERS_TIMEOUT_MS + 2000 + 5000 }, async () => {
-    const shed = slowloris(s.url);
-    const meanwhile = await fetch(`${s.url}/healthz`);
-    expect(meanwhile.status).toBe(200);
-    const said = await shed;
-    expect(said).toMatch(/^HTTP\/1\.1 408 /);
-    expect(said).toContain("application/problem+json");
-    expect(said).toContain('"code":"REQUEST_TIMEOUT"');
-  });
+  it(
+    "disconnects a client that dribbles its headers, with 408 problem+json, while others are served",
+    { timeout: HEADERS_TIMEOUT_MS + 2000 + 5000 },
+    async () => {
+      const shed = slowloris(s.url);
+      const meanwhile = await fetch(`${s.url}/healthz`);
+      expect(meanwhile.status).toBe(200);
+      const said = await shed;
+      expect(said).toMatch(/^HTTP\/1\.1 408 /);
+      expect(said).toContain("application/problem+json");
+      expect(said).toContain('"code":"REQUEST_TIMEOUT"');
+    },
+  );
 });

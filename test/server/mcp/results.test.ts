@@ -11,9 +11,18 @@ describe("ToolResult → CallToolResult", () => {
   });
 
   it("gives back an MCP source's own content parts and structured content", () => {
-    const parts = [{ type: "text", text: "a picture" }, { type: "image", data: "iVBOR", mimeType: "image/png" }];
-    expect(toCallToolResult({ output: "a picture", isError: false, metadata: { server: "s", tool: "t", content: parts } })).toEqual({ content: parts });
-    const structured = toCallToolResult({ output: '{"a":1}', isError: false, metadata: { server: "s", tool: "t", structuredContent: { a: 1 } } });
+    const parts = [
+      { type: "text", text: "a picture" },
+      { type: "image", data: "iVBOR", mimeType: "image/png" },
+    ];
+    expect(toCallToolResult({ output: "a picture", isError: false, metadata: { server: "s", tool: "t", content: parts } })).toEqual({
+      content: parts,
+    });
+    const structured = toCallToolResult({
+      output: '{"a":1}',
+      isError: false,
+      metadata: { server: "s", tool: "t", structuredContent: { a: 1 } },
+    });
     expect(structured).toEqual({ content: [{ type: "text", text: '{"a":1}' }], structuredContent: { a: 1 } });
   });
 
@@ -23,15 +32,27 @@ describe("ToolResult → CallToolResult", () => {
   });
 
   it("names the JSON pointers of invalid arguments, scrubbed", () => {
-    const err = new ToolnexusError("INVALID_ARGUMENTS", "Arguments do not match", { errors: [{ pointer: "/text", message: "must be string s3cret" }, { pointer: "", message: "must have required property 'n'" }] });
+    const err = new ToolnexusError("INVALID_ARGUMENTS", "Arguments do not match", {
+      errors: [
+        { pointer: "/text", message: "must be string s3cret" },
+        { pointer: "", message: "must have required property 'n'" },
+      ],
+    });
     const text = (invalidArgumentsResult(err, (s) => s.replaceAll("s3cret", "***")).content[0] as { text: string }).text;
     expect(text).toBe("Arguments do not match\n/text: must be string ***\n/: must have required property 'n'");
   });
 
   it("maps failures to JSON-RPC codes with the stable code in data", () => {
     const scrub = (s: string) => s;
-    expect(toJsonRpcError(new ToolnexusError("TOOL_NOT_FOUND", "No tool"), "r1", scrub)).toMatchObject({ code: -32602, message: "No tool", data: { code: "TOOL_NOT_FOUND", status: 404, requestId: "r1" } });
-    expect(toJsonRpcError(new ToolnexusError("OVERLOADED", "busy", { headers: { "retry-after": "1" } }), "r2", scrub)).toMatchObject({ code: -32000, data: { code: "OVERLOADED", retryAfter: 1 } });
+    expect(toJsonRpcError(new ToolnexusError("TOOL_NOT_FOUND", "No tool"), "r1", scrub)).toMatchObject({
+      code: -32602,
+      message: "No tool",
+      data: { code: "TOOL_NOT_FOUND", status: 404, requestId: "r1" },
+    });
+    expect(toJsonRpcError(new ToolnexusError("OVERLOADED", "busy", { headers: { "retry-after": "1" } }), "r2", scrub)).toMatchObject({
+      code: -32000,
+      data: { code: "OVERLOADED", retryAfter: 1 },
+    });
     expect(toJsonRpcError(new ToolnexusError("TOOL_TIMEOUT", "slow"), "r3", scrub).code).toBe(-32001);
   });
 });

@@ -5,7 +5,14 @@ import { agent, loadSource, toolNamed, until } from "./helpers.js";
 /** The protocol variants a real @a2a-js/sdk 1.x agent can present, and the wire we must speak to each. */
 const VARIANTS: { label: string; server: AgentServerOptions; send: string; get: string; cancel: string; version: string }[] = [
   { label: "A2A 1.0 (JSON-RPC)", server: { versions: ["1.0"] }, send: "SendMessage", get: "GetTask", cancel: "CancelTask", version: "1.0" },
-  { label: "A2A 0.3 (JSON-RPC, SDK v0.3 compat layer)", server: { versions: ["0.3"] }, send: "message/send", get: "tasks/get", cancel: "tasks/cancel", version: "0.3" },
+  {
+    label: "A2A 0.3 (JSON-RPC, SDK v0.3 compat layer)",
+    server: { versions: ["0.3"] },
+    send: "message/send",
+    get: "tasks/get",
+    cancel: "tasks/cancel",
+    version: "0.3",
+  },
 ];
 
 describe.each(VARIANTS)("A2A agent speaking $label", (v) => {
@@ -22,7 +29,10 @@ describe.each(VARIANTS)("A2A agent speaking $label", (v) => {
 
   it("takes its tool-name prefix from `prefix`, or none with `prefix: false`", async () => {
     const a = await agent(v.server);
-    expect((await loadSource({ card: a.cardUrl, prefix: "peer one" })).tools().map((t) => t.name)).toEqual(["peer_one_echo", "peer_one_do_work"]);
+    expect((await loadSource({ card: a.cardUrl, prefix: "peer one" })).tools().map((t) => t.name)).toEqual([
+      "peer_one_echo",
+      "peer_one_do_work",
+    ]);
     expect((await loadSource({ card: a.cardUrl, prefix: false })).tools().map((t) => t.name)).toEqual(["echo", "do_work"]);
   });
 
@@ -59,7 +69,11 @@ describe.each(VARIANTS)("A2A agent speaking $label", (v) => {
     const a = await agent(v.server);
     const res = await toolNamed(await loadSource({ card: a.cardUrl }), "Test_Agent_echo").execute({ task: "fail the disk is full" });
     const id = (res.metadata as { taskId: string }).taskId;
-    expect(res).toEqual({ output: `A2A task ${id} failed: the disk is full`, isError: true, metadata: expect.objectContaining({ state: "failed" }) });
+    expect(res).toEqual({
+      output: `A2A task ${id} failed: the disk is full`,
+      isError: true,
+      metadata: expect.objectContaining({ state: "failed" }),
+    });
   });
 
   it("maps a Message reply to SendMessage directly, without polling", async () => {

@@ -68,7 +68,9 @@ describe("A2A agent failures", () => {
     const a = await agent();
     const src = await loadSource({ card: a.cardUrl });
     await a.close();
-    const err = await toolNamed(src, "Test_Agent_echo").execute({ task: "echo x" }).catch((e: unknown) => e);
+    const err = await toolNamed(src, "Test_Agent_echo")
+      .execute({ task: "echo x" })
+      .catch((e: unknown) => e);
     expect(isToolnexusError(err, "UPSTREAM_UNAVAILABLE")).toBe(true);
     expect((err as Error).message).toBe('A2A agent "peer" cannot be reached: connection refused (ECONNREFUSED)');
   });

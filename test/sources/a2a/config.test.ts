@@ -15,12 +15,17 @@ describe("agents: config", () => {
   });
 
   it("builds one source per key; disabled ones show as disabled without any request", async () => {
-    const loaded = await normalizeConfig({ agents: {
-      peer: { card: "http://127.0.0.1:1/.well-known/agent-card.json" },
-      off: { card: "http://127.0.0.1:1/.well-known/agent-card.json", enabled: false },
-    } });
+    const loaded = await normalizeConfig({
+      agents: {
+        peer: { card: "http://127.0.0.1:1/.well-known/agent-card.json" },
+        off: { card: "http://127.0.0.1:1/.well-known/agent-card.json", enabled: false },
+      },
+    });
     const sources = a2aSources(loaded);
-    expect(sources.map((s) => [s.kind, s.name, s.status().state])).toEqual([["a2a", "peer", "connecting"], ["a2a", "off", "disabled"]]);
+    expect(sources.map((s) => [s.kind, s.name, s.status().state])).toEqual([
+      ["a2a", "peer", "connecting"],
+      ["a2a", "off", "disabled"],
+    ]);
   });
 
   it("rejects a card that is not an http(s) URL and unknown keys", async () => {
@@ -40,13 +45,25 @@ describe("prepareCard", () => {
   });
 
   it("resolves relative interface URLs and fills what the SDK's v0.3 translator requires", () => {
-    const card = prepareCard({ name: "A", supportedInterfaces: [{ url: "a2a", protocolBinding: "JSONRPC", protocolVersion: "1.0" }], skills: [{ id: "s" }, "junk"] }, cardUrl);
-    expect(card.supportedInterfaces).toEqual([{ url: "http://agent.test:9999/.well-known/a2a", protocolBinding: "JSONRPC", protocolVersion: "1.0" }]);
+    const card = prepareCard(
+      {
+        name: "A",
+        supportedInterfaces: [{ url: "a2a", protocolBinding: "JSONRPC", protocolVersion: "1.0" }],
+        skills: [{ id: "s" }, "junk"],
+      },
+      cardUrl,
+    );
+    expect(card.supportedInterfaces).toEqual([
+      { url: "http://agent.test:9999/.well-known/a2a", protocolBinding: "JSONRPC", protocolVersion: "1.0" },
+    ]);
     expect(card).toMatchObject({ skills: [{ id: "s", tags: [] }], defaultInputModes: [], defaultOutputModes: [], capabilities: {} });
   });
 
-  it.each([[null, "agent card is not a JSON object"], [[], "agent card is not a JSON object"], [{ name: " " }, "agent card has no name"]])(
-    "refuses %j", (raw, message) => {
-      expect(() => prepareCard(raw, cardUrl)).toThrow(message);
-    });
+  it.each([
+    [null, "agent card is not a JSON object"],
+    [[], "agent card is not a JSON object"],
+    [{ name: " " }, "agent card has no name"],
+  ])("refuses %j", (raw, message) => {
+    expect(() => prepareCard(raw, cardUrl)).toThrow(message);
+  });
 });

@@ -37,7 +37,13 @@ export async function loadSource(cfg: A2aAgentConfig, opts: A2aSourceOptions = {
 /** The tool of that name, or a failed assertion naming what exists. */
 export function toolNamed(src: A2aSource, name: string): Tool {
   const t = src.tools().find((x) => x.name === name);
-  if (!t) throw new Error(`no tool ${name}; have ${src.tools().map((x) => x.name).join(", ")} (${JSON.stringify(src.status())})`);
+  if (!t)
+    throw new Error(
+      `no tool ${name}; have ${src
+        .tools()
+        .map((x) => x.name)
+        .join(", ")} (${JSON.stringify(src.status())})`,
+    );
   return t;
 }
 

@@ -8,7 +8,15 @@ describe("A2A protocol version and transport choice", () => {
     const res = await fetch(`${a.url}/a2a`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "SendMessage", params: { message: { role: "user", messageId: "m", parts: [{ kind: "text", text: "echo x" }] }, configuration: { blocking: false } } }),
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "SendMessage",
+        params: {
+          message: { role: "user", messageId: "m", parts: [{ kind: "text", text: "echo x" }] },
+          configuration: { blocking: false },
+        },
+      }),
     });
     expect(((await res.json()) as { error?: { message: string } }).error?.message).toMatch(/version '0\.3' is not supported/);
   });
@@ -20,7 +28,11 @@ describe("A2A protocol version and transport choice", () => {
     const res = await toolNamed(src, "Test_Agent_echo").execute({ task: "echo both" });
     expect(res.output).toBe("echo: both");
     expect(new Set(a.calls.map((c) => `${c.method} ${c.a2aVersion}`))).toEqual(new Set(["SendMessage 1.0", "GetTask 1.0"]));
-    expect(logger.lines).toContainEqual(["info", expect.objectContaining({ protocolVersion: "1.0", transport: "JSONRPC", tools: 2 }), "A2A agent loaded"]);
+    expect(logger.lines).toContainEqual([
+      "info",
+      expect.objectContaining({ protocolVersion: "1.0", transport: "JSONRPC", tools: 2 }),
+      "A2A agent loaded",
+    ]);
   });
 
   it("speaks 0.3 to an agent whose card is 0.3-era (url + protocolVersion, no supportedInterfaces, skills without tags)", async () => {

@@ -42,10 +42,13 @@ describe("bash", () => {
   });
 
   it("cannot read the service's environment; sees only PATH, HOME, LANG, TMPDIR and builtins.env", async () => {
-    const canary = await b.run("bash", { command: "echo \"[$TOOLNEXUS_CANARY]\"" });
+    const canary = await b.run("bash", { command: 'echo "[$TOOLNEXUS_CANARY]"' });
     expect(canary.output).toBe("[]\n");
     const all = await b.run("bash", { command: "env | cut -d= -f1 | sort" });
-    const names = all.output.trim().split("\n").filter((n) => !["PWD", "SHLVL", "_", "OLDPWD"].includes(n));
+    const names = all.output
+      .trim()
+      .split("\n")
+      .filter((n) => !["PWD", "SHLVL", "_", "OLDPWD"].includes(n));
     expect(names).toEqual(["HOME", "LANG", "PATH", ...(process.env.TMPDIR === undefined ? [] : ["TMPDIR"]), "TOOLNEXUS_ALLOWED"]);
     expect((await b.run("bash", { command: "echo $HOME; echo $TOOLNEXUS_ALLOWED" })).output).toBe(`${b.ws}\nallowed-value\n`);
   });
@@ -53,7 +56,7 @@ describe("bash", () => {
   it("builtins.inheritEnv: true hands bash the service's whole environment (HOME stays the workspace)", async () => {
     const inheriting = await makeBuiltins({ inheritEnv: true });
     try {
-      const r = await inheriting.run("bash", { command: "echo \"[$TOOLNEXUS_CANARY]\"; echo $HOME" });
+      const r = await inheriting.run("bash", { command: 'echo "[$TOOLNEXUS_CANARY]"; echo $HOME' });
       expect(r.output).toBe(`[canary-value-must-not-leak]\n${inheriting.ws}\n`);
     } finally {
       await inheriting.close();

@@ -18,7 +18,11 @@ afterAll(() => b.close());
 const escapes = (): [string, string, RegExp][] => [
   ["dot-dot", "../outside/secret.txt", /refused: path "\.\.\/outside\/secret\.txt" climbs out of the workspace with "\.\."/],
   ["absolute", path.join(b.outside, "secret.txt"), /refused: absolute path ".*secret\.txt" is outside the workspace/],
-  ["symlinked dir", "sub/out-dir/secret.txt", /refused: path "sub\/out-dir\/secret\.txt" resolves through a symbolic link to outside the workspace/],
+  [
+    "symlinked dir",
+    "sub/out-dir/secret.txt",
+    /refused: path "sub\/out-dir\/secret\.txt" resolves through a symbolic link to outside the workspace/,
+  ],
   ["symlinked file", "out-file", /refused: path "out-file" resolves through a symbolic link to outside the workspace/],
   ["dangling symlink", "dangling", /refused: path "dangling" resolves through a symbolic link to outside the workspace/],
   ["new file under symlinked dir", "sub/out-dir/new/file.txt", /resolves through a symbolic link to outside the workspace/],

@@ -19,7 +19,10 @@ describe("read", () => {
   });
 
   it("a missing file, a directory, an offset past the end and a binary file are errors", async () => {
-    expect(await b.run("read", { path: "missing.txt" })).toMatchObject({ isError: true, output: "read: missing.txt: no such file or directory" });
+    expect(await b.run("read", { path: "missing.txt" })).toMatchObject({
+      isError: true,
+      output: "read: missing.txt: no such file or directory",
+    });
     await mkdir(path.join(b.ws, "adir"), { recursive: true });
     expect((await b.run("read", { path: "adir" })).output).toMatch(/"adir" is a directory/);
     await writeFile(path.join(b.ws, "short.txt"), "a\nb");
@@ -83,7 +86,9 @@ describe("edit", () => {
     expect(r.isError).toBe(true);
     expect(r.output).toMatch(/oldString occurs 3 times in "dup.txt"/);
     expect(await readFile(path.join(b.ws, "dup.txt"), "utf8")).toBe("x x x");
-    expect((await b.run("edit", { path: "dup.txt", oldString: "x", newString: "y", replaceAll: true })).output).toBe("Edited dup.txt: 3 replacements");
+    expect((await b.run("edit", { path: "dup.txt", oldString: "x", newString: "y", replaceAll: true })).output).toBe(
+      "Edited dup.txt: 3 replacements",
+    );
     expect(await readFile(path.join(b.ws, "dup.txt"), "utf8")).toBe("y y y");
   });
 
@@ -92,7 +97,9 @@ describe("edit", () => {
     expect((await b.run("edit", { path: "f.txt", oldString: "nope", newString: "y" })).output).toBe('edit: oldString not found in "f.txt"');
     expect((await b.run("edit", { path: "f.txt", oldString: "", newString: "y" })).isError).toBe(true);
     expect((await b.run("edit", { path: "f.txt", oldString: "content", newString: "content" })).isError).toBe(true);
-    expect((await b.run("edit", { path: "gone.txt", oldString: "a", newString: "b" })).output).toBe("edit: gone.txt: no such file or directory");
+    expect((await b.run("edit", { path: "gone.txt", oldString: "a", newString: "b" })).output).toBe(
+      "edit: gone.txt: no such file or directory",
+    );
   });
 
   it("keeps the file's mode", async () => {

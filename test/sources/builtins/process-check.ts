@@ -12,15 +12,17 @@ export function groupGone(pgid: number): boolean {
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === "ESRCH";
   }
-  const members = readdirSync("/proc").filter((p) => /^\d+$/.test(p)).flatMap((pid) => {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      return Number(pgrp) === pgid ? [state] : [];
-    } catch {
-      return [];
-    }
-  });
+  const members = readdirSync("/proc")
+    .filter((p) => /^\d+$/.test(p))
+    .flatMap((pid) => {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+        const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+        return Number(pgrp) === pgid ? [state] : [];
+      } catch {
+        return [];
+      }
+    });
   return members.every((state) => state === "Z" || state === "X");
 }
 

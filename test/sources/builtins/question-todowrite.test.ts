@@ -3,7 +3,9 @@ import { pendingOf } from "../../../src/core/pending.js";
 import { makeBuiltins, type Builtins } from "./helpers.js";
 
 let b: Builtins;
-beforeAll(async () => { b = await makeBuiltins(); });
+beforeAll(async () => {
+  b = await makeBuiltins();
+});
 afterAll(() => b.close());
 
 const questions = [
@@ -39,13 +41,19 @@ describe("question", () => {
   });
 
   it("an empty question list is an error", async () => {
-    expect(await b.run("question", { questions: [] })).toMatchObject({ isError: true, output: "question: questions must be a non-empty array" });
+    expect(await b.run("question", { questions: [] })).toMatchObject({
+      isError: true,
+      output: "question: questions must be a non-empty array",
+    });
   });
 });
 
 describe("todowrite", () => {
   it("echoes the list rendered, statelessly", async () => {
-    const todos = [{ id: "1", text: "write tests", completed: true }, { id: "2", text: "ship", completed: false }];
+    const todos = [
+      { id: "1", text: "write tests", completed: true },
+      { id: "2", text: "ship", completed: false },
+    ];
     const r = await b.run("todowrite", { todos });
     expect(r.output).toBe("[x] write tests\n[ ] ship");
     expect(r.metadata).toMatchObject({ todos, completed: 1, total: 2 });

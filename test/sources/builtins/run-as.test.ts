@@ -7,7 +7,10 @@ import { makeBuiltins, type Builtins } from "./helpers.js";
 const NOBODY = 65534;
 // /proc/<pid>/environ holds the environment the service was started with: one of its entries
 // that bash's scrubbed environment (PATH, HOME, LANG) does not carry stands for its secrets.
-const SERVICE_ENTRY = readFileSync("/proc/self/environ", "utf8").split("\0").find((e) => e.includes("=") && !/^(PATH|HOME|LANG)=/.test(e)) ?? "";
+const SERVICE_ENTRY =
+  readFileSync("/proc/self/environ", "utf8")
+    .split("\0")
+    .find((e) => e.includes("=") && !/^(PATH|HOME|LANG)=/.test(e)) ?? "";
 
 // Switching users needs a root service (this machine's tests and CI run as root).
 describe.runIf(process.platform === "linux" && process.getuid?.() === 0)("builtins.runAs", () => {

@@ -66,18 +66,22 @@ describe("grep", () => {
   it("outputs file:line:text sorted by file then line, skipping node_modules, binary and big files", async () => {
     const r = await b.run("grep", { pattern: "hello" });
     expect(r.isError).toBe(false);
-    expect(r.output).toBe([
-      "a.ts:2:export function hello() {}",
-      "src/.hidden.ts:1:hello hidden",
-      "src/b.ts:1:// hello",
-      "src/deep/c.md:2:hello again",
-      "[1 file(s) over 4096 bytes skipped]",
-    ].join("\n"));
+    expect(r.output).toBe(
+      [
+        "a.ts:2:export function hello() {}",
+        "src/.hidden.ts:1:hello hidden",
+        "src/b.ts:1:// hello",
+        "src/deep/c.md:2:hello again",
+        "[1 file(s) over 4096 bytes skipped]",
+      ].join("\n"),
+    );
     expect(r.metadata).toMatchObject({ count: 4, skippedLarge: 1, skippedBinary: 1 });
   });
 
   it("filters by include, searches below path, and caps at limit", async () => {
-    expect((await b.run("grep", { pattern: "[Hh]ello", include: "*.md" })).output).toBe("src/deep/c.md:1:Hello world\nsrc/deep/c.md:2:hello again");
+    expect((await b.run("grep", { pattern: "[Hh]ello", include: "*.md" })).output).toBe(
+      "src/deep/c.md:1:Hello world\nsrc/deep/c.md:2:hello again",
+    );
     expect((await b.run("grep", { pattern: "hello", path: "src/deep" })).output).toBe("src/deep/c.md:2:hello again");
     expect((await b.run("grep", { pattern: "hello", path: "src/b.ts" })).output).toBe("src/b.ts:1:// hello");
     const capped = await b.run("grep", { pattern: "hello", limit: 1 });

@@ -9,7 +9,9 @@ import { BUILTIN_FACTORIES, CONTRACT_BUILTIN_NAMES, builtinSources, exposedComma
 import type { Logger } from "../../../src/core/types.js";
 
 let dir: string;
-beforeAll(async () => { dir = await realpath(await mkdtemp(path.join(tmpdir(), "tn-builtin-cfg-"))); });
+beforeAll(async () => {
+  dir = await realpath(await mkdtemp(path.join(tmpdir(), "tn-builtin-cfg-")));
+});
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
 // webfetch comes from the HTTP work (egress guard): the rest must be there whether or not it is.
@@ -28,17 +30,16 @@ describe("builtins config", () => {
     expect(r.status).toEqual([]);
   });
 
-  it.each([
-    [false],
-    [{ workspace: "./x" }],
-    [{ enabled: false }],
-    [{ enabled: true, disabled: true }],
-    [{ disabled: true }],
-  ])("is off for %j, and status says how to turn it on", async (cfg) => {
-    const r = await names(cfg);
-    expect(r.tools).toEqual([]);
-    expect(r.status).toEqual([{ source: "builtin", name: "builtins", state: "disabled", tools: 0, error: expect.stringMatching(/builtins.enabled: true/) }]);
-  });
+  it.each([[false], [{ workspace: "./x" }], [{ enabled: false }], [{ enabled: true, disabled: true }], [{ disabled: true }]])(
+    "is off for %j, and status says how to turn it on",
+    async (cfg) => {
+      const r = await names(cfg);
+      expect(r.tools).toEqual([]);
+      expect(r.status).toEqual([
+        { source: "builtin", name: "builtins", state: "disabled", tools: 0, error: expect.stringMatching(/builtins.enabled: true/) },
+      ]);
+    },
+  );
 
   it("true turns on every built-in, source builtin, in contract order, with a workspace beside the config", async () => {
     const r = await names(true, "cfg-true");
@@ -56,8 +57,9 @@ describe("builtins config", () => {
   });
 
   it("tools: only-false drops those; any true makes an allowlist; unknown names are warned about", async () => {
-    expect((await names({ enabled: true, tools: { bash: false, write: false } })).tools)
-      .toEqual(ALL.filter((n) => n !== "bash" && n !== "write"));
+    expect((await names({ enabled: true, tools: { bash: false, write: false } })).tools).toEqual(
+      ALL.filter((n) => n !== "bash" && n !== "write"),
+    );
     expect((await names({ enabled: true, tools: { read: true, grep: true, bash: false } })).tools).toEqual(["read", "grep"]);
     const warnings: unknown[] = [];
     const logger: Logger = { debug() {}, info() {}, error() {}, warn: (o) => warnings.push(o) };

@@ -73,7 +73,10 @@ describe("webfetch", () => {
     const t = tool();
     expect(t.name).toBe("webfetch");
     expect(t.source).toBe("builtin");
-    expect(t.inputSchema).toMatchObject({ required: ["url"], properties: { url: { type: "string" }, format: { enum: ["text", "markdown", "html"] }, timeout: { type: "number" } } });
+    expect(t.inputSchema).toMatchObject({
+      required: ["url"],
+      properties: { url: { type: "string" }, format: { enum: ["text", "markdown", "html"] }, timeout: { type: "number" } },
+    });
   });
 
   it("converts HTML to markdown by default (following redirects)", async () => {
@@ -84,7 +87,9 @@ describe("webfetch", () => {
   });
 
   it("text and html formats", async () => {
-    expect((await tool().execute({ url: `${base}/page`, format: "text" })).output).toBe("Docs\n\nHello & welcome\n\nRead the guide and enjoy .\n\none\ntwo");
+    expect((await tool().execute({ url: `${base}/page`, format: "text" })).output).toBe(
+      "Docs\n\nHello & welcome\n\nRead the guide and enjoy .\n\none\ntwo",
+    );
     expect((await tool().execute({ url: `${base}/page`, format: "html" })).output).toBe(PAGE);
     expect((await tool().execute({ url: `${base}/plain` })).output).toBe("just text");
   });
@@ -115,9 +120,16 @@ describe("webfetch", () => {
     try {
       const url = `http://127.0.0.2:${(walled.address() as AddressInfo).port}/page`;
       expect((await tool().execute({ url })).isError).toBe(false);
-      expect(await tool({ deny: ["127.0.0.2"] }).execute({ url })).toEqual({ isError: true, output: `webfetch: cannot reach ${new URL(url).origin}: egress to 127.0.0.2 refused: denied by egress.deny` });
-      expect((await tool().execute({ url: "http://169.254.169.254/latest/meta-data/" })).output).toBe("webfetch: cannot reach http://169.254.169.254: egress to 169.254.169.254 refused: link-local address");
-      expect((await tool().execute({ url: "http://metadata.google.internal/" })).output).toBe("webfetch: cannot reach http://metadata.google.internal: egress to metadata.google.internal refused: cloud metadata host");
+      expect(await tool({ deny: ["127.0.0.2"] }).execute({ url })).toEqual({
+        isError: true,
+        output: `webfetch: cannot reach ${new URL(url).origin}: egress to 127.0.0.2 refused: denied by egress.deny`,
+      });
+      expect((await tool().execute({ url: "http://169.254.169.254/latest/meta-data/" })).output).toBe(
+        "webfetch: cannot reach http://169.254.169.254: egress to 169.254.169.254 refused: link-local address",
+      );
+      expect((await tool().execute({ url: "http://metadata.google.internal/" })).output).toBe(
+        "webfetch: cannot reach http://metadata.google.internal: egress to metadata.google.internal refused: cloud metadata host",
+      );
     } finally {
       await new Promise<void>((r) => walled.close(() => r()));
     }

@@ -9,7 +9,9 @@ const req = (r: OutboundRequest | string): OutboundRequest => {
 
 describe("buildHttpRequest", () => {
   it("URL-encodes placeholders and removes them from the body", () => {
-    const r = req(buildHttpRequest({ name: "t", method: "post", url: "http://h/users/{id}/notes/{tag}" }, { id: "a b/c", tag: 7, text: "hi" }));
+    const r = req(
+      buildHttpRequest({ name: "t", method: "post", url: "http://h/users/{id}/notes/{tag}" }, { id: "a b/c", tag: 7, text: "hi" }),
+    );
     expect(r.method).toBe("POST");
     expect(r.url.href).toBe("http://h/users/a%20b%2Fc/notes/7");
     expect(JSON.parse(r.body ?? "")).toEqual({ text: "hi" });
@@ -17,7 +19,12 @@ describe("buildHttpRequest", () => {
   });
 
   it("sends query names in the query string, arrays repeated", () => {
-    const r = req(buildHttpRequest({ name: "t", method: "DELETE", url: "http://h/x?fixed=1", query: ["q", "tags", "absent"] }, { q: "a&b", tags: ["x", "y"], keep: true }));
+    const r = req(
+      buildHttpRequest(
+        { name: "t", method: "DELETE", url: "http://h/x?fixed=1", query: ["q", "tags", "absent"] },
+        { q: "a&b", tags: ["x", "y"], keep: true },
+      ),
+    );
     expect(r.url.search).toBe("?fixed=1&q=a%26b&tags=x&tags=y");
     expect(JSON.parse(r.body ?? "")).toEqual({ keep: true });
   });
@@ -32,7 +39,12 @@ describe("buildHttpRequest", () => {
     const f = req(buildHttpRequest({ name: "t", method: "POST", url: "http://h/f", body: "form" }, { a: "1 2", b: ["x", "y"] }));
     expect(f.body).toBe("a=1+2&b=x&b=y");
     expect(f.headers["content-type"]).toBe("application/x-www-form-urlencoded");
-    const raw = req(buildHttpRequest({ name: "t", method: "PUT", url: "http://h/r", body: "raw", headers: { "Content-Type": "text/csv" } }, { body: "a,b\n1,2" }));
+    const raw = req(
+      buildHttpRequest(
+        { name: "t", method: "PUT", url: "http://h/r", body: "raw", headers: { "Content-Type": "text/csv" } },
+        { body: "a,b\n1,2" },
+      ),
+    );
     expect(raw.body).toBe("a,b\n1,2");
     expect(raw.headers).toEqual({ "Content-Type": "text/csv" });
   });
@@ -58,7 +70,8 @@ describe("defaultInputSchema", () => {
       required: ["a"],
     });
     expect(defaultInputSchema({ method: "POST", url: "http://h/", body: "raw" })).toEqual({
-      type: "object", properties: { body: { type: "string", description: "The request body, sent as is." } },
+      type: "object",
+      properties: { body: { type: "string", description: "The request body, sent as is." } },
     });
   });
 });

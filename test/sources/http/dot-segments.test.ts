@@ -20,7 +20,9 @@ beforeAll(async () => {
         { name: "profile", url: `${up.url}/api/users/{id}/profile`, headers: { Authorization: "Bearer tool-token" } },
         { name: "joined", url: `${up.url}/api/files/{dir}{name}/raw` },
       ],
-      openapi: [{ spec: path.resolve(import.meta.dirname, "../../fixtures/openapi/users-3.0.json"), baseUrl: `${up.url}/api`, prefix: "users" }],
+      openapi: [
+        { spec: path.resolve(import.meta.dirname, "../../fixtures/openapi/users-3.0.json"), baseUrl: `${up.url}/api`, prefix: "users" },
+      ],
     },
   });
 });
@@ -57,7 +59,12 @@ describe("dot-segment path arguments", () => {
     await executeTool(s.url, "profile", { arguments: { id: "../admin" } });
     await executeTool(s.url, "users_getProfile", { arguments: { id: "a.." } });
     await executeTool(s.url, "joined", { arguments: { dir: "docs", name: ".." } });
-    expect(up.seen.map((r) => r.url)).toEqual(["/api/users/.../profile", "/api/users/..%2Fadmin/profile", "/api/users/a../profile", "/api/files/docs../raw"]);
+    expect(up.seen.map((r) => r.url)).toEqual([
+      "/api/users/.../profile",
+      "/api/users/..%2Fadmin/profile",
+      "/api/users/a../profile",
+      "/api/files/docs../raw",
+    ]);
     expect(up.seen.every((r) => r.url !== "/api/profile")).toBe(true);
   });
 });

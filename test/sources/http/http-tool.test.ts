@@ -38,7 +38,11 @@ describe("httpTool", () => {
   });
 
   it("non-2xx is a model-facing error with the body", async () => {
-    expect(await tool({ url: `${up.url}/status/404` }).execute({})).toEqual({ output: "HTTP 404: nope 404", isError: true, metadata: { status: 404 } });
+    expect(await tool({ url: `${up.url}/status/404` }).execute({})).toEqual({
+      output: "HTTP 404: nope 404",
+      isError: true,
+      metadata: { status: 404 },
+    });
     expect((await tool({ url: `${up.url}/status/503` }).execute({})).output).toBe("HTTP 503: nope 503");
   });
 
@@ -46,7 +50,11 @@ describe("httpTool", () => {
     expect((await tool({ url: `${up.url}/json`, resultMode: "json" }).execute({})).output).toBe('{"a":1,"b":[true]}');
     const notJson = await tool({ url: `${up.url}/text`, resultMode: "json" }).execute({});
     expect(notJson).toMatchObject({ isError: true, output: "HTTP 200: the response is not valid JSON: hello" });
-    expect(await tool({ url: `${up.url}/text`, resultMode: "status+text" }).execute({})).toEqual({ output: "HTTP 200: hello", isError: false, metadata: { status: 200 } });
+    expect(await tool({ url: `${up.url}/text`, resultMode: "status+text" }).execute({})).toEqual({
+      output: "HTTP 200: hello",
+      isError: false,
+      metadata: { status: 200 },
+    });
   });
 
   it("decodes the declared charset", async () => {
@@ -56,18 +64,26 @@ describe("httpTool", () => {
   it("caps the response body", async () => {
     expect((await tool({ url: `${up.url}/big/100`, maxResponseBytes: 100 }).execute({})).output).toBe("x".repeat(100));
     const r = await tool({ url: `${up.url}/big/101`, maxResponseBytes: 100 }).execute({});
-    expect(r).toEqual({ isError: true, output: "HTTP 200: response body exceeds the 100-byte limit (maxResponseBytes); not returned", metadata: { status: 200 } });
+    expect(r).toEqual({
+      isError: true,
+      output: "HTTP 200: response body exceeds the 100-byte limit (maxResponseBytes); not returned",
+      metadata: { status: 200 },
+    });
   });
 
   it("a refused connection is UPSTREAM_UNAVAILABLE", async () => {
     const port = await closedPort();
-    const err = await tool({ url: `http://127.0.0.1:${port}/x?token=abc` }).execute({}).catch((e: unknown) => e);
+    const err = await tool({ url: `http://127.0.0.1:${port}/x?token=abc` })
+      .execute({})
+      .catch((e: unknown) => e);
     expect(isToolnexusError(err, "UPSTREAM_UNAVAILABLE")).toBe(true);
     expect((err as Error).message).toBe(`t: cannot reach http://127.0.0.1:${port}: connection refused (ECONNREFUSED)`);
   });
 
   it("its own timeout is TOOL_TIMEOUT, and the upstream sees the request closed", async () => {
-    const err = await tool({ url: `${up.url}/slow`, timeout: 200 }).execute({}).catch((e: unknown) => e);
+    const err = await tool({ url: `${up.url}/slow`, timeout: 200 })
+      .execute({})
+      .catch((e: unknown) => e);
     expect(isToolnexusError(err, "TOOL_TIMEOUT")).toBe(true);
     expect((err as Error).message).toBe(`t: ${up.url} did not answer within 200 ms`);
     await up.slowClosed;
@@ -81,7 +97,10 @@ describe("httpTool", () => {
   });
 
   it("scrubs header secrets an upstream echoes back", async () => {
-    const r = await tool({ url: `${up.url}/echo`, headers: { Authorization: "Bearer s3cr3t-value" } }, ["s3cr3t-value", "unrelated-secret"]).execute({});
+    const r = await tool({ url: `${up.url}/echo`, headers: { Authorization: "Bearer s3cr3t-value" } }, [
+      "s3cr3t-value",
+      "unrelated-secret",
+    ]).execute({});
     expect(r.output).not.toContain("s3cr3t-value");
     expect(r.output).toContain("Bearer [redacted]");
   });

@@ -74,10 +74,11 @@ export async function startUpstream(host = "127.0.0.1"): Promise<Upstream> {
     seen,
     slowClosed,
     slowArrived,
-    close: () => new Promise<void>((r) => {
-      server.closeAllConnections();
-      server.close(() => r());
-    }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }
 

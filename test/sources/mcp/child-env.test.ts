@@ -17,7 +17,9 @@ afterAll(() => {
 
 /** What the fixture's tool `tool` answers (JSON) when the server `srv` is configured with `extra`. */
 async function ask<T>(tool: string, extra: Record<string, unknown> = {}): Promise<T> {
-  const tk = await createToolkit({ mcpServers: { srv: { command: [process.execPath, ENV_SERVER], env: { GIVEN: "given-value" }, ...extra } } });
+  const tk = await createToolkit({
+    mcpServers: { srv: { command: [process.execPath, ENV_SERVER], env: { GIVEN: "given-value" }, ...extra } },
+  });
   try {
     const r = await tk.execute(`srv_${tool}`, {});
     expect(r.isError).toBe(false);
@@ -52,7 +54,10 @@ describe("the environment of a stdio MCP server", () => {
 const NOBODY = 65534;
 // /proc/<pid>/environ holds the environment the service was started with: one of its entries
 // that a child's minimal environment does not carry stands for its secrets.
-const SERVICE_ENTRY = readFileSync("/proc/self/environ", "utf8").split("\0").find((e) => e.includes("=") && !/^(PATH|HOME|LANG|TMPDIR)=/.test(e)) ?? "";
+const SERVICE_ENTRY =
+  readFileSync("/proc/self/environ", "utf8")
+    .split("\0")
+    .find((e) => e.includes("=") && !/^(PATH|HOME|LANG|TMPDIR)=/.test(e)) ?? "";
 
 // Switching users needs a root service (this machine's tests and CI run as root).
 describe.runIf(process.platform === "linux" && process.getuid?.() === 0)("runAs of a stdio MCP server", () => {

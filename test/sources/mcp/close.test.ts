@@ -32,10 +32,14 @@ describe.runIf(process.platform === "linux")("close()", () => {
     let closed = false;
     try {
       expect(tk.status().map((s) => s.state)).toEqual(["connected", "connected", "failed"]);
-      const events = await eventually(async () => {
-        const ev = await readEvents(log);
-        return ev.some((e) => e.event === "grandchild") ? ev : undefined;
-      }, 3000, "grandchild pid");
+      const events = await eventually(
+        async () => {
+          const ev = await readEvents(log);
+          return ev.some((e) => e.event === "grandchild") ? ev : undefined;
+        },
+        3000,
+        "grandchild pid",
+      );
       const leaders = [...new Set(events.filter((e) => e.event === "start").map((e) => e.pid))];
       const spawned = events.find((e) => e.event === "grandchild");
       const grandchild = spawned?.child as number;

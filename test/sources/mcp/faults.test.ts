@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../../helpers/server.js";
 import { eventually, execute, faultServer, fixtureLog, readEvents } from "./fixture.js";
 
-interface StatusBody { sources: { name: string; state: string; tools: number; error?: string }[] }
+interface StatusBody {
+  sources: { name: string; state: string; tools: number; error?: string }[];
+}
 
 describe("MCP source against a misbehaving server (REST)", () => {
   let srv: TestServer;
@@ -62,12 +64,16 @@ describe("MCP source against a misbehaving server (REST)", () => {
     const r = await execute(srv.url, "fx_hang", {}, 400);
     expect(r.status).toBe(504);
     expect(r.body.code).toBe("TOOL_TIMEOUT");
-    const cancelled = await eventually(async () => (await readEvents(log)).find((e) => e.event === "cancelled"), 3000, "notifications/cancelled");
+    const cancelled = await eventually(
+      async () => (await readEvents(log)).find((e) => e.event === "cancelled"),
+      3000,
+      "notifications/cancelled",
+    );
     expect(cancelled.reason).toMatch(/did not finish within 400 ms/);
   });
 
   it("refreshes the tools on tools/list_changed", async () => {
-    const before = (await (await fetch(`${srv.url}/tools/fx_late`)).status);
+    const before = await (await fetch(`${srv.url}/tools/fx_late`)).status;
     expect(before).toBe(404);
     expect((await execute(srv.url, "fx_add_tool", { name: "late" })).status).toBe(200);
     await eventually(async () => (await fetch(`${srv.url}/tools/fx_late`)).status === 200 || undefined, 3000, "fx_late listed");
@@ -81,10 +87,14 @@ describe("MCP source against a misbehaving server (REST)", () => {
     expect(r.ms).toBeLessThan(1000);
     // Tools stay listed during the outage.
     expect((await fetch(`${srv.url}/tools/fx_echo`)).status).toBe(200);
-    const ok = await eventually(async () => {
-      const e = await execute(srv.url, "fx_echo", { text: "back" });
-      return e.status === 200 ? e : undefined;
-    }, 5000, "a successful call after the crash");
+    const ok = await eventually(
+      async () => {
+        const e = await execute(srv.url, "fx_echo", { text: "back" });
+        return e.status === 200 ? e : undefined;
+      },
+      5000,
+      "a successful call after the crash",
+    );
     expect(ok.body.output).toBe("back");
     expect((await status("fx"))?.state).toBe("connected");
     const starts = (await readEvents(log)).filter((e) => e.event === "start");

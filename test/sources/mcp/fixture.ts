@@ -27,7 +27,10 @@ export async function fixtureLog(): Promise<{ dir: string; log: string }> {
 /** Every event recorded so far (none when the file does not exist yet). */
 export async function readEvents(log: string): Promise<FixtureEvent[]> {
   const text = await readFile(log, "utf8").catch(() => "");
-  return text.split("\n").filter(Boolean).map((l) => JSON.parse(l) as FixtureEvent);
+  return text
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as FixtureEvent);
 }
 
 /** Polls `check` every 5 ms until it returns a value, or fails after `ms`. */
@@ -47,7 +50,12 @@ export function faultServer(env: Record<string, string>, extra: Record<string, u
 }
 
 /** POSTs to `/tools/{name}/execute` and returns the status and parsed body. */
-export async function execute(url: string, name: string, args: Record<string, unknown> = {}, timeoutMs?: number): Promise<{ status: number; body: Record<string, unknown>; ms: number }> {
+export async function execute(
+  url: string,
+  name: string,
+  args: Record<string, unknown> = {},
+  timeoutMs?: number,
+): Promise<{ status: number; body: Record<string, unknown>; ms: number }> {
   const started = performance.now();
   const res = await executeTool(url, name, { arguments: args, ...(timeoutMs ? { timeoutMs } : {}) });
   const body = (await res.json()) as Record<string, unknown>;

@@ -18,7 +18,9 @@ describe("JsonLineBuffer", () => {
     const buf = new JsonLineBuffer();
     const line = Buffer.from(`${JSON.stringify({ jsonrpc: "2.0", method: "n", params: { t: "héllo ✓" } })}\n`);
     const at = line.indexOf(0xe2) + 1; // inside the ✓
-    expect([...buf.push(line.subarray(0, at)), ...buf.push(line.subarray(at))]).toEqual([{ message: { jsonrpc: "2.0", method: "n", params: { t: "héllo ✓" } } }]);
+    expect([...buf.push(line.subarray(0, at)), ...buf.push(line.subarray(at))]).toEqual([
+      { message: { jsonrpc: "2.0", method: "n", params: { t: "héllo ✓" } } },
+    ]);
   });
 
   it("reports a line that is not JSON or not JSON-RPC 2.0, skips blank lines, and goes on", () => {

@@ -4,7 +4,9 @@ import { describe, expect, it } from "vitest";
 import { startServer } from "../../helpers/server.js";
 import { eventually, execute, faultServer, fixtureLog, readEvents } from "./fixture.js";
 
-interface StatusBody { sources: { name: string; state: string; tools: number; error?: string }[] }
+interface StatusBody {
+  sources: { name: string; state: string; tools: number; error?: string }[];
+}
 
 describe("an MCP server that stays down after a crash", () => {
   it("is reconnecting, keeps its tools, answers 502 until it is back, then recovers", async () => {
@@ -15,7 +17,11 @@ describe("an MCP server that stays down after a crash", () => {
       await writeFile(block, "");
       expect((await execute(srv.url, "fx_crash", {}, 10_000)).status).toBe(502);
       // Several respawns fail while the block file exists.
-      await eventually(async () => (await readEvents(log)).filter((e) => e.event === "refused-start").length >= 2 || undefined, 10_000, "failed respawns");
+      await eventually(
+        async () => (await readEvents(log)).filter((e) => e.event === "refused-start").length >= 2 || undefined,
+        10_000,
+        "failed respawns",
+      );
       const fx = ((await (await fetch(`${srv.url}/status`)).json()) as StatusBody).sources.find((s) => s.name === "fx");
       expect(fx).toMatchObject({ state: "reconnecting", tools: 7 });
       const during = await execute(srv.url, "fx_echo", { text: "x" });
@@ -24,10 +30,14 @@ describe("an MCP server that stays down after a crash", () => {
       expect((await fetch(`${srv.url}/tools/fx_echo`)).status).toBe(200);
 
       await rm(block);
-      const back = await eventually(async () => {
-        const r = await execute(srv.url, "fx_echo", { text: "back" });
-        return r.status === 200 ? r : undefined;
-      }, 10_000, "recovery");
+      const back = await eventually(
+        async () => {
+          const r = await execute(srv.url, "fx_echo", { text: "back" });
+          return r.status === 200 ? r : undefined;
+        },
+        10_000,
+        "recovery",
+      );
       expect(back.body.output).toBe("back");
       // Backoff: the failed respawns are spaced out, each gap at least half the previous step.
       const refused = (await readEvents(log)).filter((e) => e.event === "refused-start").map((e) => e.at);

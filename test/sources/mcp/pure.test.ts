@@ -22,23 +22,59 @@ describe("filterTools", () => {
 
 describe("mapCallResult", () => {
   it("joins non-blank text of an isError result with a blank line", () => {
-    const r = mapCallResult({ isError: true, content: [{ type: "text", text: "one" }, { type: "text", text: " " }, { type: "text", text: "two" }] }, "s", "t");
+    const r = mapCallResult(
+      {
+        isError: true,
+        content: [
+          { type: "text", text: "one" },
+          { type: "text", text: " " },
+          { type: "text", text: "two" },
+        ],
+      },
+      "s",
+      "t",
+    );
     expect(r).toMatchObject({ output: "one\n\ntwo", isError: true });
     expect(mapCallResult({ isError: true, content: [] }, "s", "t").output).toBe("MCP tool returned an error");
   });
   it("prefers structuredContent, else joins text parts with newlines", () => {
     expect(mapCallResult({ content: [{ type: "text", text: "ignored" }], structuredContent: { a: 1 } }, "s", "t").output).toBe('{"a":1}');
-    expect(mapCallResult({ content: [{ type: "text", text: "x" }] }, "s", "t")).toEqual({ output: "x", isError: false, metadata: { server: "s", tool: "t" } });
-    expect(mapCallResult({ content: [{ type: "text", text: "x" }, { type: "text", text: "y" }] }, "s", "t").output).toBe("x\ny");
+    expect(mapCallResult({ content: [{ type: "text", text: "x" }] }, "s", "t")).toEqual({
+      output: "x",
+      isError: false,
+      metadata: { server: "s", tool: "t" },
+    });
+    expect(
+      mapCallResult(
+        {
+          content: [
+            { type: "text", text: "x" },
+            { type: "text", text: "y" },
+          ],
+        },
+        "s",
+        "t",
+      ).output,
+    ).toBe("x\ny");
   });
   it("keeps the parts whenever output alone cannot rebuild them, and structuredContent even on an error", () => {
-    const two = [{ type: "text" as const, text: "x" }, { type: "text" as const, text: "y" }];
+    const two = [
+      { type: "text" as const, text: "x" },
+      { type: "text" as const, text: "y" },
+    ];
     expect(mapCallResult({ content: two }, "s", "t").metadata?.content).toEqual(two);
     const annotated = [{ type: "text" as const, text: "x", annotations: { audience: ["user" as const] } }];
     expect(mapCallResult({ content: annotated }, "s", "t").metadata?.content).toEqual(annotated);
     const beside = [{ type: "text" as const, text: "21 and sunny" }];
-    expect(mapCallResult({ content: beside, structuredContent: { temp: 21 } }, "s", "t").metadata).toEqual({ server: "s", tool: "t", content: beside, structuredContent: { temp: 21 } });
-    expect(mapCallResult({ content: beside, structuredContent: { why: "x" }, isError: true }, "s", "t").metadata?.structuredContent).toEqual({ why: "x" });
+    expect(mapCallResult({ content: beside, structuredContent: { temp: 21 } }, "s", "t").metadata).toEqual({
+      server: "s",
+      tool: "t",
+      content: beside,
+      structuredContent: { temp: 21 },
+    });
+    expect(
+      mapCallResult({ content: beside, structuredContent: { why: "x" }, isError: true }, "s", "t").metadata?.structuredContent,
+    ).toEqual({ why: "x" });
   });
   it("keeps every part in metadata.content when any is not text", () => {
     const content = [
@@ -57,7 +93,10 @@ describe("tool conversion", () => {
   it("names tools sanitize(server)_sanitize(tool) and always has an object schema", async () => {
     expect(mcpToolName("my.server", "do it/now")).toBe("my_server_do_it_now");
     expect(mcpToolName(false, "do it/now")).toBe("do_it_now");
-    const t = toTool("s", { name: "x", inputSchema: { type: "object" } }, async (name, args) => ({ output: `${name}:${JSON.stringify(args)}`, isError: false }));
+    const t = toTool("s", { name: "x", inputSchema: { type: "object" } }, async (name, args) => ({
+      output: `${name}:${JSON.stringify(args)}`,
+      isError: false,
+    }));
     expect(t).toMatchObject({ name: "s_x", description: "", source: "mcp", inputSchema: { type: "object", properties: {} } });
     expect((await t.execute({ a: 1 })).output).toBe('x:{"a":1}');
   });

@@ -11,15 +11,22 @@ import { freePort } from "../../helpers/free-port.js";
 
 const EVERYTHING = fileURLToPath(new URL("../../../node_modules/@modelcontextprotocol/server-everything/dist/index.js", import.meta.url));
 
-
 describe("McpServerSource", () => {
   it("forwards MCP progress notifications to ctx.onProgress", async () => {
     const tk = await createToolkit({ mcpServers: { everything: { command: [process.execPath, EVERYTHING, "stdio"] } } });
     try {
       const seen: Progress[] = [];
-      const r = await tk.execute("everything_trigger-long-running-operation", { duration: 0.3, steps: 3 }, { timeout: 10_000, onProgress: (p) => seen.push(p) });
+      const r = await tk.execute(
+        "everything_trigger-long-running-operation",
+        { duration: 0.3, steps: 3 },
+        { timeout: 10_000, onProgress: (p) => seen.push(p) },
+      );
       expect(r.isError).toBe(false);
-      expect(seen.map((p) => [p.progress, p.total])).toEqual([[1, 3], [2, 3], [3, 3]]);
+      expect(seen.map((p) => [p.progress, p.total])).toEqual([
+        [1, 3],
+        [2, 3],
+        [3, 3],
+      ]);
     } finally {
       await tk.close();
     }
@@ -28,9 +35,14 @@ describe("McpServerSource", () => {
   it("applies the per-server tools allowlist and warns about unknown names", async () => {
     const srv = await startServer({ config: { mcpServers: { fx: faultServer({}, { tools: { echo: true, fail: true, nope: true } }) } } });
     try {
-      const names = srv.app.toolnexus.state.toolkit().tools().map((t) => t.name);
+      const names = srv.app.toolnexus.state
+        .toolkit()
+        .tools()
+        .map((t) => t.name);
       expect(names.filter((n) => n.startsWith("fx_"))).toEqual(["fx_echo", "fx_fail"]);
-      expect(srv.logs.some((l) => l.msg === "mcp tools filter names tools the server does not have" && JSON.stringify(l.unknown) === '["nope"]')).toBe(true);
+      expect(
+        srv.logs.some((l) => l.msg === "mcp tools filter names tools the server does not have" && JSON.stringify(l.unknown) === '["nope"]'),
+      ).toBe(true);
     } finally {
       await srv.close();
     }
@@ -45,14 +57,20 @@ describe("McpServerSource", () => {
           mcpServers: {
             off: { command: "x", enabled: true, disabled: true },
             missing: { command: "/nonexistent/mcp-server-binary", env: { API_KEY: "${TN_MCP_TEST_KEY}" } },
-            down: { url: `http://127.0.0.1:${port}/mcp?key=\${TN_MCP_TEST_KEY}`, headers: { authorization: "Bearer ${TN_MCP_TEST_KEY}" }, timeout: 1000 },
+            down: {
+              url: `http://127.0.0.1:${port}/mcp?key=\${TN_MCP_TEST_KEY}`,
+              headers: { authorization: "Bearer ${TN_MCP_TEST_KEY}" },
+              timeout: 1000,
+            },
           },
         },
       });
       try {
         const res = await fetch(`${srv.url}/status`);
         const text = await res.text();
-        const byName = Object.fromEntries((JSON.parse(text) as { sources: { name: string; state: string; error?: string }[] }).sources.map((s) => [s.name, s]));
+        const byName = Object.fromEntries(
+          (JSON.parse(text) as { sources: { name: string; state: string; error?: string }[] }).sources.map((s) => [s.name, s]),
+        );
         expect(byName.off?.state).toBe("disabled");
         expect(byName.missing).toMatchObject({ state: "failed", error: expect.stringMatching(/ENOENT/) });
         expect(byName.down).toMatchObject({ state: "failed", error: "cannot reach the server: connection refused (ECONNREFUSED)" });
@@ -68,12 +86,16 @@ describe("McpServerSource", () => {
 
   it("reconnects to a streamable-HTTP server that went away and came back", async () => {
     const port = await freePort();
-    const start = () => new Promise<ReturnType<typeof spawn>>((resolve) => {
-      const child = spawn(process.execPath, [EVERYTHING, "streamableHttp"], { env: { ...process.env, PORT: String(port) }, stdio: ["ignore", "ignore", "pipe"] });
-      child.stderr?.on("data", (d: Buffer) => {
-        if (/listening on port/i.test(String(d))) resolve(child);
+    const start = () =>
+      new Promise<ReturnType<typeof spawn>>((resolve) => {
+        const child = spawn(process.execPath, [EVERYTHING, "streamableHttp"], {
+          env: { ...process.env, PORT: String(port) },
+          stdio: ["ignore", "ignore", "pipe"],
+        });
+        child.stderr?.on("data", (d: Buffer) => {
+          if (/listening on port/i.test(String(d))) resolve(child);
+        });
       });
-    });
     let child = await start();
     const tk = await createToolkit({ mcpServers: { remote: { url: `http://127.0.0.1:${port}/mcp`, timeout: 2000 } } });
     try {
@@ -93,7 +115,10 @@ describe("McpServerSource", () => {
 
   it("loads the servers of an mcpConfig file (a bare map, reserved keys ignored)", async () => {
     const { dir } = await fixtureLog();
-    await writeFile(path.join(dir, "mcp.json"), JSON.stringify({ builtins: { enabled: false }, agents: {}, fx: { command: process.execPath, args: [FAULT_SERVER] } }));
+    await writeFile(
+      path.join(dir, "mcp.json"),
+      JSON.stringify({ builtins: { enabled: false }, agents: {}, fx: { command: process.execPath, args: [FAULT_SERVER] } }),
+    );
     const tk = await createToolkit({ mcpConfig: "./mcp.json" }, { baseDir: dir });
     try {
       expect(tk.status().map((s) => [s.name, s.state])).toEqual([["fx", "connected"]]);
@@ -105,9 +130,15 @@ describe("McpServerSource", () => {
 
   it("sends remote MCP traffic through the egress guard", async () => {
     const port = await freePort();
-    const tk = await createToolkit({ egress: { deny: ["127.0.0.1/32"] }, mcpServers: { remote: { url: `http://127.0.0.1:${port}/mcp`, timeout: 2000 } } });
+    const tk = await createToolkit({
+      egress: { deny: ["127.0.0.1/32"] },
+      mcpServers: { remote: { url: `http://127.0.0.1:${port}/mcp`, timeout: 2000 } },
+    });
     try {
-      expect(tk.status()[0]).toMatchObject({ state: "failed", error: expect.stringMatching(/^cannot reach the server: egress to 127\.0\.0\.1 refused/) });
+      expect(tk.status()[0]).toMatchObject({
+        state: "failed",
+        error: expect.stringMatching(/^cannot reach the server: egress to 127\.0\.0\.1 refused/),
+      });
     } finally {
       await tk.close();
     }
@@ -116,7 +147,11 @@ describe("McpServerSource", () => {
   it("logs a server's stderr at debug with its env values scrubbed", async () => {
     const srv = await startServer({ config: { mcpServers: { fx: faultServer({ PRINT_TO_STDERR: "stderr-secret-123" }) } } });
     try {
-      await eventually(() => srv.logs.find((l) => l.name === "fx" && l.level === 20 && l.stderr === "my token is [redacted]"), 3000, "scrubbed stderr line");
+      await eventually(
+        () => srv.logs.find((l) => l.name === "fx" && l.level === 20 && l.stderr === "my token is [redacted]"),
+        3000,
+        "scrubbed stderr line",
+      );
       expect(srv.logText()).not.toContain("stderr-secret-123");
     } finally {
       await srv.close();

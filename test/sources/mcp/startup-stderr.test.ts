@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../../helpers/server.js";
 
-interface StatusBody { sources: { name: string; state: string; error?: string }[] }
+interface StatusBody {
+  sources: { name: string; state: string; error?: string }[];
+}
 
 // A stdio server that explains itself on stderr and exits before it ever speaks MCP.
 const CRASHING = [
@@ -20,7 +22,12 @@ describe("an MCP server that exits during start-up", () => {
     srv = await startServer({
       config: {
         mcpServers: {
-          weather: { command: process.execPath, args: ["-e", CRASHING], env: { WEATHER_TOKEN: "${TOOLNEXUS_TEST_WEATHER_TOKEN}" }, timeout: 5000 },
+          weather: {
+            command: process.execPath,
+            args: ["-e", CRASHING],
+            env: { WEATHER_TOKEN: "${TOOLNEXUS_TEST_WEATHER_TOKEN}" },
+            timeout: 5000,
+          },
         },
       },
     });
@@ -39,7 +46,11 @@ describe("an MCP server that exits during start-up", () => {
     expect(weather?.error).not.toContain(token);
 
     const line = srv.logs.find((l) => l.msg === "mcp server failed to start");
-    expect(line?.stderr).toEqual(["starting weather server", expect.stringMatching(/^using token (?!wx-secret)/), "fatal: WEATHER_REGION is not set"]);
+    expect(line?.stderr).toEqual([
+      "starting weather server",
+      expect.stringMatching(/^using token (?!wx-secret)/),
+      "fatal: WEATHER_REGION is not set",
+    ]);
     expect(srv.logText()).not.toContain(token);
   });
 });

@@ -4,9 +4,12 @@ import { tempDir } from "../../helpers/temp-dir.js";
 
 const files = {
   "plugins/definition.mjs": "export default { name: 'def', description: 'a definition', run: ({ x }) => `def ${x}` };\n",
-  "plugins/tool.mjs": "export default { name: 'raw', description: 'a Tool', source: 'custom', inputSchema: { type: 'object' }, execute: async () => ({ output: 'raw', isError: false }) };\n",
-  "plugins/array.mjs": "export default [{ name: 'a1', description: '', run: () => 'one' }, { name: 'a2', description: '', run: () => 'two' }];\n",
-  "plugins/factory.mjs": "export default async ({ file }) => { await new Promise((r) => setTimeout(r, 5)); return [{ name: 'made', description: file.endsWith('factory.mjs') ? 'ok' : 'bad', run: () => 'made' }]; };\n",
+  "plugins/tool.mjs":
+    "export default { name: 'raw', description: 'a Tool', source: 'custom', inputSchema: { type: 'object' }, execute: async () => ({ output: 'raw', isError: false }) };\n",
+  "plugins/array.mjs":
+    "export default [{ name: 'a1', description: '', run: () => 'one' }, { name: 'a2', description: '', run: () => 'two' }];\n",
+  "plugins/factory.mjs":
+    "export default async ({ file }) => { await new Promise((r) => setTimeout(r, 5)); return [{ name: 'made', description: file.endsWith('factory.mjs') ? 'ok' : 'bad', run: () => 'made' }]; };\n",
   "plugins/broken.mjs": "import 'does-not-exist-anywhere';\nexport default [];\n",
   "plugins/empty.mjs": "export const notDefault = 1;\n",
 };
@@ -29,7 +32,20 @@ describe("plugins source", () => {
   });
 
   it("a host tool passed to createToolkit joins the catalog", async () => {
-    const tk = await createToolkit({}, { tools: [{ name: "host", description: "", inputSchema: { type: "object" }, source: "custom", execute: async () => ({ output: "h", isError: false }) }] });
+    const tk = await createToolkit(
+      {},
+      {
+        tools: [
+          {
+            name: "host",
+            description: "",
+            inputSchema: { type: "object" },
+            source: "custom",
+            execute: async () => ({ output: "h", isError: false }),
+          },
+        ],
+      },
+    );
     expect(tk.tools().map((t) => t.name)).toEqual(["host"]);
   });
 });

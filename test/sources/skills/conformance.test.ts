@@ -39,8 +39,9 @@ describe("skills conformance fixture, through the toolkit", () => {
   afterAll(() => tk.close());
 
   it("exposes exactly one `skill` tool with the expected description and schema", () => {
-    expect(tk.tools().map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema, source: t.source })))
-      .toEqual([{ ...expected.tool, source: "skill" }]);
+    expect(tk.tools().map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema, source: t.source }))).toEqual([
+      { ...expected.tool, source: "skill" },
+    ]);
   });
 
   it("renders the prompt catalog byte for byte", () => {
@@ -84,10 +85,15 @@ describe("skills conformance fixture, over REST", () => {
   it("GET /skills lists loaded and skipped skills", async () => {
     const res = await fetch(`${server.url}/skills`);
     expect(res.status).toBe(200);
-    const body = (await res.json()) as { skills: { name: string; description: string; location: string }[]; skipped: { reason: string; location: string }[] };
+    const body = (await res.json()) as {
+      skills: { name: string; description: string; location: string }[];
+      skipped: { reason: string; location: string }[];
+    };
     expect(body.skills.map((s) => s.name)).toEqual(expected.loaded);
     expect(body.skills.find((s) => s.name === "no-description")).toEqual({
-      name: "no-description", description: "", location: path.join(ROOT, "internal", "no-description", "SKILL.md"),
+      name: "no-description",
+      description: "",
+      location: path.join(ROOT, "internal", "no-description", "SKILL.md"),
     });
     expect(body.skipped.map(reasonAndLocation)).toEqual(expected.skipped);
   });

@@ -58,7 +58,9 @@ describe("skill discovery", () => {
     // Code-unit order decides, not locale order nor readdir's (libuv sorts by UTF-8 bytes, which puts
     // U+FF01 before the surrogate pair of U+1F600; UTF-16 code units put it after).
     const order = ["0", "A", "B", "Z", "_", "a", "b", "é", "\u{1F600}", "\uFF01"];
-    const files = Object.fromEntries(["b", "é", "\uFF01", "Z", "_", "A", "\u{1F600}", "a", "0", "B"].map((d) => [`${d}/SKILL.md`, skill("same", `from ${d}`)]));
+    const files = Object.fromEntries(
+      ["b", "é", "\uFF01", "Z", "_", "A", "\u{1F600}", "a", "0", "B"].map((d) => [`${d}/SKILL.md`, skill("same", `from ${d}`)]),
+    );
     const root = await realpath(await tempDir({ ...files, "m/SKILL.md": skill("other") }));
     const { source, warnings } = await load(root);
     const at = (d: string) => path.join(root, d, "SKILL.md");
@@ -66,7 +68,9 @@ describe("skill discovery", () => {
       { name: "other", description: "about other", location: at("m") },
       { name: "same", description: "from 0", location: at("0") },
     ]);
-    expect(source.skipped()).toEqual(order.slice(1).map((d) => ({ reason: "duplicate-name", location: at(d), error: `"same" is already loaded from ${at("0")}` })));
+    expect(source.skipped()).toEqual(
+      order.slice(1).map((d) => ({ reason: "duplicate-name", location: at(d), error: `"same" is already loaded from ${at("0")}` })),
+    );
     expect(warnings).toContainEqual({ name: "same", location: at("é"), kept: at("0") });
   });
 
@@ -96,11 +100,13 @@ describe("skill discovery", () => {
   });
 
   it("reports missing names and malformed frontmatter without crashing", async () => {
-    const root = await realpath(await tempDir({
-      "no-fence/SKILL.md": "# No frontmatter at all\n",
-      "list/SKILL.md": "---\n- a\n---\n",
-      "name-list/SKILL.md": "---\nname: [a, b]\n---\n",
-    }));
+    const root = await realpath(
+      await tempDir({
+        "no-fence/SKILL.md": "# No frontmatter at all\n",
+        "list/SKILL.md": "---\n- a\n---\n",
+        "name-list/SKILL.md": "---\nname: [a, b]\n---\n",
+      }),
+    );
     const { source } = await load(root);
     expect(source.skipped().map((s) => [path.basename(path.dirname(s.location)), s.reason])).toEqual([
       ["list", "malformed-frontmatter"],
@@ -123,7 +129,13 @@ describe("skill discovery", () => {
     const missing = path.join(ok, "gone");
     const both = await load(missing, ok);
     expect(both.names).toEqual(["s"]);
-    expect(both.source.status()).toEqual({ source: "skill", name: "skills", state: "connected", tools: 1, error: `cannot read skills directory: ${missing}` });
+    expect(both.source.status()).toEqual({
+      source: "skill",
+      name: "skills",
+      state: "connected",
+      tools: 1,
+      error: `cannot read skills directory: ${missing}`,
+    });
 
     const none = await load(missing);
     expect(none.source.status()).toMatchObject({ state: "failed", tools: 0 });

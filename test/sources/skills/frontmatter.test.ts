@@ -27,8 +27,11 @@ describe("parseSkillFile", () => {
   });
 
   it("reads CRLF files and a byte-order mark like plain LF files", () => {
-    expect(parseSkillFile("\uFEFF---\r\nname: win\r\ndescription: |\r\n  two\r\n  lines\r\n---\r\nline 1\r\nline 2\r\n"))
-      .toEqual({ name: "win", description: "two\nlines", body: "line 1\nline 2" });
+    expect(parseSkillFile("\uFEFF---\r\nname: win\r\ndescription: |\r\n  two\r\n  lines\r\n---\r\nline 1\r\nline 2\r\n")).toEqual({
+      name: "win",
+      description: "two\nlines",
+      body: "line 1\nline 2",
+    });
   });
 
   it("treats a file without a fence as all body, and an empty frontmatter as no fields", () => {
@@ -37,7 +40,9 @@ describe("parseSkillFile", () => {
   });
 
   it("reports malformed frontmatter with the line in the file instead of throwing", () => {
-    expect(parseSkillFile("---\nname: x\ndescription: [unclosed\n---\n")).toEqual({ error: expect.stringMatching(/^invalid YAML at line 3: /) });
+    expect(parseSkillFile("---\nname: x\ndescription: [unclosed\n---\n")).toEqual({
+      error: expect.stringMatching(/^invalid YAML at line 3: /),
+    });
     expect(parseSkillFile("---\nname: a\nname: b\n---\n")).toEqual({ error: expect.stringContaining("unique") });
     expect(parseSkillFile("---\n- a list\n---\n")).toEqual({ error: "frontmatter is not a mapping of keys to values" });
     expect(parseSkillFile("---\nname: never closed\n")).toEqual({ error: "frontmatter opened with --- is never closed" });

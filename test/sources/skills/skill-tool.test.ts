@@ -16,9 +16,18 @@ describe("sibling file sample", () => {
     for (const n of ["k", "c", "a", "j", "e", "g", "b", "i", "d", "h", "f"]) files[`${n}.txt`] = n;
     files["B/deep.txt"] = "upper-case directories sort before lower-case files";
     const dir = await realpath(await tempDir(files));
-    expect((await sampleFiles(dir)).map((f) => path.relative(dir, f))).toEqual(
-      ["B/deep.txt", "a.txt", "b.txt", "c.txt", "d.txt", "e.txt", "f.txt", "g.txt", "h.txt", "i.txt"],
-    );
+    expect((await sampleFiles(dir)).map((f) => path.relative(dir, f))).toEqual([
+      "B/deep.txt",
+      "a.txt",
+      "b.txt",
+      "c.txt",
+      "d.txt",
+      "e.txt",
+      "f.txt",
+      "g.txt",
+      "h.txt",
+      "i.txt",
+    ]);
   });
 
   it("follows symlinked files and directories, survives a cycle, skips node_modules, .git and dangling links", async () => {
@@ -48,21 +57,23 @@ describe("the skill tool", () => {
     const { output, isError } = await tk.execute("skill", { name: "odd" });
     expect(isError).toBe(false);
     expect(pathToFileURL(dir).href).toMatch(/with%20space\/%23odd%25$/);
-    expect(output).toBe([
-      '<skill_content name="odd">',
-      "# Skill: odd",
-      "",
-      "Body of odd.",
-      "",
-      `Base directory for this skill: ${pathToFileURL(dir).href}`,
-      "Relative paths in this skill (e.g., scripts/, reference/) are relative to this base directory.",
-      "Note: file list is sampled.",
-      "",
-      "<skill_files>",
-      `<file>${path.join(dir, "scripts", "run.sh")}</file>`,
-      "</skill_files>",
-      "</skill_content>",
-    ].join("\n"));
+    expect(output).toBe(
+      [
+        '<skill_content name="odd">',
+        "# Skill: odd",
+        "",
+        "Body of odd.",
+        "",
+        `Base directory for this skill: ${pathToFileURL(dir).href}`,
+        "Relative paths in this skill (e.g., scripts/, reference/) are relative to this base directory.",
+        "Note: file list is sampled.",
+        "",
+        "<skill_files>",
+        `<file>${path.join(dir, "scripts", "run.sh")}</file>`,
+        "</skill_files>",
+        "</skill_content>",
+      ].join("\n"),
+    );
     await tk.close();
   });
 
@@ -71,7 +82,10 @@ describe("the skill tool", () => {
     const tk = await createToolkit({ skills: [root] });
     expect(tk.tools().map((t) => t.name)).toEqual(["skill"]);
     expect(tk.skillsPrompt()).toBe(NO_SKILLS_PROMPT);
-    await expect(tk.execute("skill", { name: "x" })).resolves.toEqual({ output: 'Skill "x" not found. Available skills: none', isError: true });
+    await expect(tk.execute("skill", { name: "x" })).resolves.toEqual({
+      output: 'Skill "x" not found. Available skills: none',
+      isError: true,
+    });
     await tk.close();
   });
 
