@@ -1,5 +1,4 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildServer } from "../../src/server/build-server.js";
 import { pollUntil, submit } from "../helpers/executions.js";
@@ -42,8 +41,12 @@ async function names(path: string, headers: Record<string, string>): Promise<str
   return ((await res.json()) as { tools: { name: string }[] }).tools.map((t) => t.name).sort();
 }
 
-async function mcp(bundle: string, headers: Record<string, string>): Promise<Client> {
-  const client = new Client({ name: "bundles-test", version: "1.0.0" });
+/** A v2 SDK client of one era: pinned to 2026-07-28 (server/discover), or the 2025 initialize handshake. */
+async function mcp(bundle: string, headers: Record<string, string>, era: "2026" | "2025" = "2025"): Promise<Client> {
+  const client = new Client(
+    { name: "bundles-test", version: "1.0.0" },
+    era === "2026" ? { versionNegotiation: { mode: { pin: "2026-07-28" } } } : { supportedProtocolVersions: ["2025-11-25"] },
+  );
   await client.connect(new StreamableHTTPClientTransport(new URL(`${s.url}/bundles/${bundle}/mcp`), { requestInit: { headers } }));
   return client;
 }
@@ -56,8 +59,8 @@ const execute = (tool: string, args: Record<string, unknown>, headers: Record<st
   });
 
 describe("bundles", () => {
-  it("an MCP client on /bundles/a/mcp sees and calls only bundle a's tools", async () => {
-    const client = await mcp("a", admin);
+  it.each(["2025", "2026"] as const)("an MCP client (%s era) on /bundles/a/mcp sees and calls only bundle a's tools", async (era) => {
+    const client = await mcp("a", admin, era);
     expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(["divide", "echo"]);
     expect(await client.callTool({ name: "echo", arguments: { text: "in a" } })).toMatchObject({
       content: [{ type: "text", text: "in a" }],
