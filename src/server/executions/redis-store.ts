@@ -7,8 +7,9 @@ import type { ExecutionsConfig } from "../../config/schema/index.js";
 import { toProblem } from "../http/problem.js";
 import { newExecutionId } from "./memory-store.js";
 import { RedisChannels } from "./redis-channels.js";
-import { RECORD_PREFIX, key, store, toExecution, unavailable } from "./redis-records.js";
+import { key, store, toExecution, unavailable } from "./redis-records.js";
 import { withExecutionCommands, type ExecutionCommands } from "./redis-scripts.js";
+import { iso, OrphanSweep, recordOutcome } from "./redis-outcomes.js";
 import { createWithJob, precheck, type SubmitCall } from "./redis-submit.js";
 import { isTerminal, type ExecutionStatusT, type ExecutionT } from "./schemas.js";
 import type { ExecutionEvent, ExecutionPage, ExecutionStore, Job, Outcome, Runner, Submission, Watch } from "./store.js";
@@ -42,8 +43,6 @@ export class RedisExecutionStore implements ExecutionStore {
   private readonly channels: RedisChannels;
   /** Runs of this replica until their outcome is recorded. */
   private readonly running = new Set<Promise<void>>();
-  /** Queued executions without a job at the last sweep: failed if still so at the next. */
-  private orphans = new Set<string>();
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(
@@ -78,8 +77,9 @@ export class RedisExecutionStore implements ExecutionStore {
     this.worker.on("error", (err) => log.debug({ err: err.message }, "execution worker error"));
     this.queue.on("error", (err) => log.debug({ err: err.message }, "execution queue error"));
     this.channels.always(CANCEL_CHANNEL, (id) => this.worker.cancelJob(id, "cancelled"));
+    const orphans = new OrphanSweep(this.redis, (id) => this.queue.toKey(id), config, log);
     this.sweeper = setInterval(
-      () => void this.sweep().catch((err: Error) => log.debug({ err: err.message }, "orphan sweep failed")),
+      () => void orphans.run().catch((err: Error) => log.debug({ err: err.message }, "orphan sweep failed")),
       lostAfterMs,
     );
     this.sweeper.unref();
@@ -270,68 +270,12 @@ export class RedisExecutionStore implements ExecutionStore {
     );
   }
 
-  /**
-   * Fails `queued` executions that have no job (written by an older version that added the
-   * job after the record, or whose job was removed behind its back): no worker would ever
-   * take them, yet they held a `maxActivePerCaller` slot and answered Idempotency-Key
-   * replays. One seen so at two sweeps in a row (`lostAfterMs` apart) is EXECUTION_LOST.
-   */
-  private async sweep(): Promise<void> {
-    const seen = new Set<string>();
-    const prefix = key.active("");
-    let cursor = "0";
-    do {
-      const [next, sets] = await this.redis.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 100);
-      cursor = next;
-      for (const set of sets) {
-        const owner = set.slice(prefix.length);
-        for (const id of await this.redis.smembers(set)) {
-          const [status, jobs] = await Promise.all([this.redis.hget(key.record(id), "status"), this.redis.exists(this.queue.toKey(id))]);
-          if (status !== "queued" || jobs > 0) continue;
-          seen.add(id);
-          if (!this.orphans.has(id)) continue;
-          const error = toProblem(new ToolnexusError("EXECUTION_LOST", "The execution was accepted but never queued for a worker"), "");
-          if (await this.finish({ id, owner, tool: "", body: {}, requestId: "" }, { status: "failed", error }, this.queue.toKey(id))) {
-            this.log.warn({ execution: id }, "queued execution without a job failed as lost");
-          }
-        }
-      }
-    } while (cursor !== "0");
-    this.orphans = seen;
-  }
-
-  /** Records the outcome unless the execution already ended; true when it ended here. With `orphanOf` (a job key), only a queued execution whose job is missing. */
-  private async finish(job: Job, outcome: Outcome, orphanOf = ""): Promise<boolean> {
-    const { retentionMs, maxRetainedPerCaller } = this.config();
-    const expireAt = Date.now() + retentionMs;
-    const [field, value] = outcome.status === "succeeded" ? ["result", outcome.result] : ["error", outcome.error];
-    const done = await this.redis.tnxFinish(
-      key.record(job.id),
-      key.events(job.id),
-      key.active(job.owner),
-      key.owner(job.owner),
-      key.finished(job.owner),
-      key.seq,
-      iso(Date.now()),
-      outcome.status,
-      field,
-      JSON.stringify(value),
-      String(expireAt),
-      iso(expireAt),
-      key.channel(job.id),
-      job.id,
-      String(maxRetainedPerCaller),
-      RECORD_PREFIX,
-      orphanOf,
-    );
-    return done === 1;
+  /** Records the outcome unless the execution already ended; true when it ended here. */
+  private finish(job: Job, outcome: Outcome): Promise<boolean> {
+    return recordOutcome(this.redis, this.config(), job, outcome);
   }
 }
 
 function cancelled(): ToolnexusError {
   return new ToolnexusError("CANCELLED", "The execution was cancelled");
-}
-
-function iso(ms: number): string {
-  return new Date(ms).toISOString();
 }
