@@ -5,6 +5,7 @@
  */
 export const ERRORS = {
   INVALID_REQUEST: { status: 400, title: "Invalid request" },
+  INVALID_STATE: { status: 400, title: "Invalid state" },
   UNAUTHORIZED: { status: 401, title: "Unauthorized" },
   FORBIDDEN: { status: 403, title: "Forbidden" },
   FORBIDDEN_HOST: { status: 403, title: "Forbidden host" },

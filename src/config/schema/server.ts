@@ -83,6 +83,13 @@ export const ServerSection = Type.Object(
           "Origins (scheme://host[:port]) a request that carries an Origin header may come from; others get 403 FORBIDDEN_HOST. Default: bound to a loopback address, loopback origins only; bound elsewhere, any.",
       }),
     ),
+    stateSecret: Type.Optional(
+      Type.String({
+        minLength: 32,
+        description:
+          "Key of the state the gateway seals for callers (an input request's state, a caller's token kept for an execution): the same on every replica. Use ${file:…} or ${VAR}. Default: random per process (one replica only; lost at restart).",
+      }),
+    ),
     rateLimit: Type.Optional(RateLimit),
     pressure: Type.Optional(
       Type.Object(
