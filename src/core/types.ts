@@ -78,6 +78,12 @@ export interface Tool {
   outputSchema?: JSONSchema;
   annotations?: Record<string, unknown>;
   icons?: Record<string, unknown>[];
+  /**
+   * Whether `/mcp` may run a call as a task (the MCP tasks extension): `optional` (a task unless it
+   * settles quickly), `required` (always a task). An MCP server's tool keeps its own
+   * `execution.taskSupport`; the config's `server.mcp.taskSupport` overrides it.
+   */
+  taskSupport?: "optional" | "required";
   execute(args: Record<string, unknown>, ctx?: ToolContext): Promise<ToolResult>;
 }
 

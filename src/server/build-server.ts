@@ -159,7 +159,7 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   // A tool's output may echo a secret it was configured with (a URL, a header): never return it.
   const pipeline = new CallPipeline(state, metrics, (r) => scrubber.scrubResult(r), audit);
   await app.register(executeRoute, { pipeline, stream: { heartbeatMs: () => state.loaded.config.server.heartbeatMs, scrub } });
-  const closeExecutions = await registerExecutions(app, state, pipeline, scrub, redis);
+  const executions = await registerExecutions(app, state, pipeline, scrub, redis);
   const documents = new ToolDocuments(app, state, views, policies, scrub);
   await app.register(openapiRoute, { documents });
   await registerPortal(app, documents);
@@ -170,7 +170,15 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
       : undefined,
     (err) => logger.debug({ err: err.message }, "mcp events"),
   );
-  const mcp = lazyCatalog(state, views, pipeline, scrub, events, (err) => logger.debug({ err: err.message }, "mcp protocol error"));
+  const mcp = lazyCatalog(
+    state,
+    views,
+    pipeline,
+    scrub,
+    events,
+    (err) => logger.debug({ err: err.message }, "mcp protocol error"),
+    executions.store,
+  );
   if (server.mcp.enabled) await app.register(mcpEndpoint, { catalog: mcp, path: server.mcp.path, scrub });
   await registerBundles(app, state, { mcp, scrub, log: logger, mcpEnabled: server.mcp.enabled });
 
@@ -213,7 +221,7 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   });
   // Root onClose hooks run last-added first: executions still running keep their sources and
   // Redis until their outcome is recorded (shutdown aborts them after the grace period).
-  app.addHook("onClose", closeExecutions);
+  app.addHook("onClose", executions.close);
 
   // While draining, each response closes its connection: a keep-alive client would otherwise
   // hold the server open long after its last call finished.

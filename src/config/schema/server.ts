@@ -20,6 +20,19 @@ const McpSection = Type.Object(
       default: 500,
       description: "Tools per tools/list page; a larger catalog is paginated with a cursor.",
     }),
+    taskAfterMs: Type.Integer({
+      minimum: 0,
+      maximum: 2_147_483_647,
+      default: 1000,
+      description:
+        "A call to a tool with taskSupport optional, from a client that opted in to the tasks extension, becomes a task unless it settles within this time.",
+    }),
+    taskSupport: Type.Optional(
+      Type.Record(Type.String(), Type.Union([Type.Literal("optional"), Type.Literal("required"), Type.Literal("forbidden")]), {
+        description:
+          "Tool name (or name prefix ending in *, e.g. github_* for one source) → whether /mcp runs its calls as tasks (io.modelcontextprotocol/tasks): optional, required (always a task), forbidden. Overrides what the tool itself declares; the exact name wins over a prefix, the longest prefix over a shorter one.",
+      }),
+    ),
   },
   { additionalProperties: false, default: {} },
 );

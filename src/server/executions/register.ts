@@ -10,8 +10,9 @@ import type { ExecutionStore } from "./store.js";
 
 /**
  * Adds executions to the service: the store the config asks for (in the process, or Redis
- * when `redis:` is set) and its routes. Resolves with the store's close, which waits for the
- * runs of this process to be recorded: call it before the sources and `redis` close.
+ * when `redis:` is set) and its routes. Resolves with the store (MCP tasks are executions too)
+ * and its close, which waits for the runs of this process to be recorded: call it before the
+ * sources and `redis` close.
  */
 export async function registerExecutions(
   app: FastifyInstance,
@@ -19,7 +20,7 @@ export async function registerExecutions(
   pipeline: CallPipeline,
   scrub: (s: string) => string,
   redis?: Redis,
-): Promise<() => Promise<void>> {
+): Promise<{ store: ExecutionStore; close: () => Promise<void> }> {
   for (const schema of EXECUTION_SCHEMAS) app.addSchema(schema);
   const config = () => state.loaded.config.executions;
   const runner = pipelineRunner(pipeline, app.log, () => config().maxTimeoutMs, scrub);
@@ -50,8 +51,9 @@ export async function registerExecutions(
     store = new MemoryExecutionStore(config, runner);
   }
   await app.register(executionRoutes, { store, pipeline, state });
-  return async () => {
+  const close = async () => {
     await store.close();
     for (const fn of closers) fn();
   };
+  return { store, close };
 }

@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import type { FastifyBaseLogger } from "fastify";
 import {
+  ProtocolError,
   ProtocolErrorCode,
   Server,
   type CallToolRequest,
@@ -22,6 +23,9 @@ import { scrubDeep } from "../observability/scrub-deep.js";
 import type { ServiceState } from "../service/service-state.js";
 import { InFlightMcpCalls } from "./in-flight.js";
 import { invalidArgumentsResult, JsonRpcError, toCallToolResult, toJsonRpcError } from "./results.js";
+import { TASKS_EXTENSION } from "./task-wire.js";
+import { registerTaskMethods } from "./task-methods.js";
+import type { McpTasks } from "./tasks.js";
 
 const { version } = createRequire(import.meta.url)("../../../package.json") as { version: string };
 const SKILL_TOOL = "skill";
@@ -59,6 +63,8 @@ export class McpCatalog {
     private readonly views: CatalogViews,
     private readonly pipeline: CallPipeline,
     private readonly scrub: (s: string) => string,
+    /** The tasks extension, where executions exist to back it. */
+    private readonly tasks?: McpTasks,
   ) {}
 
   /**
@@ -73,14 +79,22 @@ export class McpCatalog {
     }
   }
 
-  /** A fresh SDK Server for `session`: one HTTP request, or one stdio connection. */
-  server(session: McpSession): Server {
+  /**
+   * A fresh SDK Server for `session`: one HTTP request, or one stdio connection. A `modern`
+   * (2026-07-28) one also serves the tasks extension.
+   */
+  server(session: McpSession, modern = false): Server {
+    const tasks = modern ? this.tasks : undefined;
     // The list depends on the caller as soon as there are credentials: no shared cache may keep it.
     const cacheScope = this.state.auth.enabled ? "private" : "public";
     const server = new Server(
       { name: "toolnexus", version },
       {
-        capabilities: { tools: { listChanged: true }, prompts: {} },
+        capabilities: {
+          tools: { listChanged: true },
+          prompts: {},
+          ...(tasks ? { extensions: { [TASKS_EXTENSION]: {} } } : {}),
+        },
         jsonSchemaValidator: (this.validator ??= new AjvJsonSchemaValidator()),
         cacheHints: { "tools/list": { ttlMs: LIST_TTL_MS, cacheScope } },
       },
@@ -95,7 +109,8 @@ export class McpCatalog {
       }
     };
     server.setRequestHandler("tools/list", (req, ctx) => guard(ctx, () => this.listTools(caller, req.params?.cursor)));
-    server.setRequestHandler("tools/call", (req, ctx) => this.callTool(session, req.params, ctx));
+    server.setRequestHandler("tools/call", (req, ctx) => this.callTool(session, req.params, ctx, tasks));
+    if (tasks) registerTaskMethods(server, tasks, session, this.scrub);
     server.setRequestHandler("prompts/list", (_req, ctx) => guard(ctx, () => this.listPrompts(caller)));
     server.setRequestHandler("prompts/get", (req, ctx) => guard(ctx, () => this.getPrompt(caller, req.params.name)));
     return server;
@@ -131,12 +146,23 @@ export class McpCatalog {
    * `tools/call` through the one pipeline. Arguments failing the schema come back as an isError
    * result; an unknown or forbidden tool and every other failure as a JSON-RPC error.
    */
-  private async callTool(session: McpSession, params: CallToolRequest["params"], ctx: ServerContext): Promise<CallToolResult> {
+  private async callTool(
+    session: McpSession,
+    params: CallToolRequest["params"],
+    ctx: ServerContext,
+    tasks?: McpTasks,
+  ): Promise<CallToolResult> {
     const { caller } = session;
     const { mcpReq } = ctx;
     const requestId = session.requestId(mcpReq.id);
     const progressToken = params._meta?.progressToken;
     try {
+      const support = tasks?.supportOf(params.name);
+      if (tasks && support) {
+        // A client without the extension gets a plain call, unless the tool runs only as a task.
+        if (tasks.optedIn(ctx)) return (await tasks.call(caller, requestId, params, ctx, support)) as CallToolResult;
+        if (support === "required") throw tasks.missingCapability();
+      }
       const result = await this.pipeline.call(
         params.name,
         { arguments: params.arguments ?? {} },
@@ -162,6 +188,7 @@ export class McpCatalog {
       return toCallToolResult(result);
     } catch (err) {
       if (isToolnexusError(err, "INVALID_ARGUMENTS")) return invalidArgumentsResult(err, this.scrub);
+      if (err instanceof JsonRpcError || err instanceof ProtocolError) throw err;
       throw toJsonRpcError(
         isToolnexusError(err) ? err : new ToolnexusError("INTERNAL", "Internal error", { cause: err }),
         requestId,

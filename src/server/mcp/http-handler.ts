@@ -37,7 +37,7 @@ export function mcpHttp(catalog: McpCatalog, bus: ServerEventBus, onerror: (err:
     if (!session) throw new Error("an MCP request without its session");
     return session;
   };
-  const modern = createMcpHandler((ctx) => catalog.server(sessionOf(ctx)), { legacy: "reject", bus, onerror });
+  const modern = createMcpHandler((ctx) => catalog.server(sessionOf(ctx), true), { legacy: "reject", bus, onerror });
 
   async function legacy({ request, body, session }: McpExchange): Promise<Response> {
     const transport = new WebStandardStreamableHTTPServerTransport({

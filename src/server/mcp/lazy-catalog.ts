@@ -1,5 +1,6 @@
 import type { CallPipeline } from "../calls/call-pipeline.js";
 import type { CatalogViews } from "../catalog/view.js";
+import type { ExecutionStore } from "../executions/store.js";
 import type { ServiceState } from "../service/service-state.js";
 import type { McpCatalog } from "./catalog-server.js";
 import type { McpEvents } from "./events.js";
@@ -31,6 +32,7 @@ export function lazyCatalog(
   scrub: (s: string) => string,
   events: McpEvents,
   onerror: (err: Error) => void,
+  executions?: ExecutionStore,
 ): McpConnector {
   let catalog: Promise<McpCatalog> | undefined;
   let http: Promise<McpHttp> | undefined;
@@ -42,8 +44,9 @@ export function lazyCatalog(
   const connector: McpConnector = {
     events,
     catalog() {
-      return (catalog ??= import("./catalog-server.js").then(
-        ({ McpCatalog }) => new McpCatalog(state, views, pipeline, scrub),
+      return (catalog ??= Promise.all([import("./catalog-server.js"), import("./tasks.js")]).then(
+        ([{ McpCatalog }, { McpTasks }]) =>
+          new McpCatalog(state, views, pipeline, scrub, executions && new McpTasks(state, pipeline, executions)),
         retry(() => (catalog = undefined)),
       ));
     },

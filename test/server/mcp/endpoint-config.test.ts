@@ -13,9 +13,12 @@ describe("server.mcp config", () => {
     const byDefault = await startServer({ tools: testTools() });
     const moved = await startServer({
       tools: testTools(),
-      config: { server: { mcp: { enabled: true, path: "/agents/mcp", pageSize: 500 } } },
+      config: { server: { mcp: { enabled: true, path: "/agents/mcp", pageSize: 500, taskAfterMs: 1000 } } },
     });
-    const off = await startServer({ tools: testTools(), config: { server: { mcp: { enabled: false, path: "/mcp", pageSize: 500 } } } });
+    const off = await startServer({
+      tools: testTools(),
+      config: { server: { mcp: { enabled: false, path: "/mcp", pageSize: 500, taskAfterMs: 1000 } } },
+    });
     try {
       expect(await (await fetch(`${byDefault.url}/mcp`, ping)).json()).toEqual({ jsonrpc: "2.0", id: 1, result: {} });
       expect((await fetch(`${moved.url}/agents/mcp`, ping)).status).toBe(200);
