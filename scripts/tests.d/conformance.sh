@@ -41,9 +41,13 @@ pids+=($!)
 wait_ok "http://localhost:$ev_port/mcp" || { echo "conformance: the reference server did not start"; exit 1; }
 # Pinned to 2025-11-25: unpinned, toolnexus negotiates 2026-07-28 with this (SDK 1.29) server
 # and refuses its tools/call results as malformed (an open item of issue 18).
+# The tasks-* scenarios call native tools of their own (greet, slow_compute, …): a fixture plugin
+# beside the reference server; taskAfterMs well under the 1 s those scenarios expect to become tasks.
 cat > "$OUT/toolnexus.yaml" <<YAML
 mcpServers:
   everything: { url: "http://localhost:$ev_port/mcp", prefix: false, protocolVersion: "2025-11-25" }
+plugins: ["$PWD/test/fixtures/plugins/conformance-tasks.mjs"]
+server: { mcp: { taskAfterMs: 200 } }
 YAML
 node dist/cli.js serve --config "$OUT/toolnexus.yaml" --port "$tn_port" > "$OUT/serve.log" 2>&1 &
 pids+=($!)

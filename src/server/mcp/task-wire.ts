@@ -37,7 +37,9 @@ export function createTaskResult(e: ExecutionT, pollIntervalMs: number): CreateT
  */
 export function detailedTaskOf(e: ExecutionT, pollIntervalMs: number): DetailedTaskV2 {
   const task = taskOf(e, pollIntervalMs);
-  if (e.status === "succeeded" && e.result) return { ...task, status: "completed", result: toCallToolResult(e.result) as never };
+  // The inlined result is a tools/call result of this era: it carries its own resultType.
+  if (e.status === "succeeded" && e.result)
+    return { ...task, status: "completed", result: { ...toCallToolResult(e.result), resultType: "complete" } as never };
   if (e.status === "failed" && e.error) {
     const { code, message, data } = problemError(e.error);
     return { ...task, status: "failed", error: { code, message, ...(data === undefined ? {} : { data: data as never }) } };

@@ -1,0 +1,211 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { createTaskSessionFromClient, resultFromTaskOutcome, type TaskEnabledSession } from "@modelcontextprotocol/ext-tasks/client";
+import type { JsonValue } from "@modelcontextprotocol/ext-tasks/core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startRedis, type RedisServer } from "../helpers/redis.js";
+import { startServeProcess, type ServeProcess } from "../helpers/serve-process.js";
+import { eventually } from "../helpers/wait.js";
+
+const root = path.resolve(import.meta.dirname, "../..");
+const MODERN = "2026-07-28";
+const TASKS = "io.modelcontextprotocol/tasks";
+const KEYS = { alice: "alice-key-0123456789abcdef", bob: "bob-key-0123456789abcdefgh" };
+const CLIENT_INFO = { name: "tasks-test", version: "1.0.0" };
+type Json = Record<string, unknown>;
+type Reply = { kind: "result"; result: Json } | { kind: "error"; error: { code: number; message: string; data?: Json } };
+
+/**
+ * The raw 2026-07-28 request path the tasks client needs (the SDK Client's own codec refuses a
+ * CreateTaskResult): one POST to `/mcp` per JSON-RPC request, with the standard headers.
+ */
+function dispatcher(replica: ServeProcess, key: string) {
+  let id = 0;
+  return async (request: JsonValue, options?: { signal?: AbortSignal }): Promise<Reply> => {
+    const { method, params = {} } = request as { method: string; params?: { name?: unknown; taskId?: unknown } };
+    const name = params.name ?? params.taskId;
+    const res = await fetch(`${replica.url}/mcp`, {
+      method: "POST",
+      ...(options?.signal ? { signal: options.signal } : {}),
+      headers: {
+        authorization: `Bearer ${key}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": MODERN,
+        "mcp-method": method,
+        ...(typeof name === "string" ? { "mcp-name": name } : {}),
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: ++id, ...(request as Json) }),
+    });
+    const body = (await res.json()) as Json;
+    return "error" in body ? { kind: "error", error: body.error as never } : { kind: "result", result: body.result as Json };
+  };
+}
+
+/** One JSON-RPC request of `key` to `replica`, its `_meta` declaring the tasks extension unless `tasks` is false. */
+function rpc(replica: ServeProcess, key: string, method: string, params: Json, tasks = true): Promise<Reply> {
+  const _meta = {
+    "io.modelcontextprotocol/protocolVersion": MODERN,
+    "io.modelcontextprotocol/clientInfo": CLIENT_INFO,
+    "io.modelcontextprotocol/clientCapabilities": tasks ? { extensions: { [TASKS]: {} } } : {},
+  };
+  return dispatcher(replica, key)({ method, params: { ...params, _meta } } as JsonValue);
+}
+
+/** A v2 SDK client of `key` on `replica` with the tasks extension's session around it (@modelcontextprotocol/ext-tasks). */
+async function taskSession(replica: ServeProcess, key: string): Promise<TaskEnabledSession> {
+  const capabilities = { extensions: { [TASKS]: {} } };
+  const client = new Client(CLIENT_INFO, { versionNegotiation: { mode: { pin: MODERN } }, capabilities });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${replica.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }),
+  );
+  return createTaskSessionFromClient(client, {
+    endpointId: replica.url,
+    rawDispatch: dispatcher(replica, key) as never,
+    v2RequestFraming: { protocolVersion: MODERN, clientInfo: CLIENT_INFO, clientCapabilities: capabilities },
+  });
+}
+
+const resultOf = (r: Reply): Json => {
+  if (r.kind !== "result") throw new Error(`expected a result, got ${JSON.stringify(r.error)}`);
+  return r.result;
+};
+
+async function settled(replica: ServeProcess, key: string, taskId: string): Promise<Json> {
+  let last: Json = {};
+  await eventually(
+    async () => {
+      last = resultOf(await rpc(replica, key, "tasks/get", { taskId }));
+      return last.status !== "working";
+    },
+    { timeoutMs: 10_000, everyMs: 50 },
+  );
+  return last;
+}
+
+describe("/mcp tasks (io.modelcontextprotocol/tasks) backed by executions on two replicas sharing Redis", () => {
+  let redis: RedisServer;
+  let a: ServeProcess;
+  let b: ServeProcess;
+  let dir: string;
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    dir = await mkdtemp(path.join(os.tmpdir(), "toolnexus-tasks-"));
+    const config = [
+      'redis: { url: "${REDIS_URL}" }',
+      "auth:",
+      "  apiKeys:",
+      `    - { id: alice, key: ${KEYS.alice} }`,
+      `    - { id: bob, key: ${KEYS.bob} }`,
+      `plugins: [${JSON.stringify(path.join(root, "test/fixtures/plugins/conformance-tasks.mjs"))}]`,
+      "server: { mcp: { taskAfterMs: 200, taskSupport: { greet: optional } } }",
+    ].join("\n");
+    await writeFile(path.join(dir, "toolnexus.yaml"), config);
+    const env = { ...process.env, REDIS_URL: redis.url };
+    [a, b] = await Promise.all([startServeProcess(dir, env), startServeProcess(dir, env)]);
+  });
+  afterAll(async () => {
+    await Promise.all([a?.stop(), b?.stop()]);
+    await redis?.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it("advertises the extension in server/discover", async () => {
+    const discover = resultOf(await rpc(a, KEYS.alice, "server/discover", {}));
+    expect(discover).toHaveProperty(["capabilities", "extensions", TASKS]);
+  });
+
+  it("a v2 SDK tasks session: the task is created on one replica, polled on the other, its result inline", async () => {
+    const session = await taskSession(a, KEYS.alice);
+    try {
+      const execution = await session.callTool("slow_compute", { seconds: 1, label: "e2e" });
+      expect(execution.kind).toBe("task");
+      const taskId = execution.handle!.taskId;
+      const onB = resultOf(await rpc(b, KEYS.alice, "tasks/get", { taskId }));
+      expect(onB).toMatchObject({ taskId, status: "working", pollIntervalMs: 1000 });
+      expect(onB.ttlMs).toBeGreaterThan(0);
+      const { outcome } = await execution.settle();
+      expect(resultFromTaskOutcome(outcome)).toMatchObject({ content: [{ type: "text", text: "computed e2e after 1s" }] });
+      const done = await settled(b, KEYS.alice, taskId);
+      expect(done).toMatchObject({ status: "completed", resultType: "complete", result: { resultType: "complete" } });
+      // The task is the caller's execution, over REST as well.
+      const rest = await fetch(`${b.url}/executions/${taskId}`, { headers: { authorization: `Bearer ${KEYS.alice}` } });
+      expect(await rest.json()).toMatchObject({ id: taskId, tool: "slow_compute", status: "succeeded" });
+    } finally {
+      await session.close();
+    }
+  });
+
+  it("answers a call that settles within taskAfterMs directly; a tool error completes with isError, a crash fails", async () => {
+    const session = await taskSession(a, KEYS.alice);
+    try {
+      // greet has no task support of its own: server.mcp.taskSupport gives it one.
+      const quick = await session.callTool("greet", { name: "World" });
+      expect(quick.kind).toBe("immediate");
+      expect(resultFromTaskOutcome((await quick.settle()).outcome)).toMatchObject({ content: [{ text: "Hello, World!" }] });
+      const failing = await session.callTool("failing_job", {});
+      expect(failing.kind).toBe("task");
+      expect(await settled(a, KEYS.alice, failing.handle!.taskId)).toMatchObject({ status: "completed", result: { isError: true } });
+      const crash = resultOf(await rpc(a, KEYS.alice, "tools/call", { name: "protocol_error_job", arguments: {} }));
+      const failed = await settled(b, KEYS.alice, crash.taskId as string);
+      expect(failed).toMatchObject({ status: "failed", error: { code: -32603, data: { code: "TOOL_FAILED" } } });
+      expect(failed).not.toHaveProperty("result");
+    } finally {
+      await session.close();
+    }
+  });
+
+  it("cancels a task from the other replica (an empty ack, idempotent) and the run ends cancelled", async () => {
+    const session = await taskSession(a, KEYS.alice);
+    try {
+      const execution = await session.callTool("slow_compute", { seconds: 60, label: "cancel-me" });
+      const taskId = execution.handle!.taskId;
+      const ack = resultOf(await rpc(b, KEYS.alice, "tasks/cancel", { taskId }));
+      expect(Object.keys(ack).filter((k) => k !== "_meta")).toEqual(["resultType"]);
+      expect((await execution.settle()).outcome.status).toBe("cancelled");
+      expect(resultOf(await rpc(b, KEYS.alice, "tasks/cancel", { taskId }))).toMatchObject({ resultType: "complete" });
+      expect(await rpc(a, KEYS.alice, "tasks/update", { taskId, inputResponses: {} })).toMatchObject({
+        kind: "error",
+        error: { code: -32602 },
+      });
+    } finally {
+      await session.close();
+    }
+  });
+
+  it("keeps one caller's task from another: -32602 as for an unknown id, and the task runs on", async () => {
+    const taskId = resultOf(await rpc(a, KEYS.alice, "tools/call", { name: "slow_compute", arguments: { seconds: 60 } })).taskId as string;
+    expect(taskId).toMatch(/^[0-9a-f]{32}$/);
+    for (const [method, params] of [
+      ["tasks/get", { taskId }],
+      ["tasks/cancel", { taskId }],
+      ["tasks/update", { taskId, inputResponses: {} }],
+      ["tasks/get", { taskId: "0".repeat(32) }],
+      ["tasks/get", { taskId: "not-a-task" }],
+    ] as const) {
+      const reply = await rpc(b, KEYS.bob, method, params);
+      expect(reply).toMatchObject({ kind: "error", error: { code: -32602 } });
+      expect(JSON.stringify(reply)).not.toContain("slow_compute");
+    }
+    expect(resultOf(await rpc(b, KEYS.alice, "tasks/get", { taskId }))).toMatchObject({ status: "working" });
+    await rpc(a, KEYS.alice, "tasks/cancel", { taskId });
+  });
+
+  it("without the extension: a plain call for an optional tool, -32021 for a required one and for tasks/*", async () => {
+    const plain = resultOf(await rpc(a, KEYS.alice, "tools/call", { name: "slow_compute", arguments: { seconds: 0.3 } }, false));
+    expect(plain).toMatchObject({ resultType: "complete", content: [{ text: "computed  after 0.3s" }] });
+    expect(plain).not.toHaveProperty("taskId");
+    const refused = await rpc(a, KEYS.alice, "tools/call", { name: "failing_job", arguments: {} }, false);
+    expect(refused).toMatchObject({
+      kind: "error",
+      error: { code: -32021, data: { requiredCapabilities: { extensions: { [TASKS]: {} } } } },
+    });
+    expect(await rpc(a, KEYS.alice, "tasks/get", { taskId: "0".repeat(32) }, false)).toMatchObject({
+      kind: "error",
+      error: { code: -32021 },
+    });
+  });
+});
