@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import type { FastifyBaseLogger } from "fastify";
 import {
+  McpServer,
   ProtocolError,
   ProtocolErrorCode,
   Server,
@@ -11,6 +12,7 @@ import {
   type ListToolsResult,
   type RequestId,
   type ServerContext,
+  type ServerOptions,
   type Tool as McpTool,
 } from "@modelcontextprotocol/server";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/server/validators/ajv";
@@ -22,6 +24,7 @@ import type { CatalogViews } from "../catalog/view.js";
 import { scrubDeep } from "../observability/scrub-deep.js";
 import type { ServiceState } from "../service/service-state.js";
 import { InFlightMcpCalls } from "./in-flight.js";
+import { McpSkills } from "./skills-extension.js";
 import { invalidArgumentsResult, JsonRpcError, toCallToolResult, toJsonRpcError } from "./results.js";
 import { TASKS_EXTENSION } from "./task-wire.js";
 import { registerTaskMethods } from "./task-methods.js";
@@ -57,6 +60,7 @@ export class McpCatalog {
   readonly inFlight = new InFlightMcpCalls();
   // Built on the first MCP request: a service that never gets one pays nothing for it.
   private validator?: AjvJsonSchemaValidator;
+  private readonly skills = new McpSkills();
 
   constructor(
     private readonly state: ServiceState,
@@ -87,19 +91,28 @@ export class McpCatalog {
     const tasks = modern ? this.tasks : undefined;
     // The list depends on the caller as soon as there are credentials: no shared cache may keep it.
     const cacheScope = this.state.auth.enabled ? "private" : "public";
-    const server = new Server(
-      { name: "toolnexus", version },
-      {
-        capabilities: {
-          tools: { listChanged: true },
-          prompts: {},
-          ...(tasks ? { extensions: { [TASKS_EXTENSION]: {} } } : {}),
-        },
-        jsonSchemaValidator: (this.validator ??= new AjvJsonSchemaValidator()),
-        cacheHints: { "tools/list": { ttlMs: LIST_TTL_MS, cacheScope } },
-      },
-    );
+    const info = { name: "toolnexus", version };
+    const capabilities = {
+      tools: { listChanged: true },
+      prompts: {},
+      ...(tasks ? { extensions: { [TASKS_EXTENSION]: {} } } : {}),
+    };
+    const options: ServerOptions = {
+      jsonSchemaValidator: (this.validator ??= new AjvJsonSchemaValidator()),
+      cacheHints: { "tools/list": { ttlMs: LIST_TTL_MS, cacheScope } },
+    };
     const { caller } = session;
+    let server: Server;
+    // The skills extension attaches to the SDK's McpServer (it registers a resource template):
+    // one is built only for a caller who may load skills when there are some.
+    if (this.hasSkillsNow(caller)) {
+      const mcp = new McpServer(info, options);
+      mcp.server.registerCapabilities(capabilities);
+      this.skills.extension(this.state.toolkit(), (m) => session.log.warn(m)).attach(mcp);
+      server = mcp.server;
+    } else {
+      server = new Server(info, { capabilities, ...options });
+    }
     // A failure outside a call (NOT_READY while loading) is a JSON-RPC error with our code in data.
     const guard = <T>(ctx: ServerContext, fn: () => T): T => {
       try {
@@ -212,6 +225,15 @@ export class McpCatalog {
       throw new JsonRpcError(ProtocolErrorCode.InvalidParams, `No prompt named "${name}"`);
     const text = this.state.toolkit().skillsPrompt();
     return { description: "The agent skills catalog", messages: [{ role: "user", content: { type: "text", text } }] };
+  }
+
+  // Before the sources have loaded there are no skills yet (and no error to answer here).
+  private hasSkillsNow(caller: Caller): boolean {
+    try {
+      return this.hasSkills(caller);
+    } catch {
+      return false;
+    }
   }
 
   private hasSkills(caller: Caller): boolean {
