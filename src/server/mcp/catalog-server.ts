@@ -123,7 +123,7 @@ export class McpCatalog {
     };
     server.setRequestHandler("tools/list", (req, ctx) => guard(ctx, () => this.listTools(caller, req.params?.cursor)));
     server.setRequestHandler("tools/call", (req, ctx) => this.callTool(session, req.params, ctx, tasks));
-    if (tasks) registerTaskMethods(server, tasks, session, this.scrub);
+    if (tasks) registerTaskMethods(server, tasks, caller, (id) => session.requestId(id), this.scrub);
     server.setRequestHandler("prompts/list", (_req, ctx) => guard(ctx, () => this.listPrompts(caller)));
     server.setRequestHandler("prompts/get", (req, ctx) => guard(ctx, () => this.getPrompt(caller, req.params.name)));
     return server;

@@ -1,6 +1,6 @@
-import type { Server, ServerContext } from "@modelcontextprotocol/server";
+import type { RequestId, Server, ServerContext } from "@modelcontextprotocol/server";
 import { isToolnexusError } from "../../core/errors.js";
-import type { McpSession } from "./catalog-server.js";
+import type { Caller } from "../auth/index.js";
 import { toJsonRpcError } from "./results.js";
 import type { McpTasks } from "./tasks.js";
 
@@ -21,15 +21,20 @@ const taskParams = {
  * declare the tasks extension (others get -32021). The SDK refuses the removed `tasks/result`
  * and `tasks/list` (-32601) and checks `Mcp-Name` against `params.taskId`.
  */
-export function registerTaskMethods(server: Server, tasks: McpTasks, session: McpSession, scrub: (s: string) => string): void {
-  const { caller } = session;
+export function registerTaskMethods(
+  server: Server,
+  tasks: McpTasks,
+  caller: Caller,
+  requestIdOf: (id: RequestId) => string,
+  scrub: (s: string) => string,
+): void {
   const method = (fn: (taskId: string) => Promise<object>) => async (params: { taskId: string }, ctx: ServerContext) => {
     if (!tasks.optedIn(ctx)) throw tasks.missingCapability();
     try {
       return await fn(params.taskId);
     } catch (err) {
       // STORE_UNAVAILABLE and the like: a JSON-RPC error with our code in data, as for tools/call.
-      throw isToolnexusError(err) ? toJsonRpcError(err, session.requestId(ctx.mcpReq.id), scrub) : err;
+      throw isToolnexusError(err) ? toJsonRpcError(err, requestIdOf(ctx.mcpReq.id), scrub) : err;
     }
   };
   server.setRequestHandler("tasks/get", { params: taskParams }, method((id) => tasks.get(caller, id)) as never);
