@@ -4,6 +4,7 @@ import type { Source, SourceContext, SourceState, SourceStatus } from "../../cor
 import { silentLogger, type Logger, type Tool, type ToolContext, type ToolResult } from "../../core/types.js";
 import type { EgressConfig } from "../../config/schema/server.js";
 import { DEFAULT_BACKOFF, retryWithBackoff, type BackoffOptions } from "./backoff.js";
+import { callTask } from "./call-task.js";
 import { callTool, type CallSite } from "./call-tool.js";
 import { connect, listAllTools, type McpConnection, type NegotiationMemo } from "./connect.js";
 import { describeLoadError, PhaseError } from "./load-error.js";
@@ -39,6 +40,8 @@ export class McpServerSource implements Source {
   private error?: string;
   private list: Tool[] = [];
   private signature = "";
+  /** The server's names of the tools it runs only as tasks. */
+  private taskOnly = new Set<string>();
   private conn?: McpConnection;
   private ctx?: SourceContext;
   private log: Logger = silentLogger;
@@ -217,11 +220,15 @@ export class McpServerSource implements Source {
   }
 
   private setTools(defs: McpToolDef[]): void {
+    // 2025-11-25 core tasks are followed through ext-tasks; a 2026-era server's task-only tools
+    // need a raw request path the SDK client does not give (its codec refuses a CreateTaskResult).
+    const tasksServed = this.conn?.protocolVersion !== "2026-07-28";
     const callable = defs.filter((d) => {
-      if (!requiresTask(d)) return true;
-      this.log.debug({ tool: d.name }, "mcp tool requires task-based execution; not exposed");
+      if (!requiresTask(d) || tasksServed) return true;
+      this.log.debug({ tool: d.name }, "mcp tool requires task-based execution over 2026-07-28; not exposed");
       return false;
     });
+    this.taskOnly = new Set(callable.filter(requiresTask).map((d) => d.name));
     const { kept, unknown } = filterTools(callable, this.spec.tools);
     if (unknown.length > 0) this.log.warn({ unknown }, "mcp tools filter names tools the server does not have");
     const signature = JSON.stringify(kept.map((d) => [d.name, d.description, d.inputSchema]));
@@ -241,7 +248,8 @@ export class McpServerSource implements Source {
     }
     // forwardAuth: the JWT caller's own token goes on this call's requests (never an API key: ctx.auth is JWT-only).
     const bearer = this.spec.forwardAuth ? ctx.auth?.bearer : undefined;
-    return withForwardedBearer(bearer, () => callTool(conn, this.site, tool, args, ctx));
+    const run = this.taskOnly.has(tool) ? callTask : callTool;
+    return withForwardedBearer(bearer, () => run(conn, this.site, tool, args, ctx));
   }
 
   private readonly site: CallSite = {

@@ -28,11 +28,18 @@ export function toTool(prefix: string | false, def: McpToolDef, call: CallTool, 
     ...(def.outputSchema !== undefined ? { outputSchema: def.outputSchema as JSONSchema } : {}),
     ...(def.annotations !== undefined ? { annotations: def.annotations as Record<string, unknown> } : {}),
     ...(def.icons !== undefined ? { icons: def.icons as Record<string, unknown>[] } : {}),
+    ...(taskSupportOf(def) ? { taskSupport: taskSupportOf(def) } : {}),
     execute: (args, ctx) => call(def.name, args ?? {}, ctx ?? {}),
   };
 }
 
 /** True for a tool that can only run as an MCP task, which a plain tools/call cannot do. */
 export function requiresTask(def: McpToolDef): boolean {
-  return (def as { execution?: { taskSupport?: string } }).execution?.taskSupport === "required";
+  return taskSupportOf(def) === "required";
+}
+
+/** The task support a server declared for its tool (`execution.taskSupport`), when it allows tasks. */
+function taskSupportOf(def: McpToolDef): "optional" | "required" | undefined {
+  const support = (def as { execution?: { taskSupport?: string } }).execution?.taskSupport;
+  return support === "optional" || support === "required" ? support : undefined;
 }
