@@ -13,6 +13,34 @@ type Json = Record<string, unknown>;
 const post = (url: string, body: Json, headers: Record<string, string> = {}) =>
   fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
 
+/** One 2026-07-28 JSON-RPC request to `/mcp` declaring the tasks extension; the response body. */
+async function rpc(url: string, method: string, params: Json): Promise<Json> {
+  const name = params.name ?? params.taskId;
+  const res = await post(
+    `${url}/mcp`,
+    {
+      jsonrpc: "2.0",
+      id: 1,
+      method,
+      params: {
+        ...params,
+        _meta: {
+          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+          "io.modelcontextprotocol/clientInfo": { name: "upstream-tasks-test", version: "1.0.0" },
+          "io.modelcontextprotocol/clientCapabilities": { extensions: { "io.modelcontextprotocol/tasks": {} } },
+        },
+      },
+    },
+    {
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2026-07-28",
+      "mcp-method": method,
+      ...(typeof name === "string" ? { "mcp-name": name } : {}),
+    },
+  );
+  return ((await res.json()) as { result: Json }).result;
+}
+
 /** The `event:`/`data:` pairs of a finished SSE body. */
 function events(text: string): { event: string; data: Json }[] {
   return text
@@ -79,5 +107,16 @@ describe("upstream tools that run only as tasks (2025-11-25 core tasks) are serv
     const cancelled = (await (await post(`${srv.url}/executions/${submitted.id}/cancel`, {})).json()) as { status: string };
     expect(cancelled.status).toBe("cancelled");
     await eventually(async () => (await readFile(marker, "utf8").catch(() => "")).includes("cancelled abandoned"));
+  });
+
+  it("on /mcp, a task of the gateway follows the upstream task: created at once, its result inline", async () => {
+    const created = await rpc(srv.url, "tools/call", { name: "jobs_long_job", arguments: { label: "mcp", steps: 2 } });
+    expect(created).toMatchObject({ resultType: "task", status: "working" });
+    let task: Json = {};
+    await eventually(async () => {
+      task = await rpc(srv.url, "tasks/get", { taskId: created.taskId });
+      return task.status !== "working";
+    });
+    expect(task).toMatchObject({ status: "completed", result: { content: [{ type: "text", text: "mcp done after 2 steps" }] } });
   });
 });
