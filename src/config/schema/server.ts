@@ -37,6 +37,12 @@ export const ServerSection = Type.Object(
       default: 600_000,
       description: "Upper bound for a caller's timeoutMs.",
     }),
+    inputTimeoutMs: Type.Integer({
+      minimum: 1,
+      maximum: 2_147_483_647,
+      default: 600_000,
+      description: "How long a call waits for its caller's answer to an input request (elicitation, sampling, roots); then INPUT_TIMEOUT.",
+    }),
     maxConcurrent: Type.Integer({ minimum: 1, default: 256, description: "In-flight executes; beyond it 429." }),
     bodyLimitBytes: Type.Integer({ minimum: 1, default: 1_048_576 }),
     shutdownGraceMs: Type.Integer({ minimum: 0, default: 10_000 }),
