@@ -5,6 +5,7 @@ import { createTransport, shouldFallBackToSse, wiresFor, type TransportDeps } fr
 import { keepListening } from "./listen.js";
 import { negotiationOptions } from "./negotiation.js";
 import type { WireKind } from "./negotiation.js";
+import { bridgeAbsentResultType } from "./result-type-bridge.js";
 import type { McpServerSpec } from "./server-spec.js";
 
 const { version } = createRequire(import.meta.url)("../../../package.json") as { version: string };
@@ -103,6 +104,7 @@ async function connectOver(
   client.setNotificationHandler("notifications/tools/list_changed", () => hooks.onToolsChanged());
   const progress = new ProgressRouter();
   progress.install(client);
+  bridgeAbsentResultType(transport, client);
   boundStart(transport, spec.timeout);
   const conn: McpConnection = {
     client,
