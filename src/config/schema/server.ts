@@ -37,12 +37,6 @@ export const ServerSection = Type.Object(
       default: 600_000,
       description: "Upper bound for a caller's timeoutMs.",
     }),
-    inputTimeoutMs: Type.Integer({
-      minimum: 1,
-      maximum: 2_147_483_647,
-      default: 600_000,
-      description: "How long a call waits for its caller's answer to an input request (elicitation, sampling, roots); then INPUT_TIMEOUT.",
-    }),
     maxConcurrent: Type.Integer({ minimum: 1, default: 256, description: "In-flight executes; beyond it 429." }),
     bodyLimitBytes: Type.Integer({ minimum: 1, default: 1_048_576 }),
     shutdownGraceMs: Type.Integer({ minimum: 0, default: 10_000 }),
@@ -96,6 +90,12 @@ export const ServerSection = Type.Object(
           "Key of the state the gateway seals for callers (an input request's state, a caller's token kept for an execution): the same on every replica. Use ${file:…} or ${VAR}. Default: random per process (one replica only; lost at restart).",
       }),
     ),
+    inputTimeoutMs: Type.Integer({
+      minimum: 1,
+      maximum: 2_147_483_647,
+      default: 600_000,
+      description: "How long an input request (elicitation, sampling, roots, a tool's pending) waits for its answer; then INPUT_TIMEOUT.",
+    }),
     rateLimit: Type.Optional(RateLimit),
     pressure: Type.Optional(
       Type.Object(

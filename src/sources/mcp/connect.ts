@@ -6,6 +6,7 @@ import { createTransport, shouldFallBackToSse, wiresFor, type TransportDeps } fr
 import { keepListening } from "./listen.js";
 import { negotiationOptions } from "./negotiation.js";
 import type { WireKind } from "./negotiation.js";
+import { bridgeAbsentResultType } from "./result-type-bridge.js";
 import type { McpServerSpec } from "./server-spec.js";
 
 const { version } = createRequire(import.meta.url)("../../../package.json") as { version: string };
@@ -109,6 +110,7 @@ async function connectOver(
   progress.install(client);
   const held = new HeldInput();
   held.install(client);
+  bridgeAbsentResultType(transport, client);
   boundStart(transport, spec.timeout);
   const conn: McpConnection = {
     client,
