@@ -39,13 +39,12 @@ ev_port=$(free_port); tn_port=$(free_port)
 (cd "$EV" && PORT=$ev_port exec npx tsx everything-server.ts) > "$OUT/everything.log" 2>&1 &
 pids+=($!)
 wait_ok "http://localhost:$ev_port/mcp" || { echo "conformance: the reference server did not start"; exit 1; }
-# Pinned to 2025-11-25: unpinned, toolnexus negotiates 2026-07-28 with this (SDK 1.29) server
-# and refuses its tools/call results as malformed (an open item of issue 18).
+# Not pinned: toolnexus negotiates 2026-07-28 with it (its 2026-only tools are then visible).
 # The tasks-* scenarios call native tools of their own (greet, slow_compute, …): a fixture plugin
 # beside the reference server; taskAfterMs well under the 1 s those scenarios expect to become tasks.
 cat > "$OUT/toolnexus.yaml" <<YAML
 mcpServers:
-  everything: { url: "http://localhost:$ev_port/mcp", prefix: false, protocolVersion: "2025-11-25" }
+  everything: { url: "http://localhost:$ev_port/mcp", prefix: false }
 plugins: ["$PWD/test/fixtures/plugins/conformance-tasks.mjs"]
 server: { mcp: { taskAfterMs: 200 } }
 YAML

@@ -59,6 +59,15 @@ export interface ToolContext {
    */
   auth?: { bearer: string };
   onProgress?: (p: Progress) => void;
+  /**
+   * Asks the caller while the call is held (an upstream's elicitation, sampling or roots
+   * request mid-call) and resolves with the caller's responses, keyed as asked (the
+   * `inputRequests` / `inputResponses` maps of core/input-requests.ts). Absent when no answer
+   * can reach a caller; rejects with INPUT_TIMEOUT when none came within `inputTimeoutMs`.
+   */
+  onInputRequest?(
+    requests: Record<string, { method: string; params?: Record<string, unknown> }>,
+  ): Promise<Record<string, Record<string, unknown>>>;
 }
 
 /** A named, described, schema'd callable. */

@@ -158,8 +158,12 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   await app.register(toolRoutes, { state, views, scrub });
   // A tool's output may echo a secret it was configured with (a URL, a header): never return it.
   const pipeline = new CallPipeline(state, metrics, (r) => scrubber.scrubResult(r), audit);
-  await app.register(executeRoute, { pipeline, stream: { heartbeatMs: () => state.loaded.config.server.heartbeatMs, scrub } });
   const executions = await registerExecutions(app, state, pipeline, scrub, redis);
+  await app.register(executeRoute, {
+    pipeline,
+    stream: { heartbeatMs: () => state.loaded.config.server.heartbeatMs, scrub },
+    promotion: executions.promotion,
+  });
   const documents = new ToolDocuments(app, state, views, policies, scrub);
   await app.register(openapiRoute, { documents });
   await registerPortal(app, documents);

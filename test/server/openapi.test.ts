@@ -29,6 +29,7 @@ describe("openapi/openapi.json", () => {
         "GET /status status",
         "GET /tools listTools",
         "GET /tools/{name} getTool",
+        "POST /executions/{id}/input answerExecutionInput",
         "POST /tools/{name}/execute executeTool",
         "GET /executions listExecutions",
         "GET /executions/{id} getExecution",

@@ -103,6 +103,12 @@ export const ServerSection = Type.Object(
           "Key of the state the gateway seals for callers (an input request's state, a caller's token kept for an execution): the same on every replica. Use ${file:…} or ${VAR}. Default: random per process (one replica only; lost at restart).",
       }),
     ),
+    inputTimeoutMs: Type.Integer({
+      minimum: 1,
+      maximum: 2_147_483_647,
+      default: 600_000,
+      description: "How long an input request (elicitation, sampling, roots, a tool's pending) waits for its answer; then INPUT_TIMEOUT.",
+    }),
     rateLimit: Type.Optional(RateLimit),
     pressure: Type.Optional(
       Type.Object(

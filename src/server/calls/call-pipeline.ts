@@ -48,6 +48,11 @@ export interface CallOptions {
   onStart?(call: CallSignal): void;
   /** Receives the tool's progress reports. */
   onProgress?(p: Progress): void;
+  /**
+   * Reaches the caller when the tool asks mid-call (the call is held meanwhile): an
+   * execution's `input_required`, a synchronous call promoted to one. Absent: nobody can answer.
+   */
+  onInputRequest?: ToolContext["onInputRequest"];
   /** Called with the duration when the call ended, whatever the outcome (e.g. a Server-Timing header). */
   onEnd?(ms: number): void;
 }
@@ -65,6 +70,7 @@ class CallContext implements ToolContext {
     tool: Tool,
     readonly answer?: Answer,
     readonly onProgress?: (p: Progress) => void,
+    readonly onInputRequest?: ToolContext["onInputRequest"],
   ) {
     this.caller = caller.id;
     if (tool.forwardAuth === true && caller.kind === "jwt" && caller.bearer) this.auth = { bearer: caller.bearer };
@@ -221,7 +227,7 @@ export class CallPipeline {
     state.track(call);
     try {
       o.onStart?.(call);
-      const ctx = new CallContext(call, p.timeoutMs, o.requestId, o.caller, p.tool, p.answer, o.onProgress);
+      const ctx = new CallContext(call, p.timeoutMs, o.requestId, o.caller, p.tool, p.answer, o.onProgress, o.onInputRequest);
       return await call.run(() => p.tool.execute(p.args, ctx));
     } catch (err) {
       throw isToolnexusError(err)

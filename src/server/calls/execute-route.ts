@@ -4,12 +4,13 @@ import type { CallPipeline } from "./call-pipeline.js";
 import { abortOnDisconnect } from "./disconnect.js";
 import { strayKeysError } from "./envelope.js";
 import { ExecuteBody, ExecuteOkResponse, ProblemResponse as problem, ToolParams } from "../http/schemas.js";
+import { PromotableCall, type Promotion } from "./promotion.js";
 import { streamCall, wantsEventStream, type StreamSettings } from "./stream-call.js";
 
 /** `POST /tools/{name}/execute`: the synchronous and the streaming (SSE) transports of the call pipeline. */
-export const executeRoute: FastifyPluginAsyncTypebox<{ pipeline: CallPipeline; stream: StreamSettings }> = async (
+export const executeRoute: FastifyPluginAsyncTypebox<{ pipeline: CallPipeline; stream: StreamSettings; promotion?: Promotion }> = async (
   app,
-  { pipeline, stream },
+  { pipeline, stream, promotion },
 ) => {
   // `curl -X POST` with no body is a call with no arguments, not a malformed request; a JSON
   // `null` body is sent, and fails the envelope.
@@ -27,28 +28,64 @@ export const executeRoute: FastifyPluginAsyncTypebox<{ pipeline: CallPipeline; s
         description:
           "An isError result is still 200: it is an outcome the model reads. A tool that fails answers 500 TOOL_FAILED. " +
           "With `Accept: text/event-stream` the 200 is an event stream, started once the call passed lookup, auth, limits and " +
-          "argument validation (failures before that keep their status); later failures are its last `error` event.",
+          "argument validation (failures before that keep their status); later failures are its last `error` event. " +
+          "A call whose upstream asks its caller mid-call (elicitation, sampling, roots) is promoted to an execution so it is never lost: " +
+          "JSON answers 202 with the Execution (`input_required`) and `Location`; the stream sends `execution`, then `input_required`, and goes on. " +
+          "Answer with POST /executions/{id}/input.",
         tags: ["tools"],
         params: ToolParams,
         body: Type.Ref(ExecuteBody),
-        response: { 200: ExecuteOkResponse, "4xx": problem, "5xx": problem },
+        response: {
+          200: ExecuteOkResponse,
+          202: {
+            description: "Promoted: the upstream asked mid-call; the Execution waits on its inputRequests",
+            headers: {
+              location: { type: "string", maxLength: 2048, description: "/executions/{id}" },
+              "operation-location": { type: "string", maxLength: 2048, description: "The absolute URL of the execution." },
+            },
+            content: { "application/json": { schema: Type.Ref("Execution") } },
+          },
+          "4xx": problem,
+          "5xx": problem,
+        },
       },
     },
-    (request, reply) => {
+    async (request, reply) => {
       const { name } = request.params;
       const body = request.body ?? {};
       const { caller, id: requestId, log } = request;
-      if (wantsEventStream(request.headers.accept)) return streamCall(pipeline, reply, name, body, { caller, requestId, log }, stream);
+      const held = promotion && new PromotableCall(promotion, caller, name, requestId);
+      if (wantsEventStream(request.headers.accept))
+        return streamCall(pipeline, reply, name, body, { caller, requestId, log }, stream, held);
       // One literal, not a spread of a shared `base`: with the spread, ~0.4 KB of every call
       // was promoted to the old generation (bench/README.md, execute pipeline).
-      return pipeline.call(name, body, {
+      const run = pipeline.call(name, body, {
         caller,
         requestId,
         log,
         transport: "rest",
-        onStart: (call) => abortOnDisconnect(reply, call),
-        onEnd: (ms) => reply.header("server-timing", `tool;dur=${ms.toFixed(1)}`),
+        onStart: (call) => {
+          held?.bind(call);
+          abortOnDisconnect(reply, call);
+        },
+        ...(held ? { onInputRequest: held.ask } : {}),
+        onEnd: (ms) => {
+          if (!reply.sent) reply.header("server-timing", `tool;dur=${ms.toFixed(1)}`);
+        },
       });
+      if (!held) return run;
+      void run.then(
+        (result) => held.end({ result }),
+        (error: unknown) => held.end({ error }),
+      );
+      const first = await Promise.race([run.then(() => undefined), held.promoted]);
+      if (!first) return run;
+      const { promoted, requests } = first;
+      const path = `/executions/${promoted.execution.id}`;
+      return reply
+        .code(202)
+        .headers({ location: path, "operation-location": `${request.protocol}://${request.host}${path}` })
+        .send({ ...promoted.execution, status: "input_required", inputRequests: requests });
     },
   );
 };

@@ -7,14 +7,20 @@ import { scrubDeep } from "../observability/scrub-deep.js";
 import { bindAbort, type AbortListen } from "./bind-abort.js";
 import type { CallOptions, CallPipeline } from "./call-pipeline.js";
 import type { CallEnvelope } from "./envelope.js";
+import type { PromotableCall } from "./promotion.js";
 import { openSse, type SseStream } from "./sse.js";
 
 const streamClosed = () => new ToolnexusError("CLIENT_CLOSED", "The client closed the event stream");
-// The stream's listeners live and die with the stream: nothing to unhook.
-const onStreamGone: AbortListen<SseStream> = (sse, abort) => {
-  sse.onClientClose(abort);
-  return undefined;
-};
+// The stream's listeners live and die with the stream: nothing to unhook. A call promoted to an
+// execution is the execution's: closing the stream no longer ends it.
+const onStreamGone =
+  (held: PromotableCall | undefined): AbortListen<SseStream> =>
+  (sse, abort) => {
+    sse.onClientClose(() => {
+      if (!held?.isPromoted) abort();
+    });
+    return undefined;
+  };
 
 // Ties go to JSON, the first of these: a client listing both without a preference gets what it got before.
 const MEDIA_TYPES = ["application/json", "text/event-stream"];
@@ -40,7 +46,9 @@ export type StreamCallOptions = Omit<CallOptions, "transport" | "onStart" | "onP
  * stream opens only once the call passed every check, so lookup, auth, limits and argument
  * failures still reject with their problem+json status. After that: one `progress` event per
  * report, then `result` or `error` (the problem the sync call would have answered) last.
- * Closing the stream aborts the call with CLIENT_CLOSED, exactly like a disconnect.
+ * Closing the stream aborts the call with CLIENT_CLOSED, exactly like a disconnect. A call that
+ * asks its caller mid-call (`held`) is promoted to an execution: `execution`, then
+ * `input_required`, and the stream goes on to its result once the answer came in.
  */
 export async function streamCall(
   pipeline: CallPipeline,
@@ -49,20 +57,32 @@ export async function streamCall(
   body: CallEnvelope,
   o: StreamCallOptions,
   settings: StreamSettings,
+  held?: PromotableCall,
 ): Promise<void> {
   let sse: SseStream | undefined;
+  void held?.promoted.then(({ promoted, requests }) => {
+    sse?.send("execution", { ...promoted.execution, status: "input_required", inputRequests: requests });
+    sse?.send("input_required", { inputRequests: requests });
+  });
   try {
     const result = await pipeline.call(name, body, {
       ...o,
       transport: "sse",
       onStart: (call) => {
+        held?.bind(call);
         sse = openSse(reply, settings.heartbeatMs());
-        bindAbort(call, sse, onStreamGone, streamClosed);
+        bindAbort(call, sse, onStreamGone(held), streamClosed);
       },
-      onProgress: (p) => sse?.send("progress", progressEvent(p, settings.scrub)),
+      onProgress: (p) => {
+        held?.progress(p);
+        sse?.send("progress", progressEvent(p, settings.scrub));
+      },
+      ...(held ? { onInputRequest: held.ask } : {}),
     });
+    held?.end({ result });
     sse?.send("result", result);
   } catch (err) {
+    held?.end({ error: err });
     if (!sse) throw err; // not started: the error handler answers with the status
     sse.send("error", scrubDeep(toProblem(normalizeError(err), o.requestId), settings.scrub));
   } finally {

@@ -1,9 +1,22 @@
 import { randomBytes } from "node:crypto";
 import { ToolnexusError } from "../../core/errors.js";
+import type { InputRequests, InputResponses } from "../../core/input-requests.js";
 import type { Progress } from "../../core/types.js";
 import type { ExecutionsConfig } from "../../config/schema/index.js";
 import { isTerminal, type ExecutionStatusT, type ExecutionT } from "./schemas.js";
-import type { ExecutionEvent, ExecutionPage, ExecutionStore, Outcome, Runner, Submission, Watch } from "./store.js";
+import { checkResponses, InputWaits, notWaiting } from "./input-wait.js";
+import type {
+  Adopted,
+  Adoption,
+  ExecutionEvent,
+  ExecutionPage,
+  ExecutionStore,
+  Outcome,
+  RunHooks,
+  Runner,
+  Submission,
+  Watch,
+} from "./store.js";
 
 interface Entry {
   execution: ExecutionT;
@@ -37,10 +50,13 @@ export class MemoryExecutionStore implements ExecutionStore {
   private readonly finished = new Map<string, string[]>();
   private seq = 0;
   private readonly sweep: NodeJS.Timeout;
+  private readonly waits = new InputWaits();
 
   constructor(
     private readonly config: () => ExecutionsConfig,
     private readonly runner: Runner,
+    /** `server.inputTimeoutMs`, read per wait. */
+    private readonly inputTimeoutMs: () => number = () => 600_000,
   ) {
     this.sweep = setInterval(() => this.expire(), Math.min(config().retentionMs, 60_000));
     this.sweep.unref();
@@ -54,6 +70,41 @@ export class MemoryExecutionStore implements ExecutionStore {
       if (earlier.fingerprint !== fingerprint) throw reused();
       return { execution: earlier.execution, replayed: true };
     }
+    const entry = this.create(s, "queued", fingerprint, idemKey);
+    entry.done = this.run(entry, s);
+    return { execution: entry.execution, replayed: false };
+  }
+
+  async adopt(a: Adoption): Promise<Adopted> {
+    this.expire();
+    const entry = this.create(a, "running", "");
+    let settle = () => {};
+    entry.done = new Promise<void>((r) => (settle = r));
+    return {
+      execution: entry.execution,
+      hooks: this.hooks(entry),
+      finish: async (outcome) => {
+        this.record(entry, a.owner, outcome);
+        settle();
+      },
+    };
+  }
+
+  async input(owner: string, id: string, responses: InputResponses): Promise<ExecutionT | undefined> {
+    const e = this.entry(owner, id);
+    if (!e) return undefined;
+    const { status, inputRequests, error } = e.execution;
+    if (status !== "input_required" || !inputRequests) {
+      if (error?.code === "INPUT_TIMEOUT") throw new ToolnexusError("INPUT_TIMEOUT", "The input request has expired");
+      throw notWaiting(status);
+    }
+    checkResponses(inputRequests, responses);
+    this.running(e);
+    this.waits.answer(id, responses);
+    return e.execution;
+  }
+
+  private create(s: Adoption, status: "queued" | "running", fingerprint: string, idemKey?: string): Entry {
     const { maxActivePerCaller, retentionMs } = this.config();
     const active = this.active.get(s.owner) ?? 0;
     if (active >= maxActivePerCaller) {
@@ -67,7 +118,7 @@ export class MemoryExecutionStore implements ExecutionStore {
       execution: {
         id,
         tool: s.tool,
-        status: "queued",
+        status,
         createdAt: iso(now),
         updatedAt: iso(now),
         expiresAt: iso(now + s.timeoutMs + retentionMs),
@@ -87,8 +138,7 @@ export class MemoryExecutionStore implements ExecutionStore {
     ids.push(id);
     if (idemKey !== undefined) this.idempotency.set(idemKey, id);
     this.active.set(s.owner, active + 1);
-    entry.done = this.run(entry, s);
-    return { execution: entry.execution, replayed: false };
+    return entry;
   }
 
   async get(owner: string, id: string): Promise<ExecutionT | undefined> {
@@ -140,19 +190,48 @@ export class MemoryExecutionStore implements ExecutionStore {
   private async run(e: Entry, s: Submission): Promise<void> {
     const outcome: Outcome = await this.runner(
       { id: e.execution.id, owner: s.owner, tool: s.tool, body: s.body, requestId: s.requestId },
-      {
-        signal: e.cancel.signal,
-        onStart: () => this.update(e, { status: "running" }),
-        onProgress: (p: Progress) => {
-          if (isTerminal(e.execution.status)) return;
-          this.update(e, { progress: p });
-          this.emit(e, { id: e.events.length + 1, event: "progress", data: p });
-        },
-      },
+      this.hooks(e),
     );
+    this.record(e, s.owner, outcome);
+  }
+
+  private hooks(e: Entry): RunHooks {
+    return {
+      signal: e.cancel.signal,
+      onStart: () => this.update(e, { status: "running" }),
+      onProgress: (p: Progress) => {
+        if (isTerminal(e.execution.status)) return;
+        this.update(e, { progress: p });
+        this.emit(e, { id: e.events.length + 1, event: "progress", data: p });
+      },
+      onInputRequest: (requests, onAsked) => this.ask(e, requests, onAsked),
+    };
+  }
+
+  private async ask(e: Entry, inputRequests: InputRequests, onAsked?: () => void): Promise<InputResponses> {
+    if (isTerminal(e.execution.status)) throw notWaiting(e.execution.status);
+    this.update(e, { status: "input_required", inputRequests });
+    this.emit(e, { id: e.events.length + 1, event: "input_required", data: { inputRequests } });
+    try {
+      const answer = this.waits.wait(e.execution.id, this.inputTimeoutMs(), e.cancel.signal);
+      onAsked?.();
+      return await answer;
+    } finally {
+      if (e.execution.status === "input_required") this.running(e);
+    }
+  }
+
+  /** Back to `running`, without the requests that were answered. */
+  private running(e: Entry): void {
+    const { inputRequests: _answered, ...rest } = e.execution;
+    e.execution = { ...rest, status: "running", updatedAt: iso(Date.now()) };
+  }
+
+  private record(e: Entry, owner: string, outcome: Outcome): void {
     const now = Date.now();
     e.expiresAtMs = now + this.config().retentionMs;
-    this.active.set(s.owner, (this.active.get(s.owner) ?? 1) - 1);
+    this.active.set(owner, (this.active.get(owner) ?? 1) - 1);
+    if (e.execution.inputRequests) this.running(e);
     if (outcome.status === "succeeded") {
       this.update(e, { status: "succeeded", result: outcome.result, expiresAt: iso(e.expiresAtMs) });
       this.emit(e, { id: e.events.length + 1, event: "result", data: outcome.result });
@@ -161,7 +240,7 @@ export class MemoryExecutionStore implements ExecutionStore {
       this.emit(e, { id: e.events.length + 1, event: "error", data: outcome.error });
     }
     e.listeners.clear();
-    this.trim(s.owner, e.execution.id);
+    this.trim(owner, e.execution.id);
   }
 
   // Retention alone would let one caller pile up a day of finished results in this process:

@@ -29,6 +29,7 @@ export function toExecution(rec: Record<string, string> | undefined, owner: stri
     updatedAt: rec.updatedAt ?? "",
     expiresAt: rec.expiresAt ?? "",
     ...(rec.progress ? { progress: JSON.parse(rec.progress) as Progress } : {}),
+    ...(rec.inputs && rec.status === "input_required" ? { inputRequests: JSON.parse(rec.inputs) as ExecutionT["inputRequests"] } : {}),
     ...(rec.result ? { result: JSON.parse(rec.result) as ExecutionT["result"] } : {}),
     ...(rec.error ? { error: JSON.parse(rec.error) as ExecutionT["error"] } : {}),
   };

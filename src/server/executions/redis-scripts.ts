@@ -16,7 +16,7 @@ local function append(rec, events, event, data, expireAt, channel)
   redis.call("PEXPIREAT", events, expireAt)
   redis.call("PUBLISH", channel, line)
 end
-local function active(status) return status == "queued" or status == "running" end
+local function active(status) return status == "queued" or status == "running" or status == "input_required" end
 `;
 
 /** KEYS: idem ("" for none), active set, owner index, sequence, record. ARGV: id, fingerprint, max, expireAtMs, nowIso, recordPrefix, tool, owner, expiresAtIso. */
@@ -61,6 +61,27 @@ append(KEYS[1], KEYS[2], "progress", ARGV[2], redis.call("HGET", KEYS[1], "exp")
 return 1
 `;
 
+/** KEYS: record, events. ARGV: nowIso, inputRequests JSON, channel. The held call asks: 1 when it now waits, 0 when it ended. */
+const ASK = `${APPEND}
+if not active(redis.call("HGET", KEYS[1], "status")) then return 0 end
+redis.call("HSET", KEYS[1], "status", "input_required", "inputs", ARGV[2], "updatedAt", ARGV[1])
+append(KEYS[1], KEYS[2], "input_required", '{"inputRequests":' .. ARGV[2] .. '}', redis.call("HGET", KEYS[1], "exp"), ARGV[3])
+return 1
+`;
+
+/**
+ * KEYS: record. ARGV: nowIso, the inputs JSON the answer was checked against. The one answer
+ * that finds the execution still waiting on those requests turns it running ("ok"); any other
+ * gets the status it found, so two answers racing from two replicas deliver one.
+ */
+const ANSWER = `
+local status = redis.call("HGET", KEYS[1], "status")
+if status ~= "input_required" or redis.call("HGET", KEYS[1], "inputs") ~= ARGV[2] then return status or "gone" end
+redis.call("HSET", KEYS[1], "status", "running", "updatedAt", ARGV[1])
+redis.call("HDEL", KEYS[1], "inputs")
+return "ok"
+`;
+
 /**
  * KEYS: record, events, active set, owner index, owner's finished index, sequence. ARGV: nowIso,
  * status, "result"|"error", JSON, expireAtMs, expiresAtIso, channel, id, maxRetained,
@@ -75,6 +96,7 @@ local status = redis.call("HGET", KEYS[1], "status")
 if not active(status) then return 0 end
 if ARGV[11] ~= "" and (status ~= "queued" or redis.call("EXISTS", ARGV[11]) == 1) then return 0 end
 redis.call("HSET", KEYS[1], "status", ARGV[2], ARGV[3], ARGV[4], "updatedAt", ARGV[1], "expiresAt", ARGV[6], "exp", ARGV[5])
+redis.call("HDEL", KEYS[1], "inputs")
 redis.call("PEXPIREAT", KEYS[1], ARGV[5])
 redis.call("SREM", KEYS[3], ARGV[8])
 local ik = redis.call("HGET", KEYS[1], "ik")
@@ -102,6 +124,8 @@ export interface ExecutionCommands {
   tnxStart(...args: string[]): Promise<number>;
   tnxProgress(...args: string[]): Promise<number>;
   tnxFinish(...args: string[]): Promise<number>;
+  tnxAsk(...args: string[]): Promise<number>;
+  tnxAnswer(...args: string[]): Promise<string>;
 }
 
 /** Defines the scripts on `redis` (sent once, then run by their SHA). */
@@ -110,5 +134,7 @@ export function withExecutionCommands(redis: Redis): Redis & ExecutionCommands {
   redis.defineCommand("tnxStart", { numberOfKeys: 1, lua: START });
   redis.defineCommand("tnxProgress", { numberOfKeys: 2, lua: PROGRESS });
   redis.defineCommand("tnxFinish", { numberOfKeys: 6, lua: FINISH });
+  redis.defineCommand("tnxAsk", { numberOfKeys: 2, lua: ASK });
+  redis.defineCommand("tnxAnswer", { numberOfKeys: 1, lua: ANSWER });
   return redis as Redis & ExecutionCommands;
 }

@@ -2,20 +2,24 @@ import { Queue, Worker, type Job as BullJob } from "bullmq";
 import type { Redis } from "ioredis";
 import type { FastifyBaseLogger } from "fastify";
 import { ToolnexusError } from "../../core/errors.js";
+import type { InputRequests, InputResponses } from "../../core/input-requests.js";
 import type { Progress } from "../../core/types.js";
 import type { ExecutionsConfig } from "../../config/schema/index.js";
 import { toProblem } from "../http/problem.js";
 import { newExecutionId } from "./memory-store.js";
 import { RedisChannels } from "./redis-channels.js";
-import { key, store, toExecution, unavailable } from "./redis-records.js";
+import { key, RECORD_PREFIX, store, toExecution, unavailable } from "./redis-records.js";
 import { withExecutionCommands, type ExecutionCommands } from "./redis-scripts.js";
 import { iso, OrphanSweep, recordOutcome } from "./redis-outcomes.js";
-import { createWithJob, precheck, type SubmitCall } from "./redis-submit.js";
+import { createWithJob, precheck, type SubmitCall, type SubmitVerdict } from "./redis-submit.js";
+import { checkResponses, InputWaits, notWaiting } from "./input-wait.js";
 import { isTerminal, type ExecutionStatusT, type ExecutionT } from "./schemas.js";
-import type { ExecutionEvent, ExecutionPage, ExecutionStore, Job, Outcome, Runner, Submission, Watch } from "./store.js";
+import type { Adopted, Adoption, ExecutionEvent, ExecutionPage, ExecutionStore, Job, Outcome, Runner, Submission, Watch } from "./store.js";
 
 const QUEUE = "toolnexus-executions";
 const CANCEL_CHANNEL = "toolnexus:cancel";
+// Answers to held calls travel like cancels: broadcast, and the replica holding the call takes it.
+const INPUT_CHANNEL = "toolnexus:input";
 // BullMQ's reason for a job whose worker stopped renewing its lock (its replica died).
 const STALLED = /stalled/i;
 
@@ -44,6 +48,10 @@ export class RedisExecutionStore implements ExecutionStore {
   /** Runs of this replica until their outcome is recorded. */
   private readonly running = new Set<Promise<void>>();
   private readonly sweeper: NodeJS.Timeout;
+  /** This replica's held calls waiting for an answer. */
+  private readonly waits = new InputWaits();
+  /** Calls of this replica adopted as executions (promoted when they asked mid-call): their cancel. */
+  private readonly adopted = new Map<string, AbortController>();
 
   constructor(
     conns: RedisConnections,
@@ -51,6 +59,8 @@ export class RedisExecutionStore implements ExecutionStore {
     private readonly runner: Runner,
     private readonly log: FastifyBaseLogger,
     concurrency: number,
+    /** `server.inputTimeoutMs`, read per wait. */
+    private readonly inputTimeoutMs: () => number = () => 600_000,
   ) {
     this.redis = withExecutionCommands(conns.commands);
     // The queue's connection runs the submit script in the MULTI that also adds the job.
@@ -76,7 +86,14 @@ export class RedisExecutionStore implements ExecutionStore {
     });
     this.worker.on("error", (err) => log.debug({ err: err.message }, "execution worker error"));
     this.queue.on("error", (err) => log.debug({ err: err.message }, "execution queue error"));
-    this.channels.always(CANCEL_CHANNEL, (id) => this.worker.cancelJob(id, "cancelled"));
+    this.channels.always(CANCEL_CHANNEL, (id) => {
+      this.worker.cancelJob(id, "cancelled");
+      this.adopted.get(id)?.abort(cancelled());
+    });
+    this.channels.always(INPUT_CHANNEL, (message) => {
+      const { id, responses } = JSON.parse(message) as { id: string; responses: InputResponses };
+      this.waits.answer(id, responses);
+    });
     const orphans = new OrphanSweep(this.redis, (id) => this.queue.toKey(id), config, log);
     this.sweeper = setInterval(
       () => void orphans.run().catch((err: Error) => log.debug({ err: err.message }, "orphan sweep failed")),
@@ -86,11 +103,91 @@ export class RedisExecutionStore implements ExecutionStore {
   }
 
   async submit(s: Submission, fingerprint: string): Promise<{ execution: ExecutionT; replayed: boolean }> {
+    const { maxActivePerCaller } = this.config();
+    const id = newExecutionId();
+    const call = this.submitCall(s, id, fingerprint);
+    const job: Job = { id, owner: s.owner, tool: s.tool, body: s.body, requestId: s.requestId };
+    // The record and its job are written together or not at all (see createWithJob).
+    const [verdict, earlier] = (await precheck(this.redis, call)) ?? (await createWithJob(this.queue, call, job));
+    if (verdict === "reused") throw new ToolnexusError("IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key was already used for another call");
+    if (verdict === "overloaded") throw overloaded(maxActivePerCaller);
+    if (verdict === "replay" && earlier) {
+      const execution = await this.get(s.owner, earlier);
+      if (execution) return { execution, replayed: true };
+    }
+    const execution = await this.get(s.owner, id);
+    if (!execution) throw unavailable();
+    return { execution, replayed: false };
+  }
+
+  // No job: the call already runs here. A replica that dies with it leaves it to its expiry
+  // (BullMQ's stalled check, which finds lost jobs, knows nothing of it).
+  async adopt(a: Adoption): Promise<Adopted> {
+    const id = newExecutionId();
+    const c = this.submitCall(a, id, "");
+    const [verdict] = (await store(
+      this.redis.tnxSubmit(
+        c.idem,
+        c.active,
+        c.ownerIndex,
+        c.seq,
+        c.record,
+        c.id,
+        c.fingerprint,
+        String(c.max),
+        String(c.expireAt),
+        c.nowIso,
+        RECORD_PREFIX,
+        c.tool,
+        c.owner,
+        c.expiresAtIso,
+      ),
+    )) as SubmitVerdict;
+    if (verdict === "overloaded") throw overloaded(c.max);
+    await store(this.redis.tnxStart(c.record, iso(Date.now())));
+    const execution = await this.get(a.owner, id);
+    if (!execution) throw unavailable();
+    const cancel = new AbortController();
+    this.adopted.set(id, cancel);
+    let settle = () => {};
+    void this.track(new Promise<void>((r) => (settle = r)));
+    const job: Job = { id, owner: a.owner, tool: a.tool, body: {}, requestId: a.requestId };
+    return {
+      execution,
+      hooks: {
+        signal: cancel.signal,
+        onStart: () => undefined,
+        onProgress: (p) => void this.progress(id, p),
+        onInputRequest: (requests, onAsked) => this.ask(id, requests, cancel.signal, onAsked),
+      },
+      finish: async (outcome) => {
+        try {
+          await this.record(job, outcome);
+        } finally {
+          this.adopted.delete(id);
+          settle();
+        }
+      },
+    };
+  }
+
+  async input(owner: string, id: string, responses: InputResponses): Promise<ExecutionT | undefined> {
+    const rec = await store(this.redis.hgetall(key.record(id)));
+    const execution = toExecution(rec, owner);
+    if (!execution) return undefined;
+    if (execution.status !== "input_required" || !execution.inputRequests) throw stateError(execution);
+    checkResponses(execution.inputRequests, responses);
+    const verdict = await store(this.redis.tnxAnswer(key.record(id), iso(Date.now()), rec.inputs ?? ""));
+    if (verdict !== "ok") throw notWaiting(verdict);
+    await store(this.redis.publish(INPUT_CHANNEL, JSON.stringify({ id, responses })));
+    return this.get(owner, id);
+  }
+
+  private submitCall(s: Adoption & { idempotencyKey?: string }, id: string, fingerprint: string): SubmitCall {
     const { maxActivePerCaller, retentionMs } = this.config();
     const now = Date.now();
-    const id = newExecutionId();
     const expireAt = now + s.timeoutMs + retentionMs;
-    const call: SubmitCall = {
+    return {
       idem: s.idempotencyKey === undefined ? "" : key.idempotency(s.owner, s.idempotencyKey),
       active: key.active(s.owner),
       ownerIndex: key.owner(s.owner),
@@ -105,22 +202,6 @@ export class RedisExecutionStore implements ExecutionStore {
       owner: s.owner,
       expiresAtIso: iso(expireAt),
     };
-    const job: Job = { id, owner: s.owner, tool: s.tool, body: s.body, requestId: s.requestId };
-    // The record and its job are written together or not at all (see createWithJob).
-    const [verdict, earlier] = (await precheck(this.redis, call)) ?? (await createWithJob(this.queue, call, job));
-    if (verdict === "reused") throw new ToolnexusError("IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key was already used for another call");
-    if (verdict === "overloaded") {
-      throw new ToolnexusError("OVERLOADED", `More than ${maxActivePerCaller} executions queued or running for this caller`, {
-        headers: { "retry-after": "1" },
-      });
-    }
-    if (verdict === "replay" && earlier) {
-      const execution = await this.get(s.owner, earlier);
-      if (execution) return { execution, replayed: true };
-    }
-    const execution = await this.get(s.owner, id);
-    if (!execution) throw unavailable();
-    return { execution, replayed: false };
   }
 
   async get(owner: string, id: string): Promise<ExecutionT | undefined> {
@@ -237,12 +318,18 @@ export class RedisExecutionStore implements ExecutionStore {
   private async process(bull: BullJob<Job>, signal?: AbortSignal): Promise<void> {
     const job = bull.data;
     if ((await this.redis.tnxStart(key.record(job.id), iso(Date.now()))) !== 1) return; // cancelled while queued, or expired
+    const aborted = signal ?? new AbortController().signal;
     const outcome = await this.runner(job, {
-      signal: signal ?? new AbortController().signal,
+      signal: aborted,
       onStart: () => undefined,
       onProgress: (p) => void this.progress(job.id, p),
+      onInputRequest: (requests, onAsked) => this.ask(job.id, requests, aborted, onAsked),
     });
-    // The outcome must reach Redis; a short outage is waited out rather than losing it.
+    await this.record(job, outcome);
+  }
+
+  // The outcome must reach Redis; a short outage is waited out rather than losing it.
+  private async record(job: Job, outcome: Outcome): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       try {
         await this.finish(job, outcome);
@@ -253,6 +340,23 @@ export class RedisExecutionStore implements ExecutionStore {
         await new Promise((r) => setTimeout(r, 500));
       }
     }
+  }
+
+  private async ask(id: string, requests: InputRequests, signal: AbortSignal, onAsked?: () => void): Promise<InputResponses> {
+    const json = JSON.stringify(requests);
+    // Waiting before the record says so: an answer published at once is not missed.
+    const answer = this.waits.wait(id, this.inputTimeoutMs(), signal);
+    try {
+      if ((await store(this.redis.tnxAsk(key.record(id), key.events(id), iso(Date.now()), json, key.channel(id)))) !== 1) {
+        throw notWaiting("over");
+      }
+    } catch (err) {
+      this.waits.answer(id, {});
+      void answer.catch(() => undefined);
+      throw err;
+    }
+    onAsked?.();
+    return answer;
   }
 
   private async progress(id: string, p: Progress): Promise<void> {
@@ -274,6 +378,18 @@ export class RedisExecutionStore implements ExecutionStore {
   private finish(job: Job, outcome: Outcome): Promise<boolean> {
     return recordOutcome(this.redis, this.config(), job, outcome);
   }
+}
+
+function overloaded(max: number): ToolnexusError {
+  return new ToolnexusError("OVERLOADED", `More than ${max} executions queued or running for this caller`, {
+    headers: { "retry-after": "1" },
+  });
+}
+
+/** Why an execution that is not `input_required` takes no answer: its wait timed out, or it waits on nothing. */
+function stateError(e: ExecutionT): ToolnexusError {
+  if (e.error?.code === "INPUT_TIMEOUT") return new ToolnexusError("INPUT_TIMEOUT", "The input request has expired");
+  return notWaiting(e.status);
 }
 
 function cancelled(): ToolnexusError {

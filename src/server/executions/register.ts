@@ -1,6 +1,8 @@
 import type { FastifyInstance } from "fastify";
 import type { Redis } from "ioredis";
 import type { CallPipeline } from "../calls/call-pipeline.js";
+import type { Promotion } from "../calls/promotion.js";
+import { storePromotion } from "./promotion.js";
 import { executionRoutes } from "./routes.js";
 import type { ServiceState } from "../service/service-state.js";
 import { MemoryExecutionStore } from "./memory-store.js";
@@ -10,9 +12,10 @@ import type { ExecutionStore } from "./store.js";
 
 /**
  * Adds executions to the service: the store the config asks for (in the process, or Redis
- * when `redis:` is set) and its routes. Resolves with the store (MCP tasks are executions too)
- * and its close, which waits for the runs of this process to be recorded: call it before the
- * sources and `redis` close.
+ * when `redis:` is set) and its routes. Resolves with the store (MCP tasks are executions too),
+ * its close, which waits for the runs of this process to be recorded (call it before the
+ * sources and `redis` close), and the promotion of synchronous calls that ask their caller
+ * mid-call.
  */
 export async function registerExecutions(
   app: FastifyInstance,
@@ -20,11 +23,12 @@ export async function registerExecutions(
   pipeline: CallPipeline,
   scrub: (s: string) => string,
   redis?: Redis,
-): Promise<{ store: ExecutionStore; close: () => Promise<void> }> {
+): Promise<{ store: ExecutionStore; close: () => Promise<void>; promotion: Promotion }> {
   for (const schema of EXECUTION_SCHEMAS) app.addSchema(schema);
   const config = () => state.loaded.config.executions;
   const runner = pipelineRunner(pipeline, app.log, () => config().maxTimeoutMs, scrub);
   const url = state.loaded.config.redis?.url;
+  const inputTimeoutMs = () => state.loaded.config.server.inputTimeoutMs;
   let store: ExecutionStore;
   const closers: (() => void)[] = [];
   if (redis && url) {
@@ -43,17 +47,22 @@ export async function registerExecutions(
       runner,
       app.log,
       state.loaded.config.server.maxConcurrent,
+      inputTimeoutMs,
     );
     closers.push(() => {
       for (const c of [queue, worker, subscriber]) c.disconnect();
     });
   } else {
-    store = new MemoryExecutionStore(config, runner);
+    store = new MemoryExecutionStore(config, runner, inputTimeoutMs);
   }
   await app.register(executionRoutes, { store, pipeline, state });
   const close = async () => {
     await store.close();
     for (const fn of closers) fn();
   };
-  return { store, close };
+  return {
+    store,
+    close,
+    promotion: storePromotion(store, () => state.loaded.config.server.maxTimeoutMs, scrub),
+  };
 }

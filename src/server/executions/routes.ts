@@ -4,7 +4,16 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { ToolnexusError } from "../../core/errors.js";
 import { ownerKey } from "../auth/index.js";
 import type { CallPipeline } from "../calls/call-pipeline.js";
-import { EventsHeaders, Execution, ExecutionList, ExecutionListQuery, ExecutionParams, SubmitHeaders, isTerminal } from "./schemas.js";
+import {
+  EventsHeaders,
+  Execution,
+  ExecutionList,
+  ExecutionListQuery,
+  ExecutionParams,
+  InputBody,
+  SubmitHeaders,
+  isTerminal,
+} from "./schemas.js";
 import type { ExecutionEvent, ExecutionStore } from "./store.js";
 import { ExecuteBody, ProblemResponse as problem, sseEvent, ToolParams } from "../http/schemas.js";
 import type { ServiceState } from "../service/service-state.js";
@@ -155,6 +164,25 @@ export const executionRoutes: FastifyPluginAsyncTypebox<ExecutionRoutesOptions> 
     async (request) => found(await store.cancel(ownerKey(request.caller), request.params.id)),
   );
 
+  app.post(
+    "/executions/:id/input",
+    {
+      schema: {
+        operationId: "answerExecutionInput",
+        summary: "Answer what an execution waits on",
+        description:
+          "For an `input_required` execution: one response per key of its `inputRequests` (an ElicitResult, a CreateMessageResult, a ListRootsResult), " +
+          "delivered to the call wherever it runs; the execution turns `running` again. 400 INVALID_REQUEST when it waits on nothing or the keys differ, " +
+          "410 INPUT_TIMEOUT when its wait ran out.",
+        tags: ["executions"],
+        params: ExecutionParams,
+        body: InputBody,
+        response: { 200: Type.Ref(Execution), "4xx": problem, "5xx": problem },
+      },
+    },
+    async (request) => found(await store.input(ownerKey(request.caller), request.params.id, request.body.inputResponses)),
+  );
+
   app.get(
     "/executions/:id/events",
     {
@@ -162,7 +190,7 @@ export const executionRoutes: FastifyPluginAsyncTypebox<ExecutionRoutesOptions> 
         operationId: "streamExecutionEvents",
         summary: "An execution's events (Server-Sent Events)",
         description:
-          "`execution` (the current state, no id), then `progress`… and a last `result` or `error`, each with an increasing `id:`. `Last-Event-ID` resumes after that event.",
+          "`execution` (the current state, no id), then `progress` and `input_required`… and a last `result` or `error`, each with an increasing `id:`. `Last-Event-ID` resumes after that event.",
         tags: ["executions"],
         params: ExecutionParams,
         headers: EventsHeaders,
@@ -172,8 +200,8 @@ export const executionRoutes: FastifyPluginAsyncTypebox<ExecutionRoutesOptions> 
             content: {
               "text/event-stream": {
                 schema: sseEvent(
-                  ["execution", "progress", "result", "error"],
-                  "Server-sent events: `execution` (the Execution, first), `progress` (Progress)…, then `result` (ToolResult) or `error` (Problem) last; each after the first numbered with `id:` for Last-Event-ID.",
+                  ["execution", "progress", "input_required", "result", "error"],
+                  "Server-sent events: `execution` (the Execution, first), `progress` (Progress) and `input_required` (`{ inputRequests }`: answer with POST /executions/{id}/input)…, then `result` (ToolResult) or `error` (Problem) last; each after the first numbered with `id:` for Last-Event-ID.",
                 ),
               },
             },
@@ -195,7 +223,7 @@ export const executionRoutes: FastifyPluginAsyncTypebox<ExecutionRoutesOptions> 
         }
         if (stream.ended) return;
         sse.send(ev.event, ev.data, ev.id);
-        if (ev.event !== "progress") {
+        if (ev.event === "result" || ev.event === "error") {
           stream.ended = true;
           watch?.stop();
           sse.close();

@@ -1,4 +1,5 @@
 import { ToolnexusError } from "../../core/errors.js";
+import type { InputRequests } from "../../core/input-requests.js";
 import type { FastifyBaseLogger } from "fastify";
 import type { Caller } from "../auth/index.js";
 import { bindAbort, onSignalAbort } from "../calls/bind-abort.js";
@@ -33,14 +34,20 @@ export function pipelineRunner(
           hooks.onStart();
         },
         onProgress: (p) => hooks.onProgress(p),
+        onInputRequest: (requests) => hooks.onInputRequest(requests as InputRequests),
       });
       return { status: "succeeded", result };
     } catch (err) {
-      const e = normalizeError(err);
-      const problem = toProblem(e, job.requestId);
-      return { status: e.code === "CANCELLED" ? "cancelled" : "failed", error: { ...problem, detail: scrub(problem.detail) } };
+      return failedOutcome(err, job.requestId, scrub);
     }
   };
+}
+
+/** How an execution whose call threw ended: `cancelled` or `failed`, with the (scrubbed) problem the sync call would have answered. */
+export function failedOutcome(err: unknown, requestId: string, scrub: (s: string) => string): Outcome {
+  const e = normalizeError(err);
+  const problem = toProblem(e, requestId);
+  return { status: e.code === "CANCELLED" ? "cancelled" : "failed", error: { ...problem, detail: scrub(problem.detail) } };
 }
 
 /** The caller an owner key (`kind:id`, see ownerKey) stands for: its principal and how it authenticated, for the log and audit lines. */

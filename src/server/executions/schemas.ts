@@ -6,10 +6,30 @@ import { Problem, Progress, StringEnum, ToolResult } from "../http/schemas.js";
  * validates and serializes with them and they become components of openapi/openapi.json.
  */
 
-const STATUSES = ["queued", "running", "succeeded", "failed", "cancelled"] as const;
+const STATUSES = ["queued", "running", "input_required", "succeeded", "failed", "cancelled"] as const;
 
 /** Where an execution is in its life; the last three are terminal. */
 const ExecutionStatus = StringEnum(STATUSES, { $id: "ExecutionStatus" });
+
+/** The questions a held call waits on, keyed by id (MCP 2026-07-28 `inputRequests`): each a bare `{ method, params }`. */
+export const InputRequests = Type.Record(
+  Type.String({ maxLength: 128 }),
+  Type.Object({
+    method: StringEnum(["elicitation/create", "sampling/createMessage", "roots/list"]),
+    params: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  }),
+  { $id: "InputRequests", description: "Keyed by request id; answer each under the same key in `inputResponses`." },
+);
+
+/** Body of `POST /executions/{id}/input`: one bare result (ElicitResult, CreateMessageResult, ListRootsResult) per request id. */
+export const InputBody = Type.Object(
+  {
+    inputResponses: Type.Record(Type.String({ maxLength: 128 }), Type.Record(Type.String(), Type.Unknown()), {
+      description: "Keyed by the ids of the execution's `inputRequests`, every one answered.",
+    }),
+  },
+  { additionalProperties: false },
+);
 
 /** An asynchronous call and, once it ended, its result or problem. */
 export const Execution = Type.Object(
@@ -21,6 +41,7 @@ export const Execution = Type.Object(
     updatedAt: Type.String({ format: "date-time" }),
     expiresAt: Type.String({ format: "date-time", description: "After this the execution answers 404." }),
     progress: Type.Optional(Type.Ref(Progress)),
+    inputRequests: Type.Optional(Type.Ref(InputRequests, { description: "Set while `input_required`: what the call waits on." })),
     result: Type.Optional(Type.Ref(ToolResult)),
     error: Type.Optional(Type.Ref(Problem)),
   },
@@ -62,7 +83,7 @@ export const EventsHeaders = Type.Object({
 });
 
 /** Every execution schema with an $id, registered with Fastify next to the shared ones. */
-export const EXECUTION_SCHEMAS = [ExecutionStatus, Execution, ExecutionList];
+export const EXECUTION_SCHEMAS = [ExecutionStatus, InputRequests, Execution, ExecutionList];
 
 export type ExecutionT = Static<typeof Execution>;
 export type ExecutionStatusT = Static<typeof ExecutionStatus>;

@@ -1,3 +1,4 @@
+import type { InputRequests, InputResponses } from "../../core/input-requests.js";
 import type { Progress, ToolResult } from "../../core/types.js";
 import type { CallEnvelope } from "../calls/envelope.js";
 import type { Problem } from "../http/problem.js";
@@ -6,6 +7,7 @@ import type { ExecutionStatusT, ExecutionT } from "./schemas.js";
 /** One event of an execution's stream; `id` increases from 1 so `Last-Event-ID` resumes after it. */
 export type ExecutionEvent =
   | { id: number; event: "progress"; data: Progress }
+  | { id: number; event: "input_required"; data: { inputRequests: InputRequests } }
   | { id: number; event: "result"; data: ToolResult }
   | { id: number; event: "error"; data: Problem };
 
@@ -35,12 +37,36 @@ export interface Job {
 export type Outcome = { status: "succeeded"; result: ToolResult } | { status: "failed" | "cancelled"; error: Problem };
 
 /** What a store gives the runner of one job. */
-interface RunHooks {
+export interface RunHooks {
   /** Aborts when the execution is cancelled, wherever the cancel request arrived. */
   signal: AbortSignal;
   /** The call passed its checks and the tool starts: the execution turns `running`. */
   onStart(): void;
   onProgress(p: Progress): void;
+  /**
+   * The call asks its caller (it is held meanwhile): the execution turns `input_required` until
+   * {@link ExecutionStore.input} answers, wherever that arrives (`onAsked` once it is
+   * recorded so: from then on an answer is taken). Rejects with INPUT_TIMEOUT
+   * after `server.inputTimeoutMs`, and with the reason when the execution is cancelled.
+   */
+  onInputRequest(requests: InputRequests, onAsked?: () => void): Promise<InputResponses>;
+}
+
+/** A call already running in this process that the store takes over (a synchronous call promoted when it asks mid-call). */
+export interface Adoption {
+  owner: string;
+  tool: string;
+  requestId: string;
+  /** What is left of the call's deadline; bounds `expiresAt` while it is active. */
+  timeoutMs: number;
+}
+
+/** An adopted call: its execution (running), the hooks to bind it to, and where its outcome goes. */
+export interface Adopted {
+  execution: ExecutionT;
+  hooks: RunHooks;
+  /** Records how the call ended; the store's close waits for it. */
+  finish(outcome: Outcome): Promise<void>;
 }
 
 /** Runs one job through the call pipeline; never rejects. */
@@ -76,6 +102,18 @@ export interface ExecutionStore {
   get(owner: string, id: string): Promise<ExecutionT | undefined>;
   /** The owner's executions, newest first. `cursor` is the `next` of the previous page. */
   list(owner: string, q: { status?: ExecutionStatusT; limit: number; cursor?: string }): Promise<ExecutionPage>;
+  /**
+   * Takes over a call running in this process as a new `running` execution of `owner`
+   * (OVERLOADED past the owner's active limit). Its input requests and cancel work as a
+   * submitted one's; the call stays on this replica.
+   */
+  adopt(a: Adoption): Promise<Adopted>;
+  /**
+   * Answers the input requests an `input_required` execution waits on, wherever it runs: the
+   * execution turns `running` again. INVALID_REQUEST when it waits on nothing or the keys are
+   * not exactly those asked, INPUT_TIMEOUT when its wait ended so; undefined when unknown to this owner.
+   */
+  input(owner: string, id: string, responses: InputResponses): Promise<ExecutionT | undefined>;
   /** Aborts the execution wherever it runs; a terminal one is returned unchanged. */
   cancel(owner: string, id: string): Promise<ExecutionT | undefined>;
   /**

@@ -40,19 +40,44 @@ export async function callTool(
 ): Promise<ToolResult> {
   ctx.signal?.throwIfAborted();
   const progress = ctx.onProgress ? conn.progress.open(ctx.onProgress) : undefined;
+  const asking = heldAsk(ctx);
+  const held = conn.held.open(asking?.ask);
   try {
     const params = { name: tool, arguments: args, ...meta(progress?.token) };
-    const result = await conn.client.callTool(params, callOptions(ctx));
+    const result = await conn.client.callTool(params, callOptions(asking ? { ...ctx, signal: asking.signal } : ctx));
     return mapCallResult(result, site.server, tool);
   } catch (err) {
     // The caller's own abort (disconnect, deadline, shutdown) decides the answer; the SDK already sent notifications/cancelled.
     if (ctx.signal?.aborted) throw ctx.signal.reason;
+    if (asking?.signal.aborted) throw asking.signal.reason;
     const failure = classifyCallError(err, { server: site.server, tool, lost: site.isLost(conn) });
     if (failure.reconnect) site.lose(conn, failure.throw.message);
     if (failure.result) return failure.result;
     failure.throw.message = site.scrub(failure.throw.message);
     throw failure.throw;
   } finally {
+    held.close();
     progress?.close();
   }
+}
+
+/**
+ * The caller's answer route of a held call, when it has one. A wait that failed (no answer
+ * within `inputTimeoutMs`) ends the call with that error: the upstream is told to stop
+ * (notifications/cancelled) rather than left to go on with no answer.
+ */
+function heldAsk(ctx: ToolContext): { ask: NonNullable<ToolContext["onInputRequest"]>; signal: AbortSignal } | undefined {
+  const onInputRequest = ctx.onInputRequest?.bind(ctx);
+  if (!onInputRequest) return undefined;
+  const failed = new AbortController();
+  const signal = ctx.signal ? AbortSignal.any([ctx.signal, failed.signal]) : failed.signal;
+  const ask: NonNullable<ToolContext["onInputRequest"]> = async (requests) => {
+    try {
+      return await onInputRequest(requests);
+    } catch (err) {
+      failed.abort(err);
+      throw err;
+    }
+  };
+  return { ask, signal };
 }

@@ -1,10 +1,12 @@
 import { createRequire } from "node:module";
 import { Client, SdkError, SdkErrorCode, type PriorDiscovery, type Tool as McpToolDef, type Transport } from "@modelcontextprotocol/client";
+import { HELD_INPUT_CAPABILITIES, HeldInput } from "./held-input.js";
 import { ProgressRouter } from "./progress-router.js";
 import { createTransport, shouldFallBackToSse, wiresFor, type TransportDeps } from "./create-transport.js";
 import { keepListening } from "./listen.js";
 import { negotiationOptions } from "./negotiation.js";
 import type { WireKind } from "./negotiation.js";
+import { bridgeAbsentResultType } from "./result-type-bridge.js";
 import type { McpServerSpec } from "./server-spec.js";
 
 const { version } = createRequire(import.meta.url)("../../../package.json") as { version: string };
@@ -20,6 +22,8 @@ export interface McpConnection {
   protocolVersion: string;
   /** Where a call opens its progress token. */
   progress: ProgressRouter;
+  /** Where a call opens its route for the server's mid-call questions to the caller. */
+  held: HeldInput;
   /** Ends the session (and kills a stdio child's process tree). Does not fire `onClose`. */
   close(): Promise<void>;
 }
@@ -89,7 +93,8 @@ async function connectOver(
 ): Promise<McpConnection> {
   const transport = createTransport(spec, wire, deps);
   const client = new Client(CLIENT_INFO, {
-    capabilities: {},
+    // A held call's caller answers (executions, a promoted REST or SSE call): see held-input.ts.
+    capabilities: HELD_INPUT_CAPABILITIES,
     listMaxPages: MAX_LIST_PAGES,
     ...negotiationOptions(spec.protocolVersion, wire),
   });
@@ -103,12 +108,16 @@ async function connectOver(
   client.setNotificationHandler("notifications/tools/list_changed", () => hooks.onToolsChanged());
   const progress = new ProgressRouter();
   progress.install(client);
+  const held = new HeldInput();
+  held.install(client);
+  bridgeAbsentResultType(transport, client);
   boundStart(transport, spec.timeout);
   const conn: McpConnection = {
     client,
     wire,
     protocolVersion: "",
     progress,
+    held,
     async close() {
       closing = true;
       listening.abort();

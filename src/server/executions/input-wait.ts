@@ -1,0 +1,74 @@
+import { ToolnexusError } from "../../core/errors.js";
+import type { InputResponses } from "../../core/input-requests.js";
+
+interface Wait {
+  resolve(responses: InputResponses): void;
+  reject(err: unknown): void;
+}
+
+/**
+ * The held calls of this process waiting for their caller's answer, by execution id. Each
+ * wait ends with the answer, INPUT_TIMEOUT after `timeoutMs`, or the abort reason of
+ * `signal` (a cancel): never later, so a question nobody answers holds nothing forever.
+ */
+export class InputWaits {
+  private readonly waits = new Map<string, Wait>();
+
+  /** Waits for the answer to execution `id`'s requests. */
+  wait(id: string, timeoutMs: number, signal: AbortSignal): Promise<InputResponses> {
+    return new Promise<InputResponses>((resolve, reject) => {
+      const end = () => {
+        clearTimeout(timer);
+        signal.removeEventListener("abort", onAbort);
+        this.waits.delete(id);
+      };
+      const onAbort = () => {
+        end();
+        reject(signal.reason);
+      };
+      const timer = setTimeout(() => {
+        end();
+        reject(new ToolnexusError("INPUT_TIMEOUT", `No answer to the input request within ${timeoutMs} ms`));
+      }, timeoutMs);
+      if (signal.aborted) return onAbort();
+      signal.addEventListener("abort", onAbort, { once: true });
+      this.waits.set(id, {
+        resolve: (r) => {
+          end();
+          resolve(r);
+        },
+        reject: (err) => {
+          end();
+          reject(err);
+        },
+      });
+    });
+  }
+
+  /** Hands the answer to execution `id`'s wait; false when no wait of this process has that id. */
+  answer(id: string, responses: InputResponses): boolean {
+    const w = this.waits.get(id);
+    w?.resolve(responses);
+    return w !== undefined;
+  }
+}
+
+/** INVALID_REQUEST unless `responses` answers exactly the requests asked, each with an object. */
+export function checkResponses(requests: Record<string, unknown>, responses: InputResponses): void {
+  const asked = Object.keys(requests);
+  const missing = asked.filter((k) => !Object.hasOwn(responses, k));
+  const stray = Object.keys(responses).filter((k) => !Object.hasOwn(requests, k));
+  if (missing.length || stray.length) {
+    throw new ToolnexusError("INVALID_REQUEST", `inputResponses must answer exactly the execution's inputRequests (${asked.join(", ")})`, {
+      errors: [
+        ...missing.map((k) => ({ pointer: `/inputResponses/${k}`, message: "is missing" })),
+        ...stray.map((k) => ({ pointer: `/inputResponses/${k}`, message: "answers no input request" })),
+      ],
+    });
+  }
+}
+
+/** INVALID_REQUEST: the execution waits on no input (not yet, or no more). */
+export function notWaiting(status: string): ToolnexusError {
+  return new ToolnexusError("INVALID_REQUEST", `The execution is ${status}, not waiting for input`);
+}

@@ -1,0 +1,57 @@
+import { ProtocolError, ProtocolErrorCode, type Client } from "@modelcontextprotocol/client";
+import type { InputRequest, InputRequests, InputResponses } from "../../core/input-requests.js";
+import type { ToolContext } from "../../core/types.js";
+
+/** The client capabilities a held call can honour: the questions a 2025 server may ask mid-call. */
+export const HELD_INPUT_CAPABILITIES = {
+  elicitation: { form: {}, url: {} },
+  sampling: {},
+  roots: {},
+};
+
+type Ask = NonNullable<ToolContext["onInputRequest"]>;
+
+/**
+ * Routes a 2025-era server's requests to the client (`elicitation/create`,
+ * `sampling/createMessage`, `roots/list`) to the call they belong to, whose caller answers
+ * them while the call is held. The protocol does not say which call a request belongs to
+ * (stdio has one stream; the SDK does not expose the HTTP stream a request came on), so one
+ * is routed only when exactly one call is in flight on the session: with several, guessing
+ * could show one caller's question to another, so the server is told the request cannot be
+ * answered instead.
+ */
+export class HeldInput {
+  private readonly calls = new Set<{ ask?: Ask }>();
+  private next = 0;
+
+  /** Takes over the client's handlers of the three server-to-client requests. */
+  install(client: Client): void {
+    client.setRequestHandler("elicitation/create", (req) => this.forward({ method: "elicitation/create", params: req.params }));
+    client.setRequestHandler("sampling/createMessage", (req) => this.forward({ method: "sampling/createMessage", params: req.params }));
+    client.setRequestHandler("roots/list", (req) => this.forward({ method: "roots/list", ...(req.params ? { params: req.params } : {}) }));
+  }
+
+  /** A call in flight until `close()`; `ask` reaches its caller (absent: nobody can answer). */
+  open(ask: Ask | undefined): { close(): void } {
+    const call = ask ? { ask } : {};
+    this.calls.add(call);
+    return { close: () => this.calls.delete(call) };
+  }
+
+  // The SDK checks each answer against the method's result schema before it goes back.
+  private async forward(request: InputRequest): Promise<never> {
+    const [call, more] = this.calls;
+    if (!call || more) {
+      throw new ProtocolError(
+        ProtocolErrorCode.InternalError,
+        call ? "Several calls are in flight on this session: the request cannot be routed to one caller" : "No call is in flight to ask",
+      );
+    }
+    if (!call.ask) throw new ProtocolError(ProtocolErrorCode.InternalError, "The caller of this call cannot answer input requests");
+    const key = `${request.method.split("/")[0]}-${++this.next}`;
+    const responses: InputResponses = await call.ask({ [key]: request } satisfies InputRequests);
+    const response = responses[key];
+    if (!response) throw new ProtocolError(ProtocolErrorCode.InternalError, "The caller gave no response to this request");
+    return response as never;
+  }
+}
