@@ -28,16 +28,18 @@ export function registerTaskMethods(
   requestIdOf: (id: RequestId) => string,
   scrub: (s: string) => string,
 ): void {
-  const method = (fn: (taskId: string) => Promise<object>) => async (params: { taskId: string }, ctx: ServerContext) => {
-    if (!tasks.optedIn(ctx)) throw tasks.missingCapability();
-    try {
-      return await fn(params.taskId);
-    } catch (err) {
-      // STORE_UNAVAILABLE and the like: a JSON-RPC error with our code in data, as for tools/call.
-      throw isToolnexusError(err) ? toJsonRpcError(err, requestIdOf(ctx.mcpReq.id), scrub) : err;
-    }
-  };
+  const method =
+    (fn: (taskId: string, params: Record<string, unknown>) => Promise<object>) =>
+    async (params: { taskId: string }, ctx: ServerContext) => {
+      if (!tasks.optedIn(ctx)) throw tasks.missingCapability();
+      try {
+        return await fn(params.taskId, params);
+      } catch (err) {
+        // STORE_UNAVAILABLE and the like: a JSON-RPC error with our code in data, as for tools/call.
+        throw isToolnexusError(err) ? toJsonRpcError(err, requestIdOf(ctx.mcpReq.id), scrub) : err;
+      }
+    };
   server.setRequestHandler("tasks/get", { params: taskParams }, method((id) => tasks.get(caller, id)) as never);
-  server.setRequestHandler("tasks/update", { params: taskParams }, method((id) => tasks.update(caller, id)) as never);
+  server.setRequestHandler("tasks/update", { params: taskParams }, method((id, p) => tasks.update(caller, id, p.inputResponses)) as never);
   server.setRequestHandler("tasks/cancel", { params: taskParams }, method((id) => tasks.cancel(caller, id)) as never);
 }

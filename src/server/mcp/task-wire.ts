@@ -33,7 +33,8 @@ export function createTaskResult(e: ExecutionT, pollIntervalMs: number): CreateT
 
 /**
  * `tasks/get`: the task and, inline, what ended it — the tool's result when it completed (an
- * isError result too: the tool ran), or the JSON-RPC error of a protocol-level failure.
+ * isError result too: the tool ran), or the JSON-RPC error of a protocol-level failure — or
+ * the `inputRequests` it waits on while `input_required`.
  */
 export function detailedTaskOf(e: ExecutionT, pollIntervalMs: number): DetailedTaskV2 {
   const task = taskOf(e, pollIntervalMs);
@@ -44,6 +45,9 @@ export function detailedTaskOf(e: ExecutionT, pollIntervalMs: number): DetailedT
     const { code, message, data } = problemError(e.error);
     return { ...task, status: "failed", error: { code, message, ...(data === undefined ? {} : { data: data as never }) } };
   }
+  // The call is held until tasks/update answers these (the keys are the gateway's request ids).
+  if (e.status === "input_required" && e.inputRequests)
+    return { ...task, status: "input_required", inputRequests: e.inputRequests as never };
   return task as DetailedTaskV2;
 }
 

@@ -7,6 +7,7 @@ import {
 } from "@modelcontextprotocol/server";
 import { hasTaskClientCapabilityV2, type CreateTaskResultV2, type DetailedTaskV2 } from "@modelcontextprotocol/ext-tasks/core/v2";
 import { ToolnexusError } from "../../core/errors.js";
+import type { InputResponses } from "../../core/input-requests.js";
 import { ownerKey, type Caller } from "../auth/index.js";
 import type { CallPipeline } from "../calls/call-pipeline.js";
 import type { ExecutionEvent, ExecutionStore } from "../executions/store.js";
@@ -119,13 +120,20 @@ export class McpTasks {
   }
 
   /**
-   * `tasks/update`: delivers `inputResponses` to a task waiting for input. A task that is not
-   * waiting has nothing to answer: responses to requests it did not make are ignored (an ack);
-   * a terminal task refuses them.
+   * `tasks/update`: delivers `inputResponses` to a task waiting for input, through the
+   * executions' input path (owner only, on any replica). Responses to requests the task did not
+   * make are ignored, and so is an update to a task that is not waiting (an ack); a terminal
+   * task refuses them.
    */
-  async update(caller: Caller, taskId: string): Promise<Record<string, never>> {
+  async update(caller: Caller, taskId: string, inputResponses: unknown): Promise<Record<string, never>> {
     const e = await this.find(caller, taskId);
     if (isTerminal(e.status)) throw new JsonRpcError(ProtocolErrorCode.InvalidParams, `Task ${taskId} has finished: it takes no input`);
+    if (e.status !== "input_required" || !e.inputRequests) return {};
+    if (typeof inputResponses !== "object" || inputResponses === null || Array.isArray(inputResponses)) {
+      throw new JsonRpcError(ProtocolErrorCode.InvalidParams, "params.inputResponses must be an object keyed by the task's inputRequests");
+    }
+    const asked = Object.entries(inputResponses).filter(([k]) => Object.hasOwn(e.inputRequests ?? {}, k));
+    await this.store.input(ownerKey(caller), taskId, Object.fromEntries(asked) as InputResponses);
     return {};
   }
 
