@@ -5,7 +5,7 @@ import { ownerKey, type Caller } from "../auth/index.js";
 import type { CallSignal } from "./call-signal.js";
 
 /** A synchronous call that asked its caller mid-call, as handed over to be held past its response. */
-export interface HeldCall {
+interface HeldCall {
   /** The owner key of the caller (see ownerKey). */
   owner: string;
   tool: string;

@@ -12,7 +12,7 @@ const STATUSES = ["queued", "running", "input_required", "succeeded", "failed", 
 const ExecutionStatus = StringEnum(STATUSES, { $id: "ExecutionStatus" });
 
 /** The questions a held call waits on, keyed by id (MCP 2026-07-28 `inputRequests`): each a bare `{ method, params }`. */
-export const InputRequests = Type.Record(
+const InputRequests = Type.Record(
   Type.String({ maxLength: 128 }),
   Type.Object({
     method: StringEnum(["elicitation/create", "sampling/createMessage", "roots/list"]),
