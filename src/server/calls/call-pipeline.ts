@@ -4,7 +4,7 @@ import { ToolnexusError, isToolnexusError } from "../../core/errors.js";
 import { pendingOf } from "../../core/pending.js";
 import type { Toolkit } from "../../core/toolkit.js";
 import type { AuditCall } from "../../governance/audit-line.js";
-import type { Answer, Progress, Tool, ToolContext, ToolResult } from "../../core/types.js";
+import type { Answer, LogMessage, Progress, Tool, ToolContext, ToolResult } from "../../core/types.js";
 import type { Caller } from "../auth/index.js";
 import { callSignal, type CallSignal } from "./call-signal.js";
 import type { Metrics, Outcome } from "../observability/metrics.js";
@@ -48,6 +48,8 @@ export interface CallOptions {
   onStart?(call: CallSignal): void;
   /** Receives the tool's progress reports. */
   onProgress?(p: Progress): void;
+  /** Receives the upstream's log messages (only transports that can deliver them set it). */
+  onLog?(m: LogMessage): void;
   /** Called with the duration when the call ended, whatever the outcome (e.g. a Server-Timing header). */
   onEnd?(ms: number): void;
 }
@@ -65,6 +67,7 @@ class CallContext implements ToolContext {
     tool: Tool,
     readonly answer?: Answer,
     readonly onProgress?: (p: Progress) => void,
+    readonly onLog?: (m: LogMessage) => void,
   ) {
     this.caller = caller.id;
     if (tool.forwardAuth === true && caller.kind === "jwt" && caller.bearer) this.auth = { bearer: caller.bearer };
@@ -221,7 +224,7 @@ export class CallPipeline {
     state.track(call);
     try {
       o.onStart?.(call);
-      const ctx = new CallContext(call, p.timeoutMs, o.requestId, o.caller, p.tool, p.answer, o.onProgress);
+      const ctx = new CallContext(call, p.timeoutMs, o.requestId, o.caller, p.tool, p.answer, o.onProgress, o.onLog);
       return await call.run(() => p.tool.execute(p.args, ctx));
     } catch (err) {
       throw isToolnexusError(err)

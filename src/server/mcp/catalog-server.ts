@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import type { FastifyBaseLogger } from "fastify";
 import {
+  LOG_LEVEL_META_KEY,
   ProtocolErrorCode,
   Server,
   type CallToolRequest,
@@ -73,6 +74,11 @@ export class McpCatalog {
     }
   }
 
+  /** True when a call of the tool `name` may bring an upstream's log messages (an MCP server's tool). */
+  relaysLogs(name: unknown): boolean {
+    return typeof name === "string" && this.state.toolkit().get(name)?.source === "mcp";
+  }
+
   /** A fresh SDK Server for `session`: one HTTP request, or one stdio connection. */
   server(session: McpSession): Server {
     // The list depends on the caller as soon as there are credentials: no shared cache may keep it.
@@ -80,7 +86,8 @@ export class McpCatalog {
     const server = new Server(
       { name: "toolnexus", version },
       {
-        capabilities: { tools: { listChanged: true }, prompts: {} },
+        // logging: upstream log messages are relayed (the SDK serves logging/setLevel, see callTool).
+        capabilities: { tools: { listChanged: true }, prompts: {}, logging: {} },
         jsonSchemaValidator: (this.validator ??= new AjvJsonSchemaValidator()),
         cacheHints: { "tools/list": { ttlMs: LIST_TTL_MS, cacheScope } },
       },
@@ -136,6 +143,11 @@ export class McpCatalog {
     const { mcpReq } = ctx;
     const requestId = session.requestId(mcpReq.id);
     const progressToken = params._meta?.progressToken;
+    // A 2026 client gets log messages only for a request that names a level; a 2025 client
+    // always (over stateless HTTP, its logging/setLevel lasts only for its own request).
+    // The SDK's ctx.mcpReq.log applies the level and relates the message to this request.
+    const envelope = mcpReq.envelope as Record<string, unknown> | undefined;
+    const wantsLogs = envelope === undefined || envelope[LOG_LEVEL_META_KEY] !== undefined;
     try {
       const result = await this.pipeline.call(
         params.name,
@@ -157,6 +169,7 @@ export class McpCatalog {
                   mcpReq.notify({ method: "notifications/progress", params: { progressToken, ...p } }).catch(() => {});
                 },
               }),
+          ...(wantsLogs ? { onLog: (m) => void mcpReq.log(m.level, scrubDeep(m.data, this.scrub), m.logger).catch(() => {}) } : {}),
         },
       );
       return toCallToolResult(result);

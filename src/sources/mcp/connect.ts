@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
 import { Client, SdkError, SdkErrorCode, type PriorDiscovery, type Tool as McpToolDef, type Transport } from "@modelcontextprotocol/client";
+import { LogRouter } from "./log-router.js";
 import { ProgressRouter } from "./progress-router.js";
 import { createTransport, shouldFallBackToSse, wiresFor, type TransportDeps } from "./create-transport.js";
 import { keepListening } from "./listen.js";
@@ -21,6 +22,8 @@ export interface McpConnection {
   protocolVersion: string;
   /** Where a call opens its progress token. */
   progress: ProgressRouter;
+  /** Where a call receives the server's log messages. */
+  logs: LogRouter;
   /** Ends the session (and kills a stdio child's process tree). Does not fire `onClose`. */
   close(): Promise<void>;
 }
@@ -104,6 +107,8 @@ async function connectOver(
   client.setNotificationHandler("notifications/tools/list_changed", () => hooks.onToolsChanged());
   const progress = new ProgressRouter();
   progress.install(client);
+  const logs = new LogRouter();
+  logs.install(client);
   bridgeAbsentResultType(transport, client);
   boundStart(transport, spec.timeout);
   const conn: McpConnection = {
@@ -111,6 +116,7 @@ async function connectOver(
     wire,
     protocolVersion: "",
     progress,
+    logs,
     async close() {
       closing = true;
       listening.abort();
