@@ -2,6 +2,7 @@ import { createRequire } from "node:module";
 import type { FastifyBaseLogger } from "fastify";
 import {
   LOG_LEVEL_META_KEY,
+  MissingRequiredClientCapabilityError,
   ProtocolErrorCode,
   Server,
   type CallToolRequest,
@@ -15,6 +16,7 @@ import {
 } from "@modelcontextprotocol/server";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/server/validators/ajv";
 import { isToolnexusError, ToolnexusError } from "../../core/errors.js";
+import type { ToolResult } from "../../core/types.js";
 import { ownerKey, type Caller } from "../auth/index.js";
 import { bindAbort, onSignalAbort } from "../calls/bind-abort.js";
 import type { CallPipeline } from "../calls/call-pipeline.js";
@@ -172,8 +174,13 @@ export class McpCatalog {
           ...(wantsLogs ? { onLog: (m) => void mcpReq.log(m.level, scrubDeep(m.data, this.scrub), m.logger).catch(() => {}) } : {}),
         },
       );
+      const missing = missingCapabilities(result);
+      // A 2026 client is told in kind that the upstream needs a client capability (-32021, HTTP 400).
+      if (missing && envelope !== undefined)
+        throw new MissingRequiredClientCapabilityError({ requiredCapabilities: missing }, result.output);
       return toCallToolResult(result);
     } catch (err) {
+      if (err instanceof MissingRequiredClientCapabilityError) throw err;
       if (isToolnexusError(err, "INVALID_ARGUMENTS")) return invalidArgumentsResult(err, this.scrub);
       throw toJsonRpcError(
         isToolnexusError(err) ? err : new ToolnexusError("INTERNAL", "Internal error", { cause: err }),
@@ -203,6 +210,13 @@ export class McpCatalog {
   private hasSkills(caller: Caller): boolean {
     return caller.allows(SKILL_TOOL) && this.state.toolkit().skills().length > 0;
   }
+}
+
+/** The client capabilities an upstream MCP server said it needs (its -32021), kept by the MCP source. */
+function missingCapabilities(result: ToolResult): Record<string, unknown> | undefined {
+  const m = result.metadata;
+  const caps = result.isError && m?.mcpErrorCode === ProtocolErrorCode.MissingRequiredClientCapability ? m.requiredCapabilities : undefined;
+  return typeof caps === "object" && caps !== null && !Array.isArray(caps) ? (caps as Record<string, unknown>) : undefined;
 }
 
 // Cursors are opaque to clients (MCP pagination): an offset into the caller's listing.
