@@ -41,6 +41,16 @@ export interface Progress {
   message?: string;
 }
 
+/** The severities of a log message, least severe first (RFC 5424, as MCP names them). */
+type LogLevel = "debug" | "info" | "notice" | "warning" | "error" | "critical" | "alert" | "emergency";
+
+/** A log message a tool's upstream sent during a call (MCP `notifications/message`). */
+export interface LogMessage {
+  level: LogLevel;
+  logger?: string;
+  data: unknown;
+}
+
 /** Per-call context. Every field is optional: a tool must work when ctx is absent. */
 export interface ToolContext {
   /** Aborts on client disconnect, timeout or shutdown. */
@@ -68,6 +78,8 @@ export interface ToolContext {
   onInputRequest?(
     requests: Record<string, { method: string; params?: Record<string, unknown> }>,
   ): Promise<Record<string, Record<string, unknown>>>;
+  /** Receives the upstream's log messages; absent when the caller asked for none. */
+  onLog?: (m: LogMessage) => void;
 }
 
 /** A named, described, schema'd callable. */

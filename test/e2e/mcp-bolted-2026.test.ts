@@ -1,4 +1,4 @@
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { Client, ProtocolError, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../helpers/server.js";
 import { execute } from "../sources/mcp/fixture.js";
@@ -43,6 +43,28 @@ describe("a 2026 upstream whose tools/call results carry no resultType", () => {
       const result = await client.callTool({ name: "shapes", arguments: {} });
       expect(result.content).toEqual(SHAPES_RESULT.content);
       expect(result.isError ?? false).toBe(false);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("reads an answer of JSON lines under application/json", async () => {
+    const r = await execute(srv.url, "lines");
+    expect(r).toMatchObject({ status: 200, body: { output: "lines done", isError: false } });
+  });
+
+  it("tells a client which capability the upstream needs (-32021)", async () => {
+    const r = await execute(srv.url, "needs_sampling");
+    expect(r).toMatchObject({
+      status: 200,
+      body: { isError: true, metadata: { mcpErrorCode: -32021, requiredCapabilities: { sampling: {} } } },
+    });
+    const client = new Client({ name: "bolted", version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${srv.url}/mcp`)));
+    try {
+      const err = await client.callTool({ name: "needs_sampling", arguments: {} }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ProtocolError);
+      expect(err).toMatchObject({ code: -32021, data: { requiredCapabilities: { sampling: {} } } });
     } finally {
       await client.close();
     }

@@ -4,7 +4,7 @@ import { ToolnexusError, isToolnexusError } from "../../core/errors.js";
 import { pendingOf } from "../../core/pending.js";
 import type { Toolkit } from "../../core/toolkit.js";
 import type { AuditCall } from "../../governance/audit-line.js";
-import type { Answer, Progress, Tool, ToolContext, ToolResult } from "../../core/types.js";
+import type { Answer, LogMessage, Progress, Tool, ToolContext, ToolResult } from "../../core/types.js";
 import type { Caller } from "../auth/index.js";
 import { callSignal, type CallSignal } from "./call-signal.js";
 import type { Metrics, Outcome } from "../observability/metrics.js";
@@ -53,6 +53,8 @@ export interface CallOptions {
    * execution's `input_required`, a synchronous call promoted to one. Absent: nobody can answer.
    */
   onInputRequest?: ToolContext["onInputRequest"];
+  /** Receives the upstream's log messages (only transports that can deliver them set it). */
+  onLog?(m: LogMessage): void;
   /** Called with the duration when the call ended, whatever the outcome (e.g. a Server-Timing header). */
   onEnd?(ms: number): void;
 }
@@ -71,6 +73,7 @@ class CallContext implements ToolContext {
     readonly answer?: Answer,
     readonly onProgress?: (p: Progress) => void,
     readonly onInputRequest?: ToolContext["onInputRequest"],
+    readonly onLog?: (m: LogMessage) => void,
   ) {
     this.caller = caller.id;
     if (tool.forwardAuth === true && caller.kind === "jwt" && caller.bearer) this.auth = { bearer: caller.bearer };
@@ -227,7 +230,7 @@ export class CallPipeline {
     state.track(call);
     try {
       o.onStart?.(call);
-      const ctx = new CallContext(call, p.timeoutMs, o.requestId, o.caller, p.tool, p.answer, o.onProgress, o.onInputRequest);
+      const ctx = new CallContext(call, p.timeoutMs, o.requestId, o.caller, p.tool, p.answer, o.onProgress, o.onInputRequest, o.onLog);
       return await call.run(() => p.tool.execute(p.args, ctx));
     } catch (err) {
       throw isToolnexusError(err)

@@ -1,7 +1,7 @@
 import type { FastifyReply } from "fastify";
 import { negotiate } from "@fastify/accept-negotiator";
 import { ToolnexusError } from "../../core/errors.js";
-import type { Progress } from "../../core/types.js";
+import type { LogMessage, Progress } from "../../core/types.js";
 import { normalizeError, toProblem } from "../http/problem.js";
 import { scrubDeep } from "../observability/scrub-deep.js";
 import { bindAbort, type AbortListen } from "./bind-abort.js";
@@ -39,16 +39,16 @@ export interface StreamSettings {
 }
 
 /** The options of a streamed call that the route decides; the stream binds the rest. */
-export type StreamCallOptions = Omit<CallOptions, "transport" | "onStart" | "onProgress" | "onEnd">;
+export type StreamCallOptions = Omit<CallOptions, "transport" | "onStart" | "onProgress" | "onLog" | "onEnd">;
 
 /**
  * Runs one call through the pipeline and answers it as `text/event-stream`. The
  * stream opens only once the call passed every check, so lookup, auth, limits and argument
  * failures still reject with their problem+json status. After that: one `progress` event per
- * report, then `result` or `error` (the problem the sync call would have answered) last.
- * Closing the stream aborts the call with CLIENT_CLOSED, exactly like a disconnect. A call that
- * asks its caller mid-call (`held`) is promoted to an execution: `execution`, then
- * `input_required`, and the stream goes on to its result once the answer came in.
+ * report and one `log` event per upstream log message, then `result` or `error` (the problem the sync
+ * call would have answered) last. Closing the stream aborts the call with CLIENT_CLOSED, exactly like
+ * a disconnect. A call that asks its caller mid-call (`held`) is promoted to an execution: `execution`,
+ * then `input_required`, and the stream goes on to its result once the answer came in.
  */
 export async function streamCall(
   pipeline: CallPipeline,
@@ -78,6 +78,7 @@ export async function streamCall(
         sse?.send("progress", progressEvent(p, settings.scrub));
       },
       ...(held ? { onInputRequest: held.ask } : {}),
+      onLog: (m) => sse?.send("log", logEvent(m, settings.scrub)),
     });
     held?.end({ result });
     sse?.send("result", result);
@@ -97,4 +98,9 @@ function progressEvent(p: Progress, scrub: (s: string) => string): Progress {
     ...(p.total !== undefined ? { total: p.total } : {}),
     ...(p.message !== undefined ? { message: scrub(p.message) } : {}),
   };
+}
+
+/** Only the contract's fields, secrets removed from the data. */
+function logEvent(m: LogMessage, scrub: (s: string) => string): LogMessage {
+  return { level: m.level, ...(m.logger !== undefined ? { logger: scrub(m.logger) } : {}), data: scrubDeep(m.data, scrub) };
 }

@@ -128,13 +128,24 @@ export const Progress = Type.Object(
   { $id: "Progress" },
 );
 
+/** A log message an upstream MCP server sent during the call: an SSE `log` event. */
+const LogMessage = Type.Object(
+  {
+    level: StringEnum(["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]),
+    logger: Type.Optional(Type.String({ description: "The name the server gave its logger." })),
+    data: Type.Unknown({ description: "What the server logged: a string or any JSON." }),
+  },
+  { $id: "LogMessage" },
+);
+
 /**
  * One event of a call's `text/event-stream`, as a client parses it: `event` is the SSE event
- * name, `data` the JSON of its `data:` line. `progress`… then `result` or `error` last.
+ * name, `data` the JSON of its `data:` line. `progress` and `log`… then `result` or `error` last.
  */
 const StreamEvent = Type.Union(
   [
     Type.Object({ event: Type.Literal("progress"), data: Type.Ref(Progress) }),
+    Type.Object({ event: Type.Literal("log"), data: Type.Ref(LogMessage) }),
     Type.Object({ event: Type.Literal("result"), data: Type.Ref(ToolResult) }),
     Type.Object({ event: Type.Literal("error"), data: Type.Ref(Problem) }),
   ],
@@ -200,6 +211,7 @@ export const SHARED_SCHEMAS = [
   ExecuteBody,
   ToolResult,
   Progress,
+  LogMessage,
   StreamEvent,
   SourceStatus,
   PendingPin,
@@ -226,9 +238,9 @@ export const ExecuteOkResponse = {
     "application/json": { schema: Type.Ref(ToolResult) },
     "text/event-stream": {
       schema: sseEvent(
-        ["progress", "result", "error"],
+        ["progress", "log", "result", "error"],
         "Server-sent events, each `data:` one line of JSON (parsed: StreamEvent): " +
-          "`progress` (Progress) for each report, then `result` (ToolResult, isError ones too) or `error` (Problem) last. " +
+          "`progress` (Progress) for each report, `log` (LogMessage) for each log message of an upstream MCP server, then `result` (ToolResult, isError ones too) or `error` (Problem) last. " +
           "A `: ping` comment every server.heartbeatMs. Closing the stream cancels the call.",
       ),
     },

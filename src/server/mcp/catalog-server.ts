@@ -3,6 +3,8 @@ import type { FastifyBaseLogger } from "fastify";
 import {
   McpServer,
   ProtocolError,
+  LOG_LEVEL_META_KEY,
+  MissingRequiredClientCapabilityError,
   ProtocolErrorCode,
   Server,
   type CallToolRequest,
@@ -17,6 +19,7 @@ import {
 } from "@modelcontextprotocol/server";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/server/validators/ajv";
 import { isToolnexusError, ToolnexusError } from "../../core/errors.js";
+import type { ToolResult } from "../../core/types.js";
 import { ownerKey, type Caller } from "../auth/index.js";
 import { bindAbort, onSignalAbort } from "../calls/bind-abort.js";
 import type { CallPipeline } from "../calls/call-pipeline.js";
@@ -83,6 +86,11 @@ export class McpCatalog {
     }
   }
 
+  /** True when a call of the tool `name` may bring an upstream's log messages (an MCP server's tool). */
+  relaysLogs(name: unknown): boolean {
+    return typeof name === "string" && this.state.toolkit().get(name)?.source === "mcp";
+  }
+
   /**
    * A fresh SDK Server for `session`: one HTTP request, or one stdio connection. A `modern`
    * (2026-07-28) one also serves the tasks extension.
@@ -95,6 +103,8 @@ export class McpCatalog {
     const capabilities = {
       tools: { listChanged: true },
       prompts: {},
+      // logging: upstream log messages are relayed (the SDK serves logging/setLevel, see callTool).
+      logging: {},
       ...(tasks ? { extensions: { [TASKS_EXTENSION]: {} } } : {}),
     };
     const options: ServerOptions = {
@@ -169,6 +179,11 @@ export class McpCatalog {
     const { mcpReq } = ctx;
     const requestId = session.requestId(mcpReq.id);
     const progressToken = params._meta?.progressToken;
+    // A 2026 client gets log messages only for a request that names a level; a 2025 client
+    // always (over stateless HTTP, its logging/setLevel lasts only for its own request).
+    // The SDK's ctx.mcpReq.log applies the level and relates the message to this request.
+    const envelope = mcpReq.envelope as Record<string, unknown> | undefined;
+    const wantsLogs = envelope === undefined || envelope[LOG_LEVEL_META_KEY] !== undefined;
     try {
       const support = tasks?.supportOf(params.name);
       if (tasks && support) {
@@ -196,10 +211,16 @@ export class McpCatalog {
                   mcpReq.notify({ method: "notifications/progress", params: { progressToken, ...p } }).catch(() => {});
                 },
               }),
+          ...(wantsLogs ? { onLog: (m) => void mcpReq.log(m.level, scrubDeep(m.data, this.scrub), m.logger).catch(() => {}) } : {}),
         },
       );
+      const missing = missingCapabilities(result);
+      // A 2026 client is told in kind that the upstream needs a client capability (-32021, HTTP 400).
+      if (missing && envelope !== undefined)
+        throw new MissingRequiredClientCapabilityError({ requiredCapabilities: missing }, result.output);
       return toCallToolResult(result);
     } catch (err) {
+      if (err instanceof MissingRequiredClientCapabilityError) throw err;
       if (isToolnexusError(err, "INVALID_ARGUMENTS")) return invalidArgumentsResult(err, this.scrub);
       if (err instanceof JsonRpcError || err instanceof ProtocolError) throw err;
       throw toJsonRpcError(
@@ -239,6 +260,13 @@ export class McpCatalog {
   private hasSkills(caller: Caller): boolean {
     return caller.allows(SKILL_TOOL) && this.state.toolkit().skills().length > 0;
   }
+}
+
+/** The client capabilities an upstream MCP server said it needs (its -32021), kept by the MCP source. */
+function missingCapabilities(result: ToolResult): Record<string, unknown> | undefined {
+  const m = result.metadata;
+  const caps = result.isError && m?.mcpErrorCode === ProtocolErrorCode.MissingRequiredClientCapability ? m.requiredCapabilities : undefined;
+  return typeof caps === "object" && caps !== null && !Array.isArray(caps) ? (caps as Record<string, unknown>) : undefined;
 }
 
 // Cursors are opaque to clients (MCP pagination): an offset into the caller's listing.

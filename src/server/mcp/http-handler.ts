@@ -26,8 +26,9 @@ export interface McpHttp {
  * per-request handler (`createMcpHandler`, strict: it checks the envelope, `Mcp-Method` and
  * `Mcp-Name`, serves `server/discover` and `subscriptions/listen` on `bus`). A 2025-era
  * request is served as before this SDK: a fresh Server on a stateless streamable HTTP
- * transport, answering one JSON body unless the call streams progress (the SDK's own legacy
- * leg always answers a stream, which 2025 clients accept but costs every request a stream).
+ * transport, answering one JSON body unless the call may stream progress or an upstream's log
+ * messages (the SDK's own legacy leg always answers a stream, which 2025 clients accept but
+ * costs every request a stream).
  */
 export function mcpHttp(catalog: McpCatalog, bus: ServerEventBus, onerror: (err: Error) => void): McpHttp {
   // The factory is called with the authInfo handed to fetch: the session rides on its identity.
@@ -42,7 +43,7 @@ export function mcpHttp(catalog: McpCatalog, bus: ServerEventBus, onerror: (err:
   async function legacy({ request, body, session }: McpExchange): Promise<Response> {
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
-      enableJsonResponse: !wantsProgress(body),
+      enableJsonResponse: !streams(catalog, body),
     });
     const server = catalog.server(session);
     server.onerror = onerror;
@@ -66,7 +67,9 @@ export function mcpHttp(catalog: McpCatalog, bus: ServerEventBus, onerror: (err:
   };
 }
 
-function wantsProgress(message: Record<string, unknown>): boolean {
-  const params = message.params as { _meta?: { progressToken?: unknown } } | undefined;
-  return message.method === "tools/call" && params?._meta?.progressToken !== undefined;
+/** A `tools/call` that asks for progress, or whose tool is an MCP server's (which may send log messages). */
+function streams(catalog: McpCatalog, message: Record<string, unknown>): boolean {
+  if (message.method !== "tools/call") return false;
+  const params = message.params as { name?: unknown; _meta?: { progressToken?: unknown } } | undefined;
+  return params?._meta?.progressToken !== undefined || catalog.relaysLogs(params?.name);
 }

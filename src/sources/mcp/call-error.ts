@@ -1,4 +1,11 @@
-import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError, SseError } from "@modelcontextprotocol/client";
+import {
+  MissingRequiredClientCapabilityError,
+  ProtocolError,
+  SdkError,
+  SdkErrorCode,
+  SdkHttpError,
+  SseError,
+} from "@modelcontextprotocol/client";
 import { ToolnexusError, upstreamUnavailable } from "../../core/errors.js";
 import type { ToolResult } from "../../core/types.js";
 import { networkErrorReason } from "../../net/network-error.js";
@@ -49,8 +56,14 @@ export function classifyCallError(err: unknown, info: CallFailureInfo): CallFail
     };
   }
   if (err instanceof ProtocolError) {
+    // The capabilities a server needs and the gateway did not declare (-32021): kept, so /mcp can say so in kind.
+    const required = err instanceof MissingRequiredClientCapabilityError ? { requiredCapabilities: err.requiredCapabilities } : {};
     return {
-      result: { output: err.message, isError: true, metadata: { server: info.server, tool: info.tool, mcpErrorCode: err.code } },
+      result: {
+        output: err.message,
+        isError: true,
+        metadata: { server: info.server, tool: info.tool, mcpErrorCode: err.code, ...required },
+      },
       reconnect: false,
     };
   }

@@ -1,3 +1,4 @@
+import { LOG_LEVEL_META_KEY } from "@modelcontextprotocol/client";
 import { context, propagation } from "@opentelemetry/api";
 import type { ToolContext, ToolResult } from "../../core/types.js";
 import { classifyCallError } from "./call-error.js";
@@ -16,19 +17,25 @@ export interface CallSite {
 }
 
 /**
- * The request's `_meta`: the progress token, and the W3C trace context (`traceparent`) of the
+ * The request's `_meta`: the progress token, the log level (a 2026 server sends log messages
+ * only for a request that names one), and the W3C trace context (`traceparent`) of the
  * active span when tracing is on (the OpenTelemetry API injects nothing when it is off).
  */
-function meta(progressToken: string | number | undefined): { _meta?: Record<string, unknown> } {
+function meta(progressToken: string | number | undefined, logLevel: string | undefined): { _meta?: Record<string, unknown> } {
   const carrier: Record<string, string> = {};
   propagation.inject(context.active(), carrier);
-  const m = { ...(progressToken !== undefined ? { progressToken } : {}), ...carrier };
+  const m = {
+    ...(progressToken !== undefined ? { progressToken } : {}),
+    ...(logLevel !== undefined ? { [LOG_LEVEL_META_KEY]: logLevel } : {}),
+    ...carrier,
+  };
   return Object.keys(m).length ? { _meta: m } : {};
 }
 
 /**
  * One `tools/call` on `conn`: the caller's signal and deadline are passed on (abort ⇒ the
- * server gets notifications/cancelled), progress is routed to `ctx.onProgress`, the result is
+ * server gets notifications/cancelled), progress is routed to `ctx.onProgress` and log messages
+ * to `ctx.onLog`, the result is
  * mapped by map-result.ts and failures by call-error.ts.
  */
 export async function callTool(
@@ -43,8 +50,11 @@ export async function callTool(
   const asking = heldAsk(ctx);
   const held = conn.held.open(asking?.ask);
   try {
-    const params = { name: tool, arguments: args, ...meta(progress?.token) };
-    const result = await conn.client.callTool(params, callOptions(asking ? { ...ctx, signal: asking.signal } : ctx));
+    // Every level is asked for: the caller's own side filters by what its client asked for.
+    const logLevel = ctx.onLog && conn.client.getProtocolEra() === "modern" ? "debug" : undefined;
+    const params = { name: tool, arguments: args, ...meta(progress?.token, logLevel) };
+    const send = () => conn.client.callTool(params, callOptions(asking ? { ...ctx, signal: asking.signal } : ctx));
+    const result = await (ctx.onLog ? conn.logs.run(ctx.onLog, send) : send());
     return mapCallResult(result, site.server, tool);
   } catch (err) {
     // The caller's own abort (disconnect, deadline, shutdown) decides the answer; the SDK already sent notifications/cancelled.

@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import { Client, SdkError, SdkErrorCode, type PriorDiscovery, type Tool as McpToolDef, type Transport } from "@modelcontextprotocol/client";
 import { HELD_INPUT_CAPABILITIES, HeldInput } from "./held-input.js";
+import { LogRouter } from "./log-router.js";
 import { ProgressRouter } from "./progress-router.js";
 import { createTransport, shouldFallBackToSse, wiresFor, type TransportDeps } from "./create-transport.js";
 import { keepListening } from "./listen.js";
@@ -24,6 +25,8 @@ export interface McpConnection {
   progress: ProgressRouter;
   /** Where a call opens its route for the server's mid-call questions to the caller. */
   held: HeldInput;
+  /** Where a call receives the server's log messages. */
+  logs: LogRouter;
   /** Ends the session (and kills a stdio child's process tree). Does not fire `onClose`. */
   close(): Promise<void>;
 }
@@ -43,6 +46,13 @@ export interface ConnectionHooks {
  */
 export interface NegotiationMemo {
   legacyOnly?: boolean;
+  /**
+   * An attempt's probe and its `initialize` retry both failed: the server fails at start
+   * whatever it is sent. Later attempts spawn it once each, alternating the probe and
+   * `initialize` (`legacyNext`), instead of twice.
+   */
+  failsAtStart?: boolean;
+  legacyNext?: boolean;
 }
 
 /**
@@ -61,14 +71,22 @@ export async function connect(
   for (let i = 0; ; i++) {
     const wire = wires[i] as WireKind;
     signal.throwIfAborted();
+    const probing = wire === "stdio" && spec.protocolVersion === undefined && !memo.legacyOnly;
+    if (probing && memo.failsAtStart) return once(spec, deps, hooks, signal, memo);
     try {
       return await connectOver(spec, wire, deps, hooks, signal, memo.legacyOnly ? { kind: "legacy" } : undefined);
     } catch (err) {
-      if (wire === "stdio" && spec.protocolVersion === undefined && !memo.legacyOnly && isEraFailure(err)) {
+      if (probing && isEraFailure(err)) {
         deps.logger.info("server closed the connection on server/discover; connecting with initialize");
         // The retry's stderr is what explains a failure, not the probe's.
         deps.stderr?.clear();
-        const conn = await connectOver(spec, wire, deps, hooks, signal, { kind: "legacy" });
+        let conn: McpConnection;
+        try {
+          conn = await connectOver(spec, wire, deps, hooks, signal, { kind: "legacy" });
+        } catch (retryErr) {
+          memo.failsAtStart = !signal.aborted;
+          throw retryErr;
+        }
         // Only a server that then works proves it ends on the probe (one that crashes at start ends either way).
         memo.legacyOnly = true;
         return conn;
@@ -77,6 +95,22 @@ export async function connect(
       deps.logger.info({ wire: wires[i + 1] }, "server does not speak streamable HTTP; falling back to SSE");
     }
   }
+}
+
+/** One spawn of a stdio server known to fail at start: the probe or `initialize`, by turns, until it works. */
+async function once(
+  spec: McpServerSpec,
+  deps: TransportDeps,
+  hooks: ConnectionHooks,
+  signal: AbortSignal,
+  memo: NegotiationMemo,
+): Promise<McpConnection> {
+  const legacy = memo.legacyNext === true;
+  memo.legacyNext = !legacy;
+  const conn = await connectOver(spec, "stdio", deps, hooks, signal, legacy ? { kind: "legacy" } : undefined);
+  memo.failsAtStart = false;
+  memo.legacyNext = false;
+  return conn;
 }
 
 function isEraFailure(err: unknown): boolean {
@@ -110,6 +144,8 @@ async function connectOver(
   progress.install(client);
   const held = new HeldInput();
   held.install(client);
+  const logs = new LogRouter();
+  logs.install(client);
   bridgeAbsentResultType(transport, client);
   boundStart(transport, spec.timeout);
   const conn: McpConnection = {
@@ -118,6 +154,7 @@ async function connectOver(
     protocolVersion: "",
     progress,
     held,
+    logs,
     async close() {
       closing = true;
       listening.abort();

@@ -10,6 +10,7 @@ import type { Logger } from "../../core/types.js";
 import type { WireKind } from "./negotiation.js";
 import type { McpServerSpec } from "./server-spec.js";
 import type { StderrTail } from "./stderr-tail.js";
+import { jsonLinesFetch } from "./json-lines-fetch.js";
 import { ProcessGroupStdioTransport } from "./stdio-transport.js";
 
 /** What a transport needs from its source beyond the spec. */
@@ -63,7 +64,8 @@ export function createTransport(spec: McpServerSpec, wire: WireKind, deps: Trans
     requestInit: { headers: spec.headers },
     ...(deps.fetch ? { fetch: deps.fetch } : {}),
   };
-  return wire === "sse" ? new SSEClientTransport(url, opts) : new StreamableHTTPClientTransport(url, opts);
+  if (wire === "sse") return new SSEClientTransport(url, opts);
+  return new StreamableHTTPClientTransport(url, { ...opts, fetch: jsonLinesFetch(deps.fetch ?? fetch) });
 }
 
 /** False only when the logger says debug lines are off (pino's isLevelEnabled); unknown loggers get every line. */
