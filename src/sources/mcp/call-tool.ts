@@ -1,8 +1,10 @@
+import { CLIENT_CAPABILITIES_META_KEY } from "@modelcontextprotocol/client";
 import { context, propagation } from "@opentelemetry/api";
 import type { ToolContext, ToolResult } from "../../core/types.js";
 import { classifyCallError } from "./call-error.js";
 import { callOptions } from "./call-options.js";
 import type { McpConnection } from "./connect.js";
+import { ANSWERABLE_CAPABILITIES, openRetry, pendingOf, type InputDeps } from "./input-required.js";
 import { mapCallResult } from "./map-result.js";
 
 /** What a call needs to know about the source it runs in. */
@@ -13,23 +15,34 @@ export interface CallSite {
   /** Tells the source its session is unusable, so it reconnects. */
   lose(conn: McpConnection, why: string): void;
   scrub(text: string): string;
+  /** The sealer and wait of the stateless input path (2026 upstreams). */
+  input: InputDeps;
 }
+
+// A 2026 server that sheds load answers input_required with only a requestState: retried at once, this often.
+const MAX_STATE_ONLY_RETRIES = 10;
 
 /**
  * The request's `_meta`: the progress token, and the W3C trace context (`traceparent`) of the
  * active span when tracing is on (the OpenTelemetry API injects nothing when it is off).
  */
-function meta(progressToken: string | number | undefined): { _meta?: Record<string, unknown> } {
+function meta(progressToken: string | number | undefined, modern: boolean): { _meta?: Record<string, unknown> } {
   const carrier: Record<string, string> = {};
   propagation.inject(context.active(), carrier);
-  const m = { ...(progressToken !== undefined ? { progressToken } : {}), ...carrier };
+  const m = {
+    ...(progressToken !== undefined ? { progressToken } : {}),
+    ...carrier,
+    // Keys given here win over the SDK's own envelope: the input requests are answerable on this path.
+    ...(modern ? { [CLIENT_CAPABILITIES_META_KEY]: ANSWERABLE_CAPABILITIES } : {}),
+  };
   return Object.keys(m).length ? { _meta: m } : {};
 }
 
 /**
  * One `tools/call` on `conn`: the caller's signal and deadline are passed on (abort ⇒ the
  * server gets notifications/cancelled), progress is routed to `ctx.onProgress`, the result is
- * mapped by map-result.ts and failures by call-error.ts.
+ * mapped by map-result.ts and failures by call-error.ts. On a 2026 session an `input_required`
+ * result becomes a REST pending and `ctx.answer` the retry (input-required.ts).
  */
 export async function callTool(
   conn: McpConnection,
@@ -39,11 +52,30 @@ export async function callTool(
   ctx: ToolContext,
 ): Promise<ToolResult> {
   ctx.signal?.throwIfAborted();
+  const modern = conn.client.getProtocolEra() === "modern";
+  // Opened before anything reaches the upstream: a forged or late answer stops here.
+  const retry = modern ? openRetry(site.input, site.server, tool, ctx) : undefined;
+  if (retry && "output" in retry) return retry;
   const progress = ctx.onProgress ? conn.progress.open(ctx.onProgress) : undefined;
   try {
-    const params = { name: tool, arguments: args, ...meta(progress?.token) };
-    const result = await conn.client.callTool(params, callOptions(ctx));
-    return mapCallResult(result, site.server, tool);
+    let params: Record<string, unknown> = { name: tool, arguments: args, ...meta(progress?.token, modern) };
+    if (retry?.inputResponses) params.inputResponses = retry.inputResponses;
+    if (retry?.requestState !== undefined) params.requestState = retry.requestState;
+    for (let attempt = 0; ; attempt++) {
+      const result: unknown = await conn.client.callTool(params as { name: string }, { ...callOptions(ctx), allowInputRequired: true });
+      const r = result as { resultType?: unknown; inputRequests?: unknown; requestState?: unknown };
+      if (
+        r.resultType === "input_required" &&
+        r.inputRequests === undefined &&
+        typeof r.requestState === "string" &&
+        attempt < MAX_STATE_ONLY_RETRIES
+      ) {
+        params = { name: tool, arguments: args, ...meta(progress?.token, modern), requestState: r.requestState };
+        continue;
+      }
+      const pending = pendingOf(site.input, site.server, tool, ctx, result, retry?.round ?? 1);
+      return pending ?? mapCallResult(result as Parameters<typeof mapCallResult>[0], site.server, tool);
+    }
   } catch (err) {
     // The caller's own abort (disconnect, deadline, shutdown) decides the answer; the SDK already sent notifications/cancelled.
     if (ctx.signal?.aborted) throw ctx.signal.reason;
