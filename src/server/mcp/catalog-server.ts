@@ -1,10 +1,12 @@
 import { createRequire } from "node:module";
 import type { FastifyBaseLogger } from "fastify";
 import {
+  CLIENT_CAPABILITIES_META_KEY,
   ProtocolErrorCode,
   Server,
   type CallToolRequest,
   type CallToolResult,
+  type InputRequiredResult,
   type GetPromptResult,
   type ListPromptsResult,
   type ListToolsResult,
@@ -21,6 +23,7 @@ import type { CatalogViews } from "../catalog/view.js";
 import { scrubDeep } from "../observability/scrub-deep.js";
 import type { ServiceState } from "../service/service-state.js";
 import { InFlightMcpCalls } from "./in-flight.js";
+import { answerOf, toInputRequired } from "./input-required.js";
 import { invalidArgumentsResult, JsonRpcError, toCallToolResult, toJsonRpcError } from "./results.js";
 
 const { version } = createRequire(import.meta.url)("../../../package.json") as { version: string };
@@ -131,20 +134,33 @@ export class McpCatalog {
    * `tools/call` through the one pipeline. Arguments failing the schema come back as an isError
    * result; an unknown or forbidden tool and every other failure as a JSON-RPC error.
    */
-  private async callTool(session: McpSession, params: CallToolRequest["params"], ctx: ServerContext): Promise<CallToolResult> {
+  private async callTool(
+    session: McpSession,
+    params: CallToolRequest["params"],
+    ctx: ServerContext,
+  ): Promise<CallToolResult | InputRequiredResult> {
     const { caller } = session;
     const { mcpReq } = ctx;
     const requestId = session.requestId(mcpReq.id);
     const progressToken = params._meta?.progressToken;
+    // A 2026-era request carries its envelope; only such a client can answer input_required.
+    const modern = mcpReq.envelope !== undefined;
+    const caps = modern ? clientCapabilitiesOf(mcpReq.envelope) : {};
+    const input = { sealer: this.state.sealer, inputTimeoutMs: this.state.loaded.config.server.inputTimeoutMs };
     try {
+      const requestState = modern ? mcpReq.requestState() : undefined;
+      // A retry: its state is opened before the call runs (a forged one is refused here).
+      const answer =
+        typeof requestState === "string" ? answerOf(requestState, mcpReq.inputResponses ?? {}, params.name, caller.id, input) : undefined;
       const result = await this.pipeline.call(
         params.name,
-        { arguments: params.arguments ?? {} },
+        { arguments: params.arguments ?? {}, ...(answer ? { answer } : {}) },
         {
           caller,
           requestId,
           transport: session.transport ?? "mcp",
           log: session.log,
+          clientCapabilities: caps,
           onStart: (call) => {
             this.inFlight.add(ownerKey(caller), mcpReq.id, call);
             // The SDK aborts this signal when the transport closes: over HTTP, the response stream.
@@ -159,7 +175,7 @@ export class McpCatalog {
               }),
         },
       );
-      return toCallToolResult(result);
+      return (modern ? toInputRequired(result, params.name, caller.id, caps, input) : undefined) ?? toCallToolResult(result);
     } catch (err) {
       if (isToolnexusError(err, "INVALID_ARGUMENTS")) return invalidArgumentsResult(err, this.scrub);
       throw toJsonRpcError(
@@ -190,6 +206,12 @@ export class McpCatalog {
   private hasSkills(caller: Caller): boolean {
     return caller.allows(SKILL_TOOL) && this.state.toolkit().skills().length > 0;
   }
+}
+
+/** The client capabilities a 2026 request declared in its envelope (none when absent). */
+function clientCapabilitiesOf(envelope: unknown): Record<string, unknown> {
+  const caps = (envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY];
+  return typeof caps === "object" && caps !== null ? (caps as Record<string, unknown>) : {};
 }
 
 // Cursors are opaque to clients (MCP pagination): an offset into the caller's listing.

@@ -4,7 +4,7 @@ import type { ToolContext, ToolResult } from "../../core/types.js";
 import { classifyCallError } from "./call-error.js";
 import { callOptions } from "./call-options.js";
 import type { McpConnection } from "./connect.js";
-import { ANSWERABLE_CAPABILITIES, openRetry, pendingOf, type InputDeps } from "./input-required.js";
+import { answerableCapabilities, openRetry, pendingOf, type InputDeps } from "./input-required.js";
 import { mapCallResult } from "./map-result.js";
 
 /** What a call needs to know about the source it runs in. */
@@ -26,14 +26,14 @@ const MAX_STATE_ONLY_RETRIES = 10;
  * The request's `_meta`: the progress token, and the W3C trace context (`traceparent`) of the
  * active span when tracing is on (the OpenTelemetry API injects nothing when it is off).
  */
-function meta(progressToken: string | number | undefined, modern: boolean): { _meta?: Record<string, unknown> } {
+function meta(progressToken: string | number | undefined, caps: Record<string, unknown> | undefined): { _meta?: Record<string, unknown> } {
   const carrier: Record<string, string> = {};
   propagation.inject(context.active(), carrier);
   const m = {
     ...(progressToken !== undefined ? { progressToken } : {}),
     ...carrier,
     // Keys given here win over the SDK's own envelope: the input requests are answerable on this path.
-    ...(modern ? { [CLIENT_CAPABILITIES_META_KEY]: ANSWERABLE_CAPABILITIES } : {}),
+    ...(caps ? { [CLIENT_CAPABILITIES_META_KEY]: caps } : {}),
   };
   return Object.keys(m).length ? { _meta: m } : {};
 }
@@ -56,9 +56,10 @@ export async function callTool(
   // Opened before anything reaches the upstream: a forged or late answer stops here.
   const retry = modern ? openRetry(site.input, site.server, tool, ctx) : undefined;
   if (retry && "output" in retry) return retry;
+  const caps = modern ? answerableCapabilities(ctx) : undefined;
   const progress = ctx.onProgress ? conn.progress.open(ctx.onProgress) : undefined;
   try {
-    let params: Record<string, unknown> = { name: tool, arguments: args, ...meta(progress?.token, modern) };
+    let params: Record<string, unknown> = { name: tool, arguments: args, ...meta(progress?.token, caps) };
     if (retry?.inputResponses) params.inputResponses = retry.inputResponses;
     if (retry?.requestState !== undefined) params.requestState = retry.requestState;
     for (let attempt = 0; ; attempt++) {
@@ -70,7 +71,7 @@ export async function callTool(
         typeof r.requestState === "string" &&
         attempt < MAX_STATE_ONLY_RETRIES
       ) {
-        params = { name: tool, arguments: args, ...meta(progress?.token, modern), requestState: r.requestState };
+        params = { name: tool, arguments: args, ...meta(progress?.token, caps), requestState: r.requestState };
         continue;
       }
       const pending = pendingOf(site.input, site.server, tool, ctx, result, retry?.round ?? 1);

@@ -20,11 +20,19 @@ export const DEFAULT_INPUT_DEPS: InputDeps = { sealer: sharedSealer(undefined), 
 
 /**
  * Client capabilities a 2026 upstream is told on a `tools/call`: every input request it may
- * return reaches the caller (a REST pending, an `/mcp` input_required), so all three are
- * answerable. Sent per call in the request's `_meta`, never in a 2025 `initialize`: a 2025
+ * return reaches a REST caller (as a pending), so all three are answerable. Sent per call in the request's `_meta`, never in a 2025 `initialize`: a 2025
  * server asks mid-call, which this stateless path cannot carry.
  */
-export const ANSWERABLE_CAPABILITIES = { elicitation: { form: {}, url: {} }, sampling: {}, roots: {} };
+const ANSWERABLE_CAPABILITIES = { elicitation: { form: {}, url: {} }, sampling: {}, roots: {} };
+
+/** The input capabilities told upstream: a REST caller answers all; an MCP client only those it declared. */
+export function answerableCapabilities(ctx: ToolContext): Record<string, unknown> {
+  const declared = ctx.clientCapabilities;
+  if (!declared) return ANSWERABLE_CAPABILITIES;
+  return Object.fromEntries(
+    Object.entries(ANSWERABLE_CAPABILITIES).flatMap(([k]) => (declared[k] === undefined ? [] : [[k, declared[k]]])),
+  );
+}
 
 /** The retry members of a repeated `tools/call`, and the round it is. */
 export interface Retry {
