@@ -21,7 +21,7 @@ export type InputRequests = Record<string, InputRequest>;
 export type InputResponses = Record<string, Record<string, unknown>>;
 
 /** The pending kinds an input request maps to (a tool's own kinds, e.g. `question`, stay as they are). */
-export type InputKind = "elicitation" | "sampling" | "roots";
+type InputKind = "elicitation" | "sampling" | "roots";
 
 const KIND_OF_METHOD: Record<InputRequest["method"], InputKind> = {
   "elicitation/create": "elicitation",
@@ -49,13 +49,13 @@ export function asInputRequests(v: unknown): InputRequests | undefined {
  * The pending kind of a set of requests: the kind of the first one. Several kinds at once
  * (an elicitation and a roots request) still answer in one round; `data.inputRequests` says which.
  */
-export function inputKindOf(requests: InputRequests): InputKind {
+function inputKindOf(requests: InputRequests): InputKind {
   const first = Object.values(requests)[0];
   return first ? KIND_OF_METHOD[first.method] : "elicitation";
 }
 
 /** A one-line human prompt for the requests: the elicitation messages, or what is asked for. */
-export function describeInputRequests(requests: InputRequests): string {
+function describeInputRequests(requests: InputRequests): string {
   return Object.values(requests)
     .map((r) => {
       if (r.method === "elicitation/create" && typeof r.params.message === "string") return r.params.message;
@@ -123,6 +123,8 @@ export interface InputState {
   round: number;
   /** Epoch ms after which an answer is INPUT_TIMEOUT. */
   expiresAt: number;
+  /** What was asked, by request id: the method of each (so a declined answer can decline each). */
+  asked?: Record<string, string>;
   /** The id of a toolnexus tool's own pending, when the state wraps one (on `/mcp`). */
   pendingId?: string;
   /** That pending's kind. */

@@ -58,3 +58,16 @@ function invalid(): ToolnexusError {
   // One message for every cause: a caller learns nothing about why a forged state failed.
   return new ToolnexusError("INVALID_STATE", "This state was not issued by this gateway, or was altered");
 }
+
+const sealers = new Map<string | undefined, Sealer>();
+
+/**
+ * The process's one Sealer for `secret`: the service and every source that seals get the same
+ * instance, so without a configured secret they still share one random key (a state sealed by
+ * an MCP source opens wherever the service hands it back, and survives a config reload).
+ */
+export function sharedSealer(secret: string | undefined): Sealer {
+  let s = sealers.get(secret);
+  if (!s) sealers.set(secret, (s = createSealer(secret)));
+  return s;
+}

@@ -59,6 +59,12 @@ export interface ToolContext {
   timeout?: number;
   /** Present only on a resumed call after a suspension. */
   answer?: Answer;
+  /**
+   * What the caller can answer when the tool asks for input: the `elicitation`, `sampling` and
+   * `roots` client capabilities an MCP client declared. Absent: all of them (a REST caller
+   * gets any pending).
+   */
+  clientCapabilities?: Record<string, unknown>;
   requestId?: string;
   /** The authenticated principal (API key id or JWT `sub`), when auth is on. */
   caller?: string;

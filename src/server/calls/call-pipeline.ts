@@ -55,6 +55,8 @@ export interface CallOptions {
   onInputRequest?: ToolContext["onInputRequest"];
   /** Receives the upstream's log messages (only transports that can deliver them set it). */
   onLog?(m: LogMessage): void;
+  /** An MCP client's declared capabilities: which input requests it can answer (ToolContext.clientCapabilities). */
+  clientCapabilities?: Record<string, unknown>;
   /** Called with the duration when the call ended, whatever the outcome (e.g. a Server-Timing header). */
   onEnd?(ms: number): void;
 }
@@ -64,6 +66,7 @@ class CallContext implements ToolContext {
   readonly caller: string;
   /** The caller's bearer, for a `forwardAuth` tool and a JWT caller only (API keys never leave). */
   readonly auth?: { bearer: string };
+  clientCapabilities?: Record<string, unknown>;
   constructor(
     private readonly call: CallSignal,
     readonly timeout: number,
@@ -231,6 +234,7 @@ export class CallPipeline {
     try {
       o.onStart?.(call);
       const ctx = new CallContext(call, p.timeoutMs, o.requestId, o.caller, p.tool, p.answer, o.onProgress, o.onInputRequest, o.onLog);
+      if (o.clientCapabilities) ctx.clientCapabilities = o.clientCapabilities;
       return await call.run(() => p.tool.execute(p.args, ctx));
     } catch (err) {
       throw isToolnexusError(err)

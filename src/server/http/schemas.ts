@@ -83,9 +83,18 @@ export const ToolParams = Type.Object({ name: Type.String({ pattern: TOOL_NAME.s
 /** The resolution of a suspension, sent on the resumed call. */
 const Answer = Type.Object(
   {
-    id: Type.String({ maxLength: 1024 }),
+    // An input request's id seals the upstream's requestState, which may be several kB.
+    id: Type.String({ maxLength: 16_384, description: "The pending's id, as sent." }),
     ok: Type.Boolean(),
-    data: Type.Optional(FreeObject),
+    data: Type.Optional(
+      Type.Object(
+        {},
+        {
+          additionalProperties: true,
+          description: "What the tool asked for; for an input request (kind elicitation, sampling or roots): { inputResponses }.",
+        },
+      ),
+    ),
     reason: Type.Optional(Type.String({ maxLength: 65_536 })),
   },
   { $id: "Answer" },

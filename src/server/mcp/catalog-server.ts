@@ -5,10 +5,12 @@ import {
   ProtocolError,
   LOG_LEVEL_META_KEY,
   MissingRequiredClientCapabilityError,
+  CLIENT_CAPABILITIES_META_KEY,
   ProtocolErrorCode,
   Server,
   type CallToolRequest,
   type CallToolResult,
+  type InputRequiredResult,
   type GetPromptResult,
   type ListPromptsResult,
   type ListToolsResult,
@@ -28,6 +30,7 @@ import { scrubDeep } from "../observability/scrub-deep.js";
 import type { ServiceState } from "../service/service-state.js";
 import { InFlightMcpCalls } from "./in-flight.js";
 import { McpSkills } from "./skills-extension.js";
+import { answerOf, toInputRequired } from "./input-required.js";
 import { invalidArgumentsResult, JsonRpcError, toCallToolResult, toJsonRpcError } from "./results.js";
 import { TASKS_EXTENSION } from "./task-wire.js";
 import { registerTaskMethods } from "./task-methods.js";
@@ -174,7 +177,7 @@ export class McpCatalog {
     params: CallToolRequest["params"],
     ctx: ServerContext,
     tasks?: McpTasks,
-  ): Promise<CallToolResult> {
+  ): Promise<CallToolResult | InputRequiredResult> {
     const { caller } = session;
     const { mcpReq } = ctx;
     const requestId = session.requestId(mcpReq.id);
@@ -184,6 +187,10 @@ export class McpCatalog {
     // The SDK's ctx.mcpReq.log applies the level and relates the message to this request.
     const envelope = mcpReq.envelope as Record<string, unknown> | undefined;
     const wantsLogs = envelope === undefined || envelope[LOG_LEVEL_META_KEY] !== undefined;
+    // A 2026-era request carries its envelope; only such a client can answer input_required.
+    const modern = envelope !== undefined;
+    const caps = modern ? clientCapabilitiesOf(envelope) : {};
+    const input = { sealer: this.state.sealer, inputTimeoutMs: this.state.loaded.config.server.inputTimeoutMs };
     try {
       const support = tasks?.supportOf(params.name);
       if (tasks && support) {
@@ -191,14 +198,19 @@ export class McpCatalog {
         if (tasks.optedIn(ctx)) return (await tasks.call(caller, requestId, params, ctx, support)) as CallToolResult;
         if (support === "required") throw tasks.missingCapability();
       }
+      const requestState = modern ? mcpReq.requestState() : undefined;
+      // A retry: its state is opened before the call runs (a forged one is refused here).
+      const answer =
+        typeof requestState === "string" ? answerOf(requestState, mcpReq.inputResponses ?? {}, params.name, caller.id, input) : undefined;
       const result = await this.pipeline.call(
         params.name,
-        { arguments: params.arguments ?? {} },
+        { arguments: params.arguments ?? {}, ...(answer ? { answer } : {}) },
         {
           caller,
           requestId,
           transport: session.transport ?? "mcp",
           log: session.log,
+          clientCapabilities: caps,
           onStart: (call) => {
             this.inFlight.add(ownerKey(caller), mcpReq.id, call);
             // The SDK aborts this signal when the transport closes: over HTTP, the response stream.
@@ -216,9 +228,8 @@ export class McpCatalog {
       );
       const missing = missingCapabilities(result);
       // A 2026 client is told in kind that the upstream needs a client capability (-32021, HTTP 400).
-      if (missing && envelope !== undefined)
-        throw new MissingRequiredClientCapabilityError({ requiredCapabilities: missing }, result.output);
-      return toCallToolResult(result);
+      if (missing && modern) throw new MissingRequiredClientCapabilityError({ requiredCapabilities: missing }, result.output);
+      return (modern ? toInputRequired(result, params.name, caller.id, caps, input) : undefined) ?? toCallToolResult(result);
     } catch (err) {
       if (err instanceof MissingRequiredClientCapabilityError) throw err;
       if (isToolnexusError(err, "INVALID_ARGUMENTS")) return invalidArgumentsResult(err, this.scrub);
@@ -267,6 +278,12 @@ function missingCapabilities(result: ToolResult): Record<string, unknown> | unde
   const m = result.metadata;
   const caps = result.isError && m?.mcpErrorCode === ProtocolErrorCode.MissingRequiredClientCapability ? m.requiredCapabilities : undefined;
   return typeof caps === "object" && caps !== null && !Array.isArray(caps) ? (caps as Record<string, unknown>) : undefined;
+}
+
+/** The client capabilities a 2026 request declared in its envelope (none when absent). */
+function clientCapabilitiesOf(envelope: unknown): Record<string, unknown> {
+  const caps = (envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY];
+  return typeof caps === "object" && caps !== null ? (caps as Record<string, unknown>) : {};
 }
 
 // Cursors are opaque to clients (MCP pagination): an offset into the caller's listing.

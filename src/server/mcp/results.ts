@@ -41,6 +41,8 @@ const JSONRPC_CODE: Partial<Record<ToolnexusCode, number>> = {
   FORBIDDEN: ProtocolErrorCode.InvalidParams,
   INVALID_REQUEST: ProtocolErrorCode.InvalidParams,
   INVALID_ARGUMENTS: ProtocolErrorCode.InvalidParams,
+  INVALID_STATE: ProtocolErrorCode.InvalidParams,
+  INPUT_TIMEOUT: ProtocolErrorCode.InvalidParams,
   TOOL_TIMEOUT: REQUEST_TIMEOUT,
   TOOL_FAILED: ProtocolErrorCode.InternalError,
   INTERNAL: ProtocolErrorCode.InternalError,

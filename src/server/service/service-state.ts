@@ -1,5 +1,6 @@
 import type { Toolkit } from "../../core/toolkit.js";
 import { ToolnexusError } from "../../core/errors.js";
+import { sharedSealer, type Sealer } from "../../core/seal.js";
 import type { LoadedConfig } from "../../config/load.js";
 import type { Authenticator } from "../auth/index.js";
 
@@ -54,6 +55,11 @@ export class ServiceState {
     public loaded: LoadedConfig,
     public auth: Authenticator,
   ) {}
+
+  /** The process's one sealer of state handed to callers (`server.stateSecret`; input requests). */
+  get sealer(): Sealer {
+    return sharedSealer(this.loaded.config.server.stateSecret);
+  }
 
   /** True once shutdown began. */
   get draining(): boolean {

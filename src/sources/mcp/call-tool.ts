@@ -1,9 +1,10 @@
-import { LOG_LEVEL_META_KEY } from "@modelcontextprotocol/client";
+import { CLIENT_CAPABILITIES_META_KEY, LOG_LEVEL_META_KEY } from "@modelcontextprotocol/client";
 import { context, propagation } from "@opentelemetry/api";
 import type { ToolContext, ToolResult } from "../../core/types.js";
 import { classifyCallError } from "./call-error.js";
 import { callOptions } from "./call-options.js";
 import type { McpConnection } from "./connect.js";
+import { answerableCapabilities, openRetry, pendingOf, type InputDeps } from "./input-required.js";
 import { mapCallResult } from "./map-result.js";
 
 /** What a call needs to know about the source it runs in. */
@@ -14,20 +15,31 @@ export interface CallSite {
   /** Tells the source its session is unusable, so it reconnects. */
   lose(conn: McpConnection, why: string): void;
   scrub(text: string): string;
+  /** The sealer and wait of the stateless input path (2026 upstreams). */
+  input: InputDeps;
 }
+
+// A 2026 server that sheds load answers input_required with only a requestState: retried at once, this often.
+const MAX_STATE_ONLY_RETRIES = 10;
 
 /**
  * The request's `_meta`: the progress token, the log level (a 2026 server sends log messages
  * only for a request that names one), and the W3C trace context (`traceparent`) of the
  * active span when tracing is on (the OpenTelemetry API injects nothing when it is off).
  */
-function meta(progressToken: string | number | undefined, logLevel: string | undefined): { _meta?: Record<string, unknown> } {
+function meta(
+  progressToken: string | number | undefined,
+  logLevel: string | undefined,
+  caps: Record<string, unknown> | undefined,
+): { _meta?: Record<string, unknown> } {
   const carrier: Record<string, string> = {};
   propagation.inject(context.active(), carrier);
   const m = {
     ...(progressToken !== undefined ? { progressToken } : {}),
     ...(logLevel !== undefined ? { [LOG_LEVEL_META_KEY]: logLevel } : {}),
     ...carrier,
+    // Keys given here win over the SDK's own envelope: the input requests are answerable on this path.
+    ...(caps ? { [CLIENT_CAPABILITIES_META_KEY]: caps } : {}),
   };
   return Object.keys(m).length ? { _meta: m } : {};
 }
@@ -35,8 +47,9 @@ function meta(progressToken: string | number | undefined, logLevel: string | und
 /**
  * One `tools/call` on `conn`: the caller's signal and deadline are passed on (abort ⇒ the
  * server gets notifications/cancelled), progress is routed to `ctx.onProgress` and log messages
- * to `ctx.onLog`, the result is
- * mapped by map-result.ts and failures by call-error.ts.
+ * to `ctx.onLog`, the result is mapped by map-result.ts and failures by call-error.ts. On a
+ * 2026 session an `input_required` result becomes a REST pending and `ctx.answer` the retry
+ * (input-required.ts).
  */
 export async function callTool(
   conn: McpConnection,
@@ -46,16 +59,38 @@ export async function callTool(
   ctx: ToolContext,
 ): Promise<ToolResult> {
   ctx.signal?.throwIfAborted();
+  const modern = conn.client.getProtocolEra() === "modern";
+  // Opened before anything reaches the upstream: a forged or late answer stops here.
+  const retry = modern ? openRetry(site.input, site.server, tool, ctx) : undefined;
+  if (retry && "output" in retry) return retry;
+  const caps = modern ? answerableCapabilities(ctx) : undefined;
   const progress = ctx.onProgress ? conn.progress.open(ctx.onProgress) : undefined;
   const asking = heldAsk(ctx);
   const held = conn.held.open(asking?.ask);
   try {
     // Every level is asked for: the caller's own side filters by what its client asked for.
-    const logLevel = ctx.onLog && conn.client.getProtocolEra() === "modern" ? "debug" : undefined;
-    const params = { name: tool, arguments: args, ...meta(progress?.token, logLevel) };
-    const send = () => conn.client.callTool(params, callOptions(asking ? { ...ctx, signal: asking.signal } : ctx));
-    const result = await (ctx.onLog ? conn.logs.run(ctx.onLog, send) : send());
-    return mapCallResult(result, site.server, tool);
+    const logLevel = ctx.onLog && modern ? "debug" : undefined;
+    let params: Record<string, unknown> = { name: tool, arguments: args, ...meta(progress?.token, logLevel, caps) };
+    if (retry?.inputResponses) params.inputResponses = retry.inputResponses;
+    if (retry?.requestState !== undefined) params.requestState = retry.requestState;
+    const options = { ...callOptions(asking ? { ...ctx, signal: asking.signal } : ctx), allowInputRequired: true };
+    for (let attempt = 0; ; attempt++) {
+      const request = params;
+      const send = () => conn.client.callTool(request as { name: string }, options);
+      const result: unknown = await (ctx.onLog ? conn.logs.run(ctx.onLog, send) : send());
+      const r = result as { resultType?: unknown; inputRequests?: unknown; requestState?: unknown };
+      if (
+        r.resultType === "input_required" &&
+        r.inputRequests === undefined &&
+        typeof r.requestState === "string" &&
+        attempt < MAX_STATE_ONLY_RETRIES
+      ) {
+        params = { name: tool, arguments: args, ...meta(progress?.token, logLevel, caps), requestState: r.requestState };
+        continue;
+      }
+      const pending = pendingOf(site.input, site.server, tool, ctx, result, retry?.round ?? 1);
+      return pending ?? mapCallResult(result as Parameters<typeof mapCallResult>[0], site.server, tool);
+    }
   } catch (err) {
     // The caller's own abort (disconnect, deadline, shutdown) decides the answer; the SDK already sent notifications/cancelled.
     if (ctx.signal?.aborted) throw ctx.signal.reason;

@@ -1,5 +1,6 @@
 import type { Source } from "../../core/source.js";
 import type { LoadedConfig } from "../../config/load.js";
+import { sharedSealer } from "../../core/seal.js";
 import { collectServers } from "./collect-servers.js";
 import { FailedMcpSource } from "./failed-source.js";
 import { McpServerSource } from "./mcp-server-source.js";
@@ -8,7 +9,11 @@ import { McpServerSource } from "./mcp-server-source.js";
 export function mcpSources(loaded: LoadedConfig): Source[] {
   return collectServers(loaded).map((entry) =>
     entry.spec
-      ? new McpServerSource(entry.spec, { secrets: loaded.secrets, ...(loaded.config.egress ? { egress: loaded.config.egress } : {}) })
+      ? new McpServerSource(entry.spec, {
+          secrets: loaded.secrets,
+          ...(loaded.config.egress ? { egress: loaded.config.egress } : {}),
+          input: { sealer: sharedSealer(loaded.config.server.stateSecret), inputTimeoutMs: loaded.config.server.inputTimeoutMs },
+        })
       : new FailedMcpSource(entry.name, entry.error),
   );
 }

@@ -7,6 +7,7 @@ import { DEFAULT_BACKOFF, retryWithBackoff, type BackoffOptions } from "./backof
 import { callTask } from "./call-task.js";
 import { callTool, type CallSite } from "./call-tool.js";
 import { connect, listAllTools, type McpConnection, type NegotiationMemo } from "./connect.js";
+import { DEFAULT_INPUT_DEPS, type InputDeps } from "./input-required.js";
 import { describeLoadError, PhaseError } from "./load-error.js";
 import { requiresTask, toTool } from "./mcp-tool.js";
 import { redact } from "./redact.js";
@@ -23,6 +24,8 @@ export interface McpSourceOptions {
   /** The config's `egress` section, for remote servers. */
   egress?: EgressConfig;
   backoff?: BackoffOptions;
+  /** The service's sealer and `server.inputTimeoutMs`, for a 2026 upstream's input requests. */
+  input?: InputDeps;
 }
 
 /**
@@ -64,6 +67,7 @@ export class McpServerSource implements Source {
     this.name = spec.name;
     this.fingerprint = JSON.stringify({ spec, egress: opts.egress ?? null });
     this.site.server = spec.name;
+    if (opts.input) this.site.input = opts.input;
     this.state = spec.enabled ? "connecting" : "disabled";
   }
 
@@ -257,6 +261,7 @@ export class McpServerSource implements Source {
     isLost: (conn) => conn !== this.conn,
     lose: (conn, why) => this.lost(conn, why),
     scrub: (text) => this.scrub(text),
+    input: DEFAULT_INPUT_DEPS,
   };
 
   /** Why a start attempt failed, with what a stdio server last wrote to stderr, if anything. */
