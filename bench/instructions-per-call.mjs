@@ -6,10 +6,10 @@
 // Usage: npm run build && node bench/instructions-per-call.mjs [variant|bare] [warm] [n] [c]
 // variant: execute (= none), or a variant of bench/variants.mjs (apikey, jwt, traced, sampled10,
 // unsampled). BENCH_CLI=<other dist>/cli.js for a before/after. Slow: ~50× under valgrind,
-// start-up ~1 min.
+// start-up ~1 min. BENCH_CALLGRIND_OUT=<file> keeps the measured dump (for callgrind_annotate).
 import { execFileSync, spawn } from "node:child_process";
 import { openSync } from "node:fs";
-import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { copyFile, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Pool } from "undici";
@@ -39,10 +39,21 @@ const log = openSync(path.join(dir, "server.log"), "a");
 // The timeouts are raised above: under valgrind a queued request may wait longer than 10 s.
 // --smc-check=all: V8 writes and patches machine code at run time. --v8-pool-size=0: V8's
 // worker threads (concurrent compilers, GC helpers) hang Node 24 under valgrind; their work runs
-// on the main thread instead, the same way for every build measured.
+// on the main thread instead, the same way for every build measured. --instr-atstart=no:
+// start-up and the warm-up run without callgrind's counting (several times faster; on a loaded
+// machine start-up under full instrumentation took more than ten minutes); counting is switched
+// on just before the measured requests.
 const child = spawn(
   "valgrind",
-  ["--tool=callgrind", "--smc-check=all", `--callgrind-out-file=${out}`, process.execPath, "--v8-pool-size=0", ...args],
+  [
+    "--tool=callgrind",
+    "--smc-check=all",
+    "--instr-atstart=no",
+    `--callgrind-out-file=${out}`,
+    process.execPath,
+    "--v8-pool-size=0",
+    ...args,
+  ],
   {
     stdio: ["ignore", log, "ignore"],
     env: { ...process.env, ...v.env },
@@ -51,7 +62,7 @@ const child = spawn(
 const url = `http://127.0.0.1:${port}`;
 const pool = new Pool(url, { connections: 64 });
 try {
-  const deadline = Date.now() + 600_000;
+  const deadline = Date.now() + 1_800_000;
   while (
     !(await fetch(`${url}${what === "bare" ? "/healthz" : "/readyz"}`).then(
       (r) => r.ok,
@@ -81,6 +92,7 @@ try {
     );
   };
   await run(Number(warm));
+  execFileSync("callgrind_control", ["-i", "on", String(child.pid)], { stdio: "ignore" });
   execFileSync("callgrind_control", ["-z", String(child.pid)], { stdio: "ignore" });
   await run(Number(n));
   execFileSync("callgrind_control", ["-d", String(child.pid)], { stdio: "ignore" });
@@ -88,6 +100,7 @@ try {
   // The dump after the zeroing is the one with a numeric suffix.
   const dump = (await readdir(dir)).find((f) => /^callgrind\.out\.\d+$/.test(f));
   const total = Number((await readFile(path.join(dir, dump), "utf8")).match(/^(?:summary|totals): (\d+)/m)?.[1]);
+  if (process.env.BENCH_CALLGRIND_OUT) await copyFile(path.join(dir, dump), process.env.BENCH_CALLGRIND_OUT);
   console.log(`${what} c=${c}: ${(total / Number(n) / 1000).toFixed(1)} k instructions/request (${n} requests after ${warm} of warm-up)`);
 } finally {
   child.kill("SIGKILL");

@@ -124,7 +124,7 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   installProtocolGuards(app);
   app.decorateRequest("caller", null as never);
   // First of the hooks: a request refused by auth or the Host guard gets its server span too.
-  if (telemetry) traceRequests(app, telemetry.tracer);
+  if (telemetry) traceRequests(app, telemetry);
   // Callback-style hooks: these run on every request, and an async hook costs a promise each.
   // One onRequest hook does the request id, the Host guard and auth: each hook is one more
   // step of Fastify's hook runner on every request.

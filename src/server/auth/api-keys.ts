@@ -6,11 +6,17 @@ import type { Caller } from "./caller.js";
 /**
  * API-key authentication. Keys are held only as SHA-256 digests; a presented key is hashed
  * and compared with every entry in constant time, so timing tells nothing about which matched.
- * The hash is the one-shot `crypto.hash`: a `createHash` object per request cost about twice
- * as much, and was most of what an API-key caller cost over an anonymous one (bench/README.md).
+ * A key found valid is remembered as presented, so a client repeating its key (every client)
+ * pays one map lookup instead of a SHA-256 per request: the hash was most of what an API-key
+ * caller cost over an anonymous one (bench/README.md). Only valid keys enter that map, so it
+ * holds at most one entry per configured key, and it goes with this instance on a reload. An
+ * invalid key still takes the hash and the constant-time comparison; the map's own lookup
+ * compares a presented key's content with a remembered one only when their (seeded) string
+ * hashes collide, so it tells nothing about a valid key to someone who does not hold it.
  */
 export class ApiKeyAuth {
   private readonly entries: { digest: Buffer; caller: Caller }[];
+  private readonly verified = new Map<string, Caller>();
 
   constructor(keys: readonly ApiKeyConfig[]) {
     this.entries = keys.map((k) => ({
@@ -39,11 +45,14 @@ export class ApiKeyAuth {
 
   /** The caller whose key this is, or undefined. */
   match(presented: string): Caller | undefined {
+    const known = this.verified.get(presented);
+    if (known) return known;
     const digest = sha256(presented);
     let match: Caller | undefined;
     for (const e of this.entries) {
       if (timingSafeEqual(e.digest, digest) && !match) match = e.caller;
     }
+    if (match) this.verified.set(presented, match);
     return match;
   }
 }

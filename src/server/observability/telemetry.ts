@@ -1,8 +1,9 @@
-import { context, propagation, SpanKind, SpanStatusCode, trace, type Span, type Tracer } from "@opentelemetry/api";
+import { context, propagation, SpanKind, SpanStatusCode, trace, type Sampler, type Span, type Tracer } from "@opentelemetry/api";
 import type * as SdkTraceNode from "@opentelemetry/sdk-trace-node";
 import type { ToolnexusConfig } from "../../config/schema/index.js";
 import type { Logger } from "../../core/types.js";
 import { traceEgress } from "../../net/egress-spans.js";
+import { SpanIds } from "./span-ids.js";
 
 /** Outcomes of a call that are not a failure of the call (a tool's isError is the model's business). */
 const OK_OUTCOMES = new Set(["ok", "tool_error"]);
@@ -14,6 +15,9 @@ export interface TelemetryHandle {
   protocol: string;
   /** The tracer of server spans (trace-requests.ts). */
   tracer: Tracer;
+  /** The provider's sampler and id generator: trace-requests.ts decides a request's sampling with them first. */
+  sampler: Sampler;
+  ids: SpanIds;
   shutdown(): Promise<void>;
 }
 
@@ -72,9 +76,12 @@ export async function startTelemetry(
     ...(target.url ? { url: target.url } : {}),
     ...(target.headers ? { headers: target.headers } : {}),
   });
+  const sampler = samplerFromEnv(sdk, env, logger);
+  const ids = new SpanIds();
   const provider = new sdk.NodeTracerProvider({
     resource: resources.resourceFromAttributes({ "service.name": env.OTEL_SERVICE_NAME ?? config.telemetry?.serviceName ?? "toolnexus" }),
-    sampler: samplerFromEnv(sdk, env, logger),
+    sampler,
+    idGenerator: ids,
     // The exporter comes from a sibling package of the SDK with the same interface.
     spanProcessors: [new sdk.BatchSpanProcessor(exporter as unknown as ConstructorParameters<typeof sdk.BatchSpanProcessor>[0])],
   });
@@ -88,6 +95,8 @@ export async function startTelemetry(
     endpoint: target.endpoint,
     protocol: target.protocol,
     tracer: active,
+    sampler,
+    ids,
     async shutdown() {
       tracer = undefined;
       running = undefined;

@@ -2,15 +2,17 @@ import {
   context,
   propagation,
   ROOT_CONTEXT,
+  SamplingDecision,
   SpanKind,
   SpanStatusCode,
   trace,
+  TraceFlags,
   type Context,
   type Span,
-  type Tracer,
 } from "@opentelemetry/api";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { policyOf } from "../http/route-policy.js";
+import type { TelemetryHandle } from "./telemetry.js";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -28,7 +30,7 @@ declare module "fastify" {
  * unsampled request gets a non-recording span only: no attributes are computed, nothing is
  * listened to or exported, but its context still propagates the decision.
  */
-export function traceRequests(app: FastifyInstance, tracer: Tracer): void {
+export function traceRequests(app: FastifyInstance, telemetry: Pick<TelemetryHandle, "tracer" | "sampler" | "ids">): void {
   app.decorateRequest("traceContext", null);
   app.addHook("onRequest", (request, reply, done) => {
     // Routes polled by probes and scrapers declare `traced: false`: a span each would drown the traces that matter.
@@ -38,7 +40,7 @@ export function traceRequests(app: FastifyInstance, tracer: Tracer): void {
     // Extract only what is there: most requests carry neither header.
     const parent =
       headers.traceparent === undefined && headers.baggage === undefined ? ROOT_CONTEXT : propagation.extract(ROOT_CONTEXT, headers);
-    const span = tracer.startSpan(route ? `${request.method} ${route}` : request.method, { kind: SpanKind.SERVER }, parent);
+    const span = startServerSpan(telemetry, route ? `${request.method} ${route}` : request.method, parent);
     if (span.isRecording()) {
       span.setAttributes(requestAttributes(request, route));
       // "close" comes after the response was sent, and also when the client left first.
@@ -51,6 +53,36 @@ export function traceRequests(app: FastifyInstance, tracer: Tracer): void {
     if (request.traceContext) context.with(request.traceContext, done);
     else done();
   });
+}
+
+/**
+ * The server span of a request, its sampling decided first with the provider's own sampler:
+ * a request that is not to be recorded gets a non-recording span of our ids and nothing from
+ * the SDK (whose startSpan, ids and bookkeeping were most of what an unsampled request cost);
+ * one that is goes to the SDK with the trace id the sampler was asked about handed to its id
+ * generator, so the SDK's own decision is the same one.
+ */
+function startServerSpan(telemetry: Pick<TelemetryHandle, "tracer" | "sampler" | "ids">, name: string, parent: Context): Span {
+  const { sampler, ids } = telemetry;
+  const incoming = trace.getSpanContext(parent);
+  const valid = incoming !== undefined && trace.isSpanContextValid(incoming);
+  const traceId = valid ? incoming.traceId : ids.generateTraceId();
+  const decided = sampler.shouldSample(parent, traceId, name, SpanKind.SERVER, {}, []);
+  if (decided.decision === SamplingDecision.NOT_RECORD) {
+    const traceState = decided.traceState ?? (valid ? incoming.traceState : undefined);
+    return trace.wrapSpanContext({
+      traceId,
+      spanId: ids.generateSpanId(),
+      traceFlags: TraceFlags.NONE,
+      ...(traceState ? { traceState } : {}),
+    });
+  }
+  if (!valid) ids.handOff(traceId);
+  try {
+    return telemetry.tracer.startSpan(name, { kind: SpanKind.SERVER }, parent);
+  } finally {
+    ids.handOff(undefined);
+  }
 }
 
 /** Ends a recorded server span with the response's status, or as client_closed when the client left before it was sent. */
