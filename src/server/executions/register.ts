@@ -1,4 +1,5 @@
 import type { FastifyInstance } from "fastify";
+import { createSealer } from "../../core/seal.js";
 import type { Redis } from "ioredis";
 import type { CallPipeline } from "../calls/call-pipeline.js";
 import { executionRoutes } from "./routes.js";
@@ -22,11 +23,17 @@ export async function registerExecutions(
 ): Promise<() => Promise<void>> {
   for (const schema of EXECUTION_SCHEMAS) app.addSchema(schema);
   const config = () => state.loaded.config.executions;
-  const runner = pipelineRunner(pipeline, app.log, () => config().maxTimeoutMs, scrub);
+  // Keyed by server.stateSecret: a caller's token sealed on one replica opens on every other.
+  const sealer = createSealer(state.loaded.config.server.stateSecret);
+  const runner = pipelineRunner(pipeline, app.log, () => config().maxTimeoutMs, scrub, sealer);
   const url = state.loaded.config.redis?.url;
   let store: ExecutionStore;
   const closers: (() => void)[] = [];
   if (redis && url) {
+    if (!sealer.shared)
+      app.log.warn(
+        "server.stateSecret is not set: an execution of a tool with upstreamAuth (or forwardAuth) runs only on the replica that accepted it; set the same secret on every replica",
+      );
     // BullMQ (~170 modules) is imported only for a Redis-backed store.
     const [{ connectRedis }, { RedisExecutionStore }] = await Promise.all([
       import("../redis/connect-redis.js"),
@@ -49,7 +56,7 @@ export async function registerExecutions(
   } else {
     store = new MemoryExecutionStore(config, runner);
   }
-  await app.register(executionRoutes, { store, pipeline, state });
+  await app.register(executionRoutes, { store, pipeline, state, sealer });
   return async () => {
     await store.close();
     for (const fn of closers) fn();
