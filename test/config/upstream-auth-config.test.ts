@@ -15,7 +15,7 @@ async function issuesOf(raw: unknown): Promise<string> {
 }
 
 const jwt = { issuer: "https://idp.example/realms/r", audience: "toolnexus", jwksUri: "https://idp.example/jwks.json" };
-const exchange = { mode: "exchange", audience: "mcp-upstream", clientId: "toolnexus-gateway", clientSecret: "s3cret-value" };
+const exchange = { mode: "exchange" as const, audience: "mcp-upstream", clientId: "toolnexus-gateway", clientSecret: "s3cret-value" };
 
 describe("upstreamAuth config", () => {
   it("accepts exchange (secret or private_key_jwt) and passthrough on every remote source kind", async () => {
