@@ -1,3 +1,5 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { decodeJwt } from "jose";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { executeTool } from "../../helpers/execute.js";
@@ -14,6 +16,7 @@ let up: Upstream;
 let mcp: HttpMcpServer;
 let s: TestServer;
 let jwt: string;
+let redirector: Server;
 
 const exchange = (audience: string) => ({ mode: "exchange" as const, audience, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET });
 
@@ -22,6 +25,10 @@ beforeAll(async () => {
   jwt = await as.sign({ sub: "alice", groups: ["eng"] });
   up = await startUpstream();
   mcp = await startHttpMcpServer();
+  // Another origin that redirects every request to the upstream.
+  redirector = createServer((req, res) => res.writeHead(307, { location: `${up.url}/echo/redirected` }).end());
+  await new Promise<void>((r) => redirector.listen(0, "127.0.0.1", r));
+  const front = `http://127.0.0.1:${(redirector.address() as AddressInfo).port}`;
   const headers = { Authorization: CONFIGURED };
   s = await startServer({
     config: {
@@ -42,6 +49,14 @@ beforeAll(async () => {
         // The token endpoint is discovered from auth.jwt.issuer's metadata.
         { name: "x_echo", url: `${up.url}/echo/x`, headers, upstreamAuth: exchange("http-upstream") },
         { name: "p_echo", url: `${up.url}/echo/p`, headers, upstreamAuth: { mode: "passthrough" } },
+        { name: "x_slow_as", url: `${up.url}/echo/slow-as`, headers, upstreamAuth: { ...exchange("http-upstream"), timeoutMs: 300 } },
+        {
+          name: "x_redirect",
+          url: `${front}/echo/r`,
+          headers,
+          resultMode: "status+text",
+          upstreamAuth: { ...exchange("http-upstream"), tokenEndpoint: as.tokenEndpoint },
+        },
       ],
       mcpServers: { xm: { url: mcp.url, headers, upstreamAuth: { ...exchange("mcp-upstream"), tokenEndpoint: as.tokenEndpoint } } },
     },
@@ -50,6 +65,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await s.close();
   await mcp.close();
+  redirector.closeAllConnections();
+  await new Promise((r) => redirector.close(r));
   await up.close();
   await as.close();
 });
@@ -140,5 +157,21 @@ describe("upstreamAuth: exchange", () => {
     expect(await as.verify(token)).toMatchObject({ sub: "carol", aud: "http-upstream" });
     expect(JSON.stringify(done)).not.toContain(token);
     expect(as.requests.at(-1)?.form.subject_token).toBe(carol);
+  });
+
+  it("a token endpoint that does not answer is 502 within the exchange's timeoutMs, and the upstream is not called", async () => {
+    as.mode = "hang";
+    const before = up.seen.length;
+    const res = await executeTool(s.url, "x_slow_as", {}, { authorization: `Bearer ${await as.sign({ sub: "gus", groups: ["eng"] })}` });
+    expect(res.status).toBe(502);
+    expect(((await res.json()) as { code: string; detail: string }).detail).toMatch(/no answer within 300 ms/);
+    expect(up.seen.length).toBe(before);
+  });
+
+  it("an exchanged token never follows a redirect to another origin", async () => {
+    const res = await executeTool(s.url, "x_redirect", {}, { authorization: `Bearer ${jwt}` });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { output: string }).output).toMatch(/^HTTP 307/);
+    expect(up.seen.some((r) => r.url.includes("redirected"))).toBe(false);
   });
 });
