@@ -54,21 +54,26 @@ export class TokenExchanger {
     return this.cache.get(subject);
   }
 
-  /** A token for the upstream on behalf of the holder of `subject`; concurrent calls for one subject share one exchange. */
-  token(subject: string, signal?: AbortSignal, log?: Logger): Promise<string> {
+  /**
+   * A token for the upstream on behalf of the holder of `subject`; concurrent calls for one
+   * subject share one exchange. It is bounded by `timeoutMs` only, not by any one call's signal:
+   * a caller that goes away must not fail the others waiting on the same exchange (each call
+   * stops waiting at its own abort).
+   */
+  token(subject: string, log?: Logger): Promise<string> {
     const hit = this.cache.get(subject);
     if (hit !== undefined) return Promise.resolve(hit);
     let pending = this.inFlight.get(subject);
     if (!pending) {
-      pending = this.exchange(subject, signal, log).finally(() => this.inFlight.delete(subject));
+      pending = this.exchange(subject, log).finally(() => this.inFlight.delete(subject));
       this.inFlight.set(subject, pending);
     }
     return pending;
   }
 
-  private async exchange(subject: string, signal: AbortSignal | undefined, log: Logger | undefined): Promise<string> {
+  private async exchange(subject: string, log: Logger | undefined): Promise<string> {
     const timeoutMs = this.cfg.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    const bound = signal ? AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
+    const bound = AbortSignal.timeout(timeoutMs);
     try {
       const as = await this.server(bound);
       const params = new URLSearchParams({ subject_token: subject, subject_token_type: ACCESS_TOKEN, requested_token_type: ACCESS_TOKEN });
@@ -85,11 +90,10 @@ export class TokenExchanger {
       if (until !== undefined) this.cache.set(subject, token, until - EXPIRY_MARGIN_MS);
       return token;
     } catch (err) {
-      const reason = reasonOf(err, bound, signal, timeoutMs);
+      const reason = reasonOf(err, bound, timeoutMs);
       // The OAuth error's description helps the operator; no token is in it or in the reason.
       const description = err instanceof oauth.ResponseBodyError ? err.error_description?.slice(0, 200) : undefined;
       log?.warn({ reason, ...(description ? { description } : {}) }, "upstream token exchange failed");
-      if (signal?.aborted && signal.reason instanceof ToolnexusError) throw signal.reason;
       throw new ToolnexusError("UPSTREAM_AUTH_FAILED", `The token exchange for this tool's upstream failed: ${reason}`);
     }
   }
@@ -164,13 +168,12 @@ function isHttp(url: string | undefined): boolean {
 }
 
 /** Why an exchange failed, in words fit for a caller: a status, an OAuth error code, a timeout; never a body. */
-function reasonOf(err: unknown, bound: AbortSignal, signal: AbortSignal | undefined, timeoutMs: number): string {
+function reasonOf(err: unknown, bound: AbortSignal, timeoutMs: number): string {
   if (err instanceof Refused) return err.message;
   if (err instanceof oauth.ResponseBodyError) return `the authorization server refused it (${err.error}, HTTP ${err.status})`;
   if (err instanceof oauth.WWWAuthenticateChallengeError)
     return `the authorization server refused the gateway's client (HTTP ${err.status})`;
-  if (bound.aborted && !signal?.aborted) return `no answer within ${timeoutMs} ms`;
-  if (signal?.aborted) return "the call was aborted";
+  if (bound.aborted) return `no answer within ${timeoutMs} ms`;
   if (err instanceof oauth.OperationProcessingError) {
     const status = statusOf(err);
     if (status !== undefined) return `the token endpoint answered HTTP ${status}`;

@@ -224,8 +224,8 @@ export class CallPipeline {
     try {
       o.onStart?.(call);
       const ctx = new CallContext(call, p.timeoutMs, o.requestId, o.caller, p.answer, o.onProgress);
-      // An exchange runs under the call's signal and timeout, before the tool: a failure reaches no upstream.
-      const bearer = this.upstream.bearer(p.tool, o.caller, () => call.signal, o.log);
+      // An exchange runs before the tool, within the call's timeout: a failure reaches no upstream.
+      const bearer = this.upstream.bearer(p.tool, o.caller, o.log);
       return await call.run(() => (typeof bearer === "object" ? bearer.then((b) => execute(p, ctx, b)) : execute(p, ctx, bearer)));
     } catch (err) {
       throw isToolnexusError(err)

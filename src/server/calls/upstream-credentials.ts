@@ -27,7 +27,7 @@ export class UpstreamCredentials {
    * exchange), or a promise of an exchange. UPSTREAM_AUTH_FAILED for a JWT caller whose token
    * is gone (an execution that outlived it): acting as the gateway instead would be a fallback.
    */
-  bearer(tool: Tool, caller: Caller, signal: () => AbortSignal, log: Logger): string | Promise<string> | undefined {
+  bearer(tool: Tool, caller: Caller, log: Logger): string | Promise<string> | undefined {
     const mode = tool.upstreamAuth ?? (tool.forwardAuth === true ? PASSTHROUGH : undefined);
     if (mode === undefined || caller.kind !== "jwt") return undefined;
     const subject = caller.bearer;
@@ -39,7 +39,7 @@ export class UpstreamCredentials {
     }
     if (mode.mode === "passthrough") return subject;
     const exchanger = this.exchanger(mode);
-    return exchanger.cached(subject) ?? exchanger.token(subject, signal(), log);
+    return exchanger.cached(subject) ?? exchanger.token(subject, log);
   }
 
   private exchanger(cfg: TokenExchangeAuth): TokenExchanger {
