@@ -41,16 +41,14 @@ const caller = await sign("bench-user", "toolnexus");
 const issued = await sign("bench-user", "bench-upstream");
 const jwks = await serve((_q, res) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ keys: [jwk] })));
 const tokenEndpoint = await serve((_q, res) =>
-  res
-    .writeHead(200, { "content-type": "application/json" })
-    .end(
-      JSON.stringify({
-        access_token: issued,
-        token_type: "Bearer",
-        issued_token_type: "urn:ietf:params:oauth:token-type:access_token",
-        expires_in: 3600,
-      }),
-    ),
+  res.writeHead(200, { "content-type": "application/json" }).end(
+    JSON.stringify({
+      access_token: issued,
+      token_type: "Bearer",
+      issued_token_type: "urn:ietf:params:oauth:token-type:access_token",
+      expires_in: 3600,
+    }),
+  ),
 );
 const upstream = await serve((_q, res) => res.writeHead(200, { "content-type": "text/plain" }).end("ok"));
 
