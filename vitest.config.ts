@@ -7,6 +7,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Two cores: forks keep child-process and signal tests isolated from each other.
     pool: "forks",
-    globalSetup: ["test/global-setup.ts", "test/redis-setup.ts"],
+    // keycloak-setup starts Keycloak only when a file under test/oauth/ is in the run.
+    globalSetup: ["test/global-setup.ts", "test/redis-setup.ts", "test/keycloak-setup.ts"],
   },
 });

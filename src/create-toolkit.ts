@@ -1,4 +1,5 @@
 import { loadConfig, normalizeConfig, type LoadedConfig } from "./config/load.js";
+import { passthroughSources } from "./config/upstream-auth.js";
 import type { AuditConfig, ExecutionsConfig, PinningConfig, ToolnexusConfig, ServerConfig } from "./config/schema/index.js";
 import { Toolkit } from "./core/toolkit.js";
 import type { Logger, Tool } from "./core/types.js";
@@ -32,6 +33,13 @@ export async function createToolkit(
   opts: CreateToolkitOptions = {},
 ): Promise<Toolkit> {
   const loaded = await toLoadedConfig(config, opts.baseDir);
+  const passthrough = passthroughSources(loaded.config);
+  if (passthrough.length > 0) {
+    opts.logger?.warn(
+      { sources: passthrough },
+      "these sources send the caller's own token upstream (forwardAuth / upstreamAuth passthrough), which the MCP authorization spec forbids: prefer upstreamAuth: { mode: exchange }",
+    );
+  }
   const sources = await Promise.all(SOURCE_FACTORIES.map((make) => make(loaded)));
   return Toolkit.create({
     sources: sources.flat(),

@@ -1,5 +1,6 @@
 import type { ConfigIssue } from "./config-error.js";
 import type { ToolnexusConfig } from "./schema/index.js";
+import { upstreamAuthIssues } from "./upstream-auth.js";
 
 /**
  * Rules a JSON Schema cannot say well: API key ids are unique (caches, rate limits and logs
@@ -30,5 +31,6 @@ export function semanticIssues(config: ToolnexusConfig): ConfigIssue[] {
   if ((config.auth?.policies?.length ?? 0) > 0 && !config.auth?.jwt)
     issues.push({ pointer: "/auth/policies", message: "applies to JWT callers only: configure auth.jwt" });
   if (config.audit?.sink === "file" && !config.audit.path) issues.push({ pointer: "/audit/path", message: "is required with sink: file" });
+  issues.push(...upstreamAuthIssues(config));
   return issues;
 }

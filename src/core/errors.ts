@@ -32,6 +32,7 @@ export const ERRORS = {
   NOT_IMPLEMENTED: { status: 501, title: "Not implemented" },
   UPSTREAM_UNAVAILABLE: { status: 502, title: "Upstream unavailable" },
   EXECUTION_LOST: { status: 502, title: "Execution lost" },
+  UPSTREAM_AUTH_FAILED: { status: 502, title: "Upstream authentication failed" },
   NOT_READY: { status: 503, title: "Not ready" },
   UNDER_PRESSURE: { status: 503, title: "Under pressure" },
   STORE_UNAVAILABLE: { status: 503, title: "Store unavailable" },

@@ -1,3 +1,5 @@
+import type { UpstreamAuth } from "./upstream-auth.js";
+
 /**
  * The one type every source produces, and the values that travel with a call.
  * Every transport and source speaks these shapes (docs/architecture.md, "Layers").
@@ -69,7 +71,8 @@ export interface ToolContext {
   /** The authenticated principal (API key id or JWT `sub`), when auth is on. */
   caller?: string;
   /**
-   * The caller's own credentials, for forwarding upstream. Set only for JWT callers (an API key
+   * The credentials to send upstream for the caller: its own token (passthrough) or one issued
+   * for the upstream by a token exchange (`upstreamAuth`). Set only for JWT callers (an API key
    * is a gateway credential and is never here) and only for tools with `forwardAuth: true`.
    * Never log it.
    */
@@ -94,8 +97,10 @@ export interface Tool {
   description: string;
   inputSchema: JSONSchema;
   source: ToolSource;
-  /** The tool sends a JWT caller's bearer upstream (its source says `forwardAuth`): only such tools get `ctx.auth`. */
+  /** The tool sends a JWT caller's bearer upstream (its source says `forwardAuth` or `upstreamAuth`): only such tools get `ctx.auth`. */
   forwardAuth?: boolean;
+  /** Which bearer a `forwardAuth` tool gets: the caller's own (passthrough, the default) or an exchanged one. */
+  upstreamAuth?: UpstreamAuth;
   /**
    * What an MCP server declared beyond name, description and input schema, as it sent it:
    * display `title`, `outputSchema` (its structured results), `annotations` (hints such as

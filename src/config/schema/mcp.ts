@@ -1,4 +1,5 @@
 import { Type, type Static } from "@sinclair/typebox";
+import { UpstreamAuthSection } from "./upstream-auth.js";
 
 /**
  * One MCP server: Claude-desktop (`command` + `args`, `env`) and opencode
@@ -64,9 +65,10 @@ const McpServer = Type.Object(
     forwardAuth: Type.Optional(
       Type.Boolean({
         description:
-          "Remote servers only: a JWT caller's own bearer token goes on its tools/call requests as Authorization (never an API key).",
+          "Remote servers only: a JWT caller's own bearer token goes on its tools/call requests as Authorization (never an API key). Alias of upstreamAuth: { mode: passthrough } (warned at load).",
       }),
     ),
+    upstreamAuth: Type.Optional(UpstreamAuthSection),
     enabled: Type.Optional(Type.Boolean()),
     disabled: Type.Optional(Type.Boolean({ description: "disabled:true wins over enabled." })),
     timeout: Type.Optional(

@@ -1,4 +1,5 @@
 import { Type, type Static } from "@sinclair/typebox";
+import { UpstreamAuthSection } from "./upstream-auth.js";
 
 /**
  * `builtins:` — the built-in shell/file tools. Off unless enabled: this is a
@@ -86,9 +87,11 @@ export const HttpTool = Type.Object(
     maxResponseBytes: Type.Optional(Type.Integer({ minimum: 1, description: "Default 10 MiB; a larger body is an isError result." })),
     forwardAuth: Type.Optional(
       Type.Boolean({
-        description: "Send a JWT caller's own bearer token upstream as Authorization instead of the configured one (never an API key).",
+        description:
+          "Send a JWT caller's own bearer token upstream as Authorization instead of the configured one (never an API key). Alias of upstreamAuth: { mode: passthrough } (warned at load).",
       }),
     ),
+    upstreamAuth: Type.Optional(UpstreamAuthSection),
   },
   { additionalProperties: false },
 );
@@ -115,9 +118,11 @@ export const OpenApiSource = Type.Object(
     maxResponseBytes: Type.Optional(Type.Integer({ minimum: 1, description: "Default 10 MiB." })),
     forwardAuth: Type.Optional(
       Type.Boolean({
-        description: "Send a JWT caller's own bearer token upstream as Authorization instead of the configured one (never an API key).",
+        description:
+          "Send a JWT caller's own bearer token upstream as Authorization instead of the configured one (never an API key). Alias of upstreamAuth: { mode: passthrough } (warned at load).",
       }),
     ),
+    upstreamAuth: Type.Optional(UpstreamAuthSection),
   },
   { additionalProperties: false },
 );
@@ -141,9 +146,11 @@ export const A2aAgent = Type.Object(
     pollEvery: Type.Optional(Type.Integer({ minimum: 1, description: "Milliseconds between task polls. Default 1000." })),
     forwardAuth: Type.Optional(
       Type.Boolean({
-        description: "Send a JWT caller's own bearer token upstream as Authorization instead of the configured one (never an API key).",
+        description:
+          "Send a JWT caller's own bearer token upstream as Authorization instead of the configured one (never an API key). Alias of upstreamAuth: { mode: passthrough } (warned at load).",
       }),
     ),
+    upstreamAuth: Type.Optional(UpstreamAuthSection),
     prefix: Type.Optional(
       Type.Union([Type.String({ minLength: 1 }), Type.Literal(false)], {
         description: "Tool names are prefix_skill (sanitized). Default: the card's name. false: the skill ids alone.",

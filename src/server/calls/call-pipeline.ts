@@ -11,6 +11,7 @@ import type { Metrics, Outcome } from "../observability/metrics.js";
 import type { CallEnvelope } from "./envelope.js";
 import type { ServiceState } from "../service/service-state.js";
 import { endToolSpan, runInSpan, startToolSpan } from "../observability/telemetry.js";
+import { errorWithoutBearer, UpstreamCredentials, withoutBearer } from "./upstream-credentials.js";
 
 /** How a call reached the service; the `transport` field of its log line. */
 type Transport = "rest" | "sse" | "mcp" | "stdio" | "execution";
@@ -23,6 +24,7 @@ const OUTCOME_BY_CODE: Partial<Record<ToolnexusError["code"], Outcome>> = {
   NOT_READY: "cancelled",
   TOOL_FAILED: "failed",
   UPSTREAM_UNAVAILABLE: "failed",
+  UPSTREAM_AUTH_FAILED: "failed",
   INTERNAL: "failed",
 };
 
@@ -64,22 +66,20 @@ export interface CallOptions {
 /** The ToolContext of one call. A class, so `signal` stays a cheap lazy getter on a stable shape. */
 class CallContext implements ToolContext {
   readonly caller: string;
-  /** The caller's bearer, for a `forwardAuth` tool and a JWT caller only (API keys never leave). */
-  readonly auth?: { bearer: string };
+  /** What goes upstream for a `forwardAuth` tool and a JWT caller only (API keys never leave): see UpstreamCredentials. */
+  auth?: { bearer: string };
   clientCapabilities?: Record<string, unknown>;
   constructor(
     private readonly call: CallSignal,
     readonly timeout: number,
     readonly requestId: string,
     caller: Caller,
-    tool: Tool,
     readonly answer?: Answer,
     readonly onProgress?: (p: Progress) => void,
     readonly onInputRequest?: ToolContext["onInputRequest"],
     readonly onLog?: (m: LogMessage) => void,
   ) {
     this.caller = caller.id;
-    if (tool.forwardAuth === true && caller.kind === "jwt" && caller.bearer) this.auth = { bearer: caller.bearer };
   }
   get signal(): AbortSignal {
     return this.call.signal;
@@ -92,6 +92,8 @@ class CallContext implements ToolContext {
  * the per-call log line. Transports differ only in how they bind cancellation and progress.
  */
 export class CallPipeline {
+  private readonly upstream = new UpstreamCredentials(() => this.state.loaded.config.auth?.jwt?.issuer);
+
   constructor(
     private readonly state: ServiceState,
     private readonly metrics: Metrics,
@@ -233,9 +235,11 @@ export class CallPipeline {
     state.track(call);
     try {
       o.onStart?.(call);
-      const ctx = new CallContext(call, p.timeoutMs, o.requestId, o.caller, p.tool, p.answer, o.onProgress, o.onInputRequest, o.onLog);
+      const ctx = new CallContext(call, p.timeoutMs, o.requestId, o.caller, p.answer, o.onProgress, o.onInputRequest, o.onLog);
       if (o.clientCapabilities) ctx.clientCapabilities = o.clientCapabilities;
-      return await call.run(() => p.tool.execute(p.args, ctx));
+      // An exchange runs before the tool, within the call's timeout: a failure reaches no upstream.
+      const bearer = this.upstream.bearer(p.tool, o.caller, o.log);
+      return await call.run(() => (typeof bearer === "object" ? bearer.then((b) => execute(p, ctx, b)) : execute(p, ctx, bearer)));
     } catch (err) {
       throw isToolnexusError(err)
         ? err
@@ -254,4 +258,16 @@ export class CallPipeline {
       }
     }
   }
+}
+
+/** Runs the tool with `bearer` (if any) as its ctx.auth; the token never comes back out in a result or an error. */
+function execute(p: PreparedCall, ctx: CallContext, bearer: string | undefined): Promise<ToolResult> {
+  if (bearer === undefined) return p.tool.execute(p.args, ctx);
+  ctx.auth = { bearer };
+  return p.tool.execute(p.args, ctx).then(
+    (result) => withoutBearer(result, bearer),
+    (err: unknown) => {
+      throw errorWithoutBearer(err, bearer);
+    },
+  );
 }

@@ -189,7 +189,14 @@ export class MemoryExecutionStore implements ExecutionStore {
 
   private async run(e: Entry, s: Submission): Promise<void> {
     const outcome: Outcome = await this.runner(
-      { id: e.execution.id, owner: s.owner, tool: s.tool, body: s.body, requestId: s.requestId },
+      {
+        id: e.execution.id,
+        owner: s.owner,
+        tool: s.tool,
+        body: s.body,
+        requestId: s.requestId,
+        ...(s.callerToken ? { callerToken: s.callerToken } : {}),
+      },
       this.hooks(e),
     );
     this.record(e, s.owner, outcome);

@@ -106,7 +106,14 @@ export class RedisExecutionStore implements ExecutionStore {
     const { maxActivePerCaller } = this.config();
     const id = newExecutionId();
     const call = this.submitCall(s, id, fingerprint);
-    const job: Job = { id, owner: s.owner, tool: s.tool, body: s.body, requestId: s.requestId };
+    const job: Job = {
+      id,
+      owner: s.owner,
+      tool: s.tool,
+      body: s.body,
+      requestId: s.requestId,
+      ...(s.callerToken ? { callerToken: s.callerToken } : {}),
+    };
     // The record and its job are written together or not at all (see createWithJob).
     const [verdict, earlier] = (await precheck(this.redis, call)) ?? (await createWithJob(this.queue, call, job));
     if (verdict === "reused") throw new ToolnexusError("IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key was already used for another call");

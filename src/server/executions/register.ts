@@ -26,12 +26,18 @@ export async function registerExecutions(
 ): Promise<{ store: ExecutionStore; close: () => Promise<void>; promotion: Promotion }> {
   for (const schema of EXECUTION_SCHEMAS) app.addSchema(schema);
   const config = () => state.loaded.config.executions;
-  const runner = pipelineRunner(pipeline, app.log, () => config().maxTimeoutMs, scrub);
+  // Keyed by server.stateSecret: a caller's token sealed on one replica opens on every other.
+  const sealer = state.sealer;
+  const runner = pipelineRunner(pipeline, app.log, () => config().maxTimeoutMs, scrub, sealer);
   const url = state.loaded.config.redis?.url;
   const inputTimeoutMs = () => state.loaded.config.server.inputTimeoutMs;
   let store: ExecutionStore;
   const closers: (() => void)[] = [];
   if (redis && url) {
+    if (!sealer.shared)
+      app.log.warn(
+        "server.stateSecret is not set: an execution of a tool with upstreamAuth (or forwardAuth) runs only on the replica that accepted it; set the same secret on every replica",
+      );
     // BullMQ (~170 modules) is imported only for a Redis-backed store.
     const [{ connectRedis }, { RedisExecutionStore }] = await Promise.all([
       import("../redis/connect-redis.js"),
@@ -55,7 +61,7 @@ export async function registerExecutions(
   } else {
     store = new MemoryExecutionStore(config, runner, inputTimeoutMs);
   }
-  await app.register(executionRoutes, { store, pipeline, state });
+  await app.register(executionRoutes, { store, pipeline, state, sealer });
   const close = async () => {
     await store.close();
     for (const fn of closers) fn();

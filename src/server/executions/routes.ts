@@ -2,8 +2,10 @@ import { createHash } from "node:crypto";
 import { Type } from "@sinclair/typebox";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { ToolnexusError } from "../../core/errors.js";
+import type { Sealer } from "../../core/seal.js";
 import { ownerKey } from "../auth/index.js";
 import type { CallPipeline } from "../calls/call-pipeline.js";
+import { sealCallerToken } from "./caller-token.js";
 import {
   EventsHeaders,
   Execution,
@@ -27,6 +29,8 @@ export interface ExecutionRoutesOptions {
   store: ExecutionStore;
   pipeline: CallPipeline;
   state: ServiceState;
+  /** Seals the caller's token into an execution of a tool that acts for the caller upstream. */
+  sealer: Sealer;
 }
 
 // How soon a poller should look again while an execution is not terminal.
@@ -36,7 +40,7 @@ const RETRY_AFTER_S = "1";
  * Asynchronous executions: submit, poll, stream events, cancel, list. The call
  * is checked synchronously through the pipeline (404/403/429/422 at once); the store runs it.
  */
-export const executionRoutes: FastifyPluginAsyncTypebox<ExecutionRoutesOptions> = async (app, { store, pipeline, state }) => {
+export const executionRoutes: FastifyPluginAsyncTypebox<ExecutionRoutesOptions> = async (app, { store, pipeline, state, sealer }) => {
   const config = () => state.loaded.config.executions;
   app.addHook("preValidation", (request, _reply, done) => {
     if (request.routeOptions.url === "/tools/:name/executions") request.body ??= {};
@@ -74,18 +78,18 @@ export const executionRoutes: FastifyPluginAsyncTypebox<ExecutionRoutesOptions> 
       const body = request.body ?? {};
       const prepared = pipeline.prepare(request.params.name, body, request.caller, config().maxTimeoutMs);
       pipeline.release(prepared);
-      // An execution never holds the caller's token (it may run on another replica, and Redis
-      // must not store it), and falling back to the source's own credential would act as the
-      // gateway instead of the user: a tool that forwards the caller's identity runs synchronously.
-      if (prepared.tool.forwardAuth && request.caller.bearer !== undefined) {
-        throw new ToolnexusError(
-          "INVALID_REQUEST",
-          `"${prepared.tool.name}" forwards the caller's token upstream, which an execution does not hold: call it with POST /tools/${prepared.tool.name}/execute (Accept: text/event-stream for progress)`,
-        );
-      }
+      // A tool that acts for the caller upstream needs the caller's token on whichever replica
+      // runs the job: it travels sealed (Redis holds ciphertext only) and expires with the token.
+      const owner = ownerKey(request.caller);
+      const { bearer } = request.caller;
+      const callerToken =
+        prepared.tool.forwardAuth && request.caller.kind === "jwt" && bearer !== undefined
+          ? sealCallerToken(sealer, owner, bearer, config().maxTimeoutMs)
+          : undefined;
       const { execution } = await store.submit(
         {
-          owner: ownerKey(request.caller),
+          owner,
+          ...(callerToken ? { callerToken } : {}),
           tool: prepared.tool.name,
           body,
           requestId: request.id,

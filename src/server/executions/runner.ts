@@ -1,11 +1,13 @@
 import { ToolnexusError } from "../../core/errors.js";
 import type { InputRequests } from "../../core/input-requests.js";
 import type { FastifyBaseLogger } from "fastify";
+import type { Sealer } from "../../core/seal.js";
 import type { Caller } from "../auth/index.js";
 import { bindAbort, onSignalAbort } from "../calls/bind-abort.js";
 import type { CallPipeline } from "../calls/call-pipeline.js";
 import { normalizeError, toProblem } from "../http/problem.js";
-import type { Outcome, Runner } from "./store.js";
+import { openCallerToken } from "./caller-token.js";
+import type { Job, Outcome, Runner } from "./store.js";
 
 const cancelled = () => new ToolnexusError("CANCELLED", "The execution was cancelled");
 
@@ -13,18 +15,20 @@ const cancelled = () => new ToolnexusError("CANCELLED", "The execution was cance
  * The runner every store uses: one execution is one call through the pipeline (limits,
  * validation, timeout capped at `executions.maxTimeoutMs`, metrics, log line, scrubbing),
  * its cancel bound to the call signal. The caller's allowlist was checked at submit; the
- * owner id is all a replica that runs the job knows of it.
+ * owner id is all a replica that runs the job knows of it, with the caller's token sealed in
+ * the job for a tool that acts for the caller upstream (gone once expired: that call fails).
  */
 export function pipelineRunner(
   pipeline: CallPipeline,
   log: FastifyBaseLogger,
   maxTimeoutMs: () => number,
   scrub: (s: string) => string,
+  sealer: Sealer,
 ): Runner {
   return async (job, hooks): Promise<Outcome> => {
     try {
       const result = await pipeline.call(job.tool, job.body, {
-        caller: ownerCaller(job.owner),
+        caller: jobCaller(job, sealer),
         requestId: job.requestId,
         transport: "execution",
         log: log.child({ reqId: job.requestId, execution: job.id }),
@@ -48,6 +52,13 @@ export function failedOutcome(err: unknown, requestId: string, scrub: (s: string
   const e = normalizeError(err);
   const problem = toProblem(e, requestId);
   return { status: e.code === "CANCELLED" ? "cancelled" : "failed", error: { ...problem, detail: scrub(problem.detail) } };
+}
+
+/** The caller of a job: its owner, and the bearer sealed with it when it still opens. */
+function jobCaller(job: Job, sealer: Sealer): Caller {
+  const caller = ownerCaller(job.owner);
+  const bearer = job.callerToken === undefined ? undefined : openCallerToken(sealer, job.owner, job.callerToken);
+  return bearer === undefined ? caller : { ...caller, bearer };
 }
 
 /** The caller an owner key (`kind:id`, see ownerKey) stands for: its principal and how it authenticated, for the log and audit lines. */

@@ -22,6 +22,8 @@ export interface Submission {
   idempotencyKey?: string;
   /** How long the call may run (already capped); bounds `expiresAt` while it is active. */
   timeoutMs: number;
+  /** The caller's token, sealed (caller-token.ts), for a tool that acts for the caller upstream. */
+  callerToken?: string;
 }
 
 /** What a store hands its runner: the call and who asked for it. */
@@ -31,6 +33,8 @@ export interface Job {
   tool: string;
   body: CallEnvelope;
   requestId: string;
+  /** The caller's token, sealed: Redis holds only this ciphertext, which expires with the token. */
+  callerToken?: string;
 }
 
 /** How a run ended. */

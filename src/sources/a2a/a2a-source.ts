@@ -1,4 +1,5 @@
 import type { Dispatcher } from "undici";
+import { upstreamAuthOf } from "../../config/upstream-auth.js";
 import type { A2aAgentConfig, EgressConfig } from "../../config/schema/index.js";
 import { ToolListSource, type SourceContext } from "../../core/source.js";
 import { EgressGuard } from "../../net/egress-guard.js";
@@ -43,13 +44,14 @@ export class A2aSource extends ToolListSource {
       this.dispatcher = new EgressGuard(this.opts.egress).dispatcher();
       const guarded = guardedFetch(this.name, this.dispatcher, this.cfg.headers);
       // The caller's token goes only to the configured card's origin, whatever URLs the card names.
-      const fetchImpl = this.cfg.forwardAuth ? forwardingFetch(guarded, new URL(this.cfg.card).origin) : guarded;
+      const upstreamAuth = upstreamAuthOf(this.cfg);
+      const fetchImpl = upstreamAuth ? forwardingFetch(guarded, new URL(this.cfg.card).origin) : guarded;
       const agent = await connectAgent(this.cfg.card, fetchImpl, Math.min(timeout, CARD_TIMEOUT_CAP_MS));
       this.loaded = skillTools(agent, {
         timeout,
         pollEvery: this.cfg.pollEvery ?? DEFAULT_POLL_EVERY_MS,
         logger: ctx.logger,
-        forwardAuth: this.cfg.forwardAuth === true,
+        ...(upstreamAuth ? { upstreamAuth } : {}),
         ...(this.cfg.prefix !== undefined ? { prefix: this.cfg.prefix } : {}),
       });
       this.state = "connected";

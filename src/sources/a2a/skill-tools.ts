@@ -1,6 +1,7 @@
 import { sanitize } from "../../core/sanitize.js";
 import { withForwardedBearer } from "../../net/forward-auth.js";
 import type { JSONSchema, Logger, Tool } from "../../core/types.js";
+import type { UpstreamAuth } from "../../core/upstream-auth.js";
 import type { CardSkill } from "./agent-card.js";
 import type { ConnectedAgent } from "./connect-agent.js";
 import { runTask } from "./run-task.js";
@@ -15,8 +16,8 @@ const TASK_INPUT_SCHEMA: JSONSchema = {
 /** Per-agent call settings. */
 export interface SkillToolOptions {
   timeout: number;
-  /** Send a JWT caller's own bearer to the agent instead of the configured Authorization. */
-  forwardAuth?: boolean;
+  /** Send a JWT caller's bearer (its own, or one exchanged for it) to the agent instead of the configured Authorization. */
+  upstreamAuth?: UpstreamAuth;
   pollEvery: number;
   logger: Logger;
   /** Replaces the card's name as the tool-name prefix; `false` ⇒ the skill ids alone. */
@@ -42,9 +43,9 @@ export function skillTools(agent: ConnectedAgent, opts: SkillToolOptions): Tool[
       description: describe(skill, key),
       inputSchema: structuredClone(TASK_INPUT_SCHEMA),
       source: "a2a",
-      ...(opts.forwardAuth ? { forwardAuth: true } : {}),
+      ...(opts.upstreamAuth ? { forwardAuth: true, upstreamAuth: opts.upstreamAuth } : {}),
       execute: (args, ctx) =>
-        withForwardedBearer(opts.forwardAuth ? ctx?.auth?.bearer : undefined, () =>
+        withForwardedBearer(opts.upstreamAuth ? ctx?.auth?.bearer : undefined, () =>
           runTask(agent.client, String(args.task ?? ""), {
             agent: agentName,
             timeout: opts.timeout,

@@ -1,5 +1,6 @@
 import type { Dispatcher } from "undici";
 import type { HttpToolConfig } from "../../config/schema/sources.js";
+import { upstreamAuthOf } from "../../config/upstream-auth.js";
 import type { Logger, Tool } from "../../core/types.js";
 import { withBearerHeader } from "../../net/forward-auth.js";
 import { buildHttpRequest, defaultInputSchema } from "./build-request.js";
@@ -23,18 +24,19 @@ export function httpTool(cfg: HttpToolConfig, deps: HttpToolDeps): Tool {
   const maxResponseBytes = cfg.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   const secrets = headerSecrets(cfg.headers, deps.secrets);
   const method = (cfg.method ?? "GET").toUpperCase();
+  const upstreamAuth = upstreamAuthOf(cfg);
   return {
     name: cfg.name,
     description: cfg.description ?? `${method} ${cfg.url}`,
     inputSchema: cfg.inputSchema ?? defaultInputSchema(cfg),
     source: "http",
-    ...(cfg.forwardAuth ? { forwardAuth: true } : {}),
+    ...(upstreamAuth ? { forwardAuth: true, upstreamAuth } : {}),
     async execute(args, ctx) {
       const req = buildHttpRequest(cfg, args ?? {});
       if (typeof req === "string") return { output: req, isError: true };
       const started = performance.now();
-      // forwardAuth: a JWT caller's own token replaces the configured Authorization.
-      if (cfg.forwardAuth) req.headers = withBearerHeader(req.headers, ctx?.auth?.bearer);
+      // upstreamAuth: the JWT caller's token, or the one exchanged for it, replaces the configured Authorization.
+      if (upstreamAuth) req.headers = withBearerHeader(req.headers, ctx?.auth?.bearer);
       const res = await sendRequest(req, {
         dispatcher: deps.dispatcher,
         timeout,

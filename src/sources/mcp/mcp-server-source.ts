@@ -239,7 +239,7 @@ export class McpServerSource implements Source {
     if (signature === this.signature) return;
     this.signature = signature;
     this.list = kept.map((d) =>
-      toTool(this.spec.prefix ?? this.name, d, (tool, args, ctx) => this.call(tool, args, ctx), this.spec.forwardAuth),
+      toTool(this.spec.prefix ?? this.name, d, (tool, args, ctx) => this.call(tool, args, ctx), this.spec.upstreamAuth),
     );
     this.ctx?.onToolsChanged();
   }
@@ -250,7 +250,7 @@ export class McpServerSource implements Source {
     if (!conn || this.state !== "connected") {
       throw upstreamUnavailable(`MCP server "${this.name}" is ${this.state === "reconnecting" ? "reconnecting" : "not connected"}`);
     }
-    // forwardAuth: the JWT caller's own token goes on this call's requests (never an API key: ctx.auth is JWT-only).
+    // forwardAuth: the JWT caller's token (or the one exchanged for it) goes on this call's requests (never an API key: ctx.auth is JWT-only).
     const bearer = this.spec.forwardAuth ? ctx.auth?.bearer : undefined;
     const run = this.taskOnly.has(tool) ? callTask : callTool;
     return withForwardedBearer(bearer, () => run(conn, this.site, tool, args, ctx));

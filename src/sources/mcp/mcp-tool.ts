@@ -1,6 +1,7 @@
 import type { Tool as McpToolDef } from "@modelcontextprotocol/client";
 import { sanitize } from "../../core/sanitize.js";
 import type { JSONSchema, Tool, ToolContext, ToolResult } from "../../core/types.js";
+import type { UpstreamAuth } from "../../core/upstream-auth.js";
 
 /** Runs one tool of a server by its original name. */
 export type CallTool = (tool: string, args: Record<string, unknown>, ctx: ToolContext) => Promise<ToolResult>;
@@ -13,8 +14,8 @@ export function mcpToolName(prefix: string | false, tool: string): string {
   return prefix === false ? sanitize(tool) : `${sanitize(prefix)}_${sanitize(tool)}`;
 }
 
-/** Converts a listed MCP tool into a catalog Tool whose execute goes through `call` (`forwardAuth`: it gets the JWT caller's bearer). */
-export function toTool(prefix: string | false, def: McpToolDef, call: CallTool, forwardAuth = false): Tool {
+/** Converts a listed MCP tool into a catalog Tool whose execute goes through `call` (`upstreamAuth`: it gets the JWT caller's bearer, or one exchanged for it). */
+export function toTool(prefix: string | false, def: McpToolDef, call: CallTool, upstreamAuth?: UpstreamAuth): Tool {
   // MCP requires an object schema; a server that omits `properties` still gets a usable one.
   const inputSchema: JSONSchema = { ...(def.inputSchema as JSONSchema), type: "object" };
   if (inputSchema.properties === undefined) inputSchema.properties = {};
@@ -23,7 +24,7 @@ export function toTool(prefix: string | false, def: McpToolDef, call: CallTool, 
     description: def.description ?? def.title ?? "",
     inputSchema,
     source: "mcp",
-    ...(forwardAuth ? { forwardAuth: true } : {}),
+    ...(upstreamAuth ? { forwardAuth: true, upstreamAuth } : {}),
     ...(def.title !== undefined ? { title: def.title } : {}),
     ...(def.outputSchema !== undefined ? { outputSchema: def.outputSchema as JSONSchema } : {}),
     ...(def.annotations !== undefined ? { annotations: def.annotations as Record<string, unknown> } : {}),

@@ -1,5 +1,7 @@
 import path from "node:path";
 import type { McpServerConfig } from "../../config/schema/mcp.js";
+import { upstreamAuthOf } from "../../config/upstream-auth.js";
+import type { UpstreamAuth } from "../../core/upstream-auth.js";
 import { isModernRevision } from "./negotiation.js";
 
 /** Default bound of each load phase. */
@@ -28,6 +30,8 @@ export interface McpServerSpec {
   headers: Record<string, string>;
   /** Remote only: a JWT caller's bearer token replaces the configured Authorization on tools/call. */
   forwardAuth: boolean;
+  /** What `forwardAuth` sends: the caller's own token (passthrough) or one exchanged for the server. */
+  upstreamAuth?: UpstreamAuth;
   /** Tool names are `prefix_tool`; `false` ⇒ the server's own names; absent ⇒ the server's name as prefix. */
   prefix?: string | false;
   /** A pinned protocol revision; absent ⇒ the newest both sides speak. */
@@ -65,6 +69,7 @@ export function toServerSpec(name: string, cfg: McpServerConfig, baseDir: string
   const enabled = cfg.disabled === true ? false : cfg.enabled !== false;
   const env = { ...(cfg.env ?? {}), ...(cfg.environment ?? {}) };
   const headers = { ...(cfg.headers ?? {}) };
+  const upstreamAuth = upstreamAuthOf(cfg);
   const spec: McpServerSpec = {
     name,
     transport,
@@ -75,7 +80,8 @@ export function toServerSpec(name: string, cfg: McpServerConfig, baseDir: string
     inheritEnv: cfg.inheritEnv === true,
     headers,
     secrets: [...Object.values(headers), ...Object.values(env)].filter((v) => v.length > 0),
-    forwardAuth: cfg.forwardAuth === true,
+    forwardAuth: upstreamAuth !== undefined,
+    ...(upstreamAuth ? { upstreamAuth } : {}),
     ...(cfg.tools ? { tools: cfg.tools } : {}),
     ...(cfg.runAs ? { runAs: { uid: cfg.runAs.uid, gid: cfg.runAs.gid } } : {}),
     ...(cfg.protocolVersion ? { protocolVersion: cfg.protocolVersion } : {}),
@@ -87,7 +93,7 @@ export function toServerSpec(name: string, cfg: McpServerConfig, baseDir: string
     const argv = Array.isArray(cfg.command) ? [...cfg.command] : cfg.command !== undefined ? [cfg.command] : [];
     const [command, ...rest] = argv;
     if (!command) throw new Error("is a local server without a command");
-    if (spec.forwardAuth) throw new Error("sets forwardAuth, which only a remote server can use");
+    if (spec.forwardAuth) throw new Error("sets forwardAuth or upstreamAuth, which only a remote server can use");
     spec.command = command;
     spec.args = [...rest, ...(cfg.args ?? [])];
     spec.cwd = path.resolve(baseDir, cfg.cwd ?? ".");

@@ -1,4 +1,5 @@
 import type { OpenApiConfig } from "../../config/schema/sources.js";
+import { upstreamAuthOf } from "../../config/upstream-auth.js";
 import { sanitize } from "../../core/sanitize.js";
 import { ToolListSource, type SourceContext } from "../../core/source.js";
 import { DEFAULT_HTTP_TIMEOUT_MS, DEFAULT_MAX_RESPONSE_BYTES } from "../http/send-request.js";
@@ -36,7 +37,7 @@ export class OpenApiSource extends ToolListSource {
       for (const w of warnings) ctx.logger.warn({ warning: w }, "openapi operation skipped");
       const { kept, unknown } = filterTools(operations.map((o) => ({ ...o, name: o.id })), this.cfg.operations);
       if (unknown.length) ctx.logger.warn({ unknown }, "operations map names operations the document does not have");
-      const env = { baseUrl, headers: this.cfg.headers ?? {}, forwardAuth: this.cfg.forwardAuth === true, dispatcher, timeout, maxResponseBytes, secrets, logger: ctx.logger };
+      const env = { baseUrl, headers: this.cfg.headers ?? {}, upstreamAuth: upstreamAuthOf(this.cfg), dispatcher, timeout, maxResponseBytes, secrets, logger: ctx.logger };
       const seen = new Set<string>();
       this.loaded = [];
       for (const op of kept) {

@@ -1,6 +1,7 @@
 import type { Dispatcher } from "undici";
 import { withBearerHeader } from "../../net/forward-auth.js";
 import type { Logger, Tool } from "../../core/types.js";
+import type { UpstreamAuth } from "../../core/upstream-auth.js";
 import { sendRequest } from "../http/send-request.js";
 import { scrubSecrets, toToolResult } from "../http/to-result.js";
 import { buildOperationRequest } from "./operation-request.js";
@@ -10,8 +11,8 @@ import type { OperationSpec } from "./operations.js";
 export interface OperationToolEnv {
   baseUrl: string;
   headers: Record<string, string>;
-  /** Send a JWT caller's own bearer instead of the configured Authorization. */
-  forwardAuth?: boolean;
+  /** Send a JWT caller's bearer (its own, or one exchanged for it) instead of the configured Authorization. */
+  upstreamAuth?: UpstreamAuth;
   dispatcher: Dispatcher;
   timeout: number;
   maxResponseBytes: number;
@@ -27,11 +28,11 @@ export function operationTool(name: string, op: OperationSpec, env: OperationToo
     description: op.description,
     inputSchema: op.inputSchema,
     source: "http",
-    ...(env.forwardAuth ? { forwardAuth: true } : {}),
+    ...(env.upstreamAuth ? { forwardAuth: true, upstreamAuth: env.upstreamAuth } : {}),
     async execute(args, ctx) {
       const req = buildOperationRequest(op, env.baseUrl, env.headers, args ?? {});
       if (typeof req === "string") return { output: req, isError: true };
-      if (env.forwardAuth) req.headers = withBearerHeader(req.headers, ctx?.auth?.bearer);
+      if (env.upstreamAuth) req.headers = withBearerHeader(req.headers, ctx?.auth?.bearer);
       const started = performance.now();
       const res = await sendRequest(req, {
         dispatcher: env.dispatcher, timeout: env.timeout, maxResponseBytes: env.maxResponseBytes, label: name,

@@ -1,0 +1,105 @@
+// CPU per call of an http tool with `upstreamAuth: { mode: exchange }` once the exchange is cached
+// (every call after the first) against `passthrough`, both behind a JWT caller: two gateways, each
+// measured in alternation in one run (P, X, P, X, …), medians with [min–max] and each round's ratio.
+// A local JWKS, an RFC 8693 token endpoint (counts its requests: 1 expected) and the upstream are
+// served from this process. Usage: node bench/upstream-auth.mjs [concurrency]
+// Env: BENCH_ROUNDS (5), BENCH_SECONDS (3). Target: exchange ÷ passthrough ≤ 1.1.
+import { createServer } from "node:http";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { exportJWK, generateKeyPair, SignJWT } from "jose";
+import { measure, median, poster, spread, startToolnexus } from "./lib.mjs";
+
+const c = Number(process.argv[2] ?? 32);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
+
+async function serve(answer) {
+  const server = createServer((req, res) => {
+    server.hits++;
+    req.resume();
+    req.on("end", () => answer(req, res));
+  });
+  server.hits = 0;
+  await new Promise((r) => server.listen(0, "127.0.0.1", r));
+  return { server, url: `http://127.0.0.1:${server.address().port}` };
+}
+
+const { privateKey, publicKey } = await generateKeyPair("ES256");
+const jwk = { ...(await exportJWK(publicKey)), kid: "bench", alg: "ES256", use: "sig" };
+const sign = (sub, aud) =>
+  new SignJWT({ sub, groups: ["bench"] })
+    .setProtectedHeader({ alg: "ES256", kid: "bench" })
+    .setIssuer("bench-idp")
+    .setAudience(aud)
+    .setIssuedAt()
+    .setExpirationTime("2h")
+    .sign(privateKey);
+const caller = await sign("bench-user", "toolnexus");
+const issued = await sign("bench-user", "bench-upstream");
+const jwks = await serve((_q, res) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ keys: [jwk] })));
+const tokenEndpoint = await serve((_q, res) =>
+  res.writeHead(200, { "content-type": "application/json" }).end(
+    JSON.stringify({
+      access_token: issued,
+      token_type: "Bearer",
+      issued_token_type: "urn:ietf:params:oauth:token-type:access_token",
+      expires_in: 3600,
+    }),
+  ),
+);
+const upstream = await serve((_q, res) => res.writeHead(200, { "content-type": "text/plain" }).end("ok"));
+
+const config = (upstreamAuth) => ({
+  server: { logLevel: "info" },
+  auth: {
+    apiKeys: [],
+    jwt: { issuer: "bench-idp", audience: "toolnexus", jwksUri: `${jwks.url}/jwks.json` },
+    policies: [{ id: "bench", groups: ["bench"], tools: ["*"] }],
+  },
+  http: [{ name: "up", url: `${upstream.url}/x`, method: "POST", upstreamAuth }],
+});
+const exchange = {
+  mode: "exchange",
+  tokenEndpoint: `${tokenEndpoint.url}/token`,
+  audience: "bench-upstream",
+  clientId: "gw",
+  clientSecret: "bench-secret",
+};
+const dir = await mkdtemp(path.join(tmpdir(), "tn-upstream-auth-"));
+const variants = [
+  { label: "passthrough", config: config({ mode: "passthrough" }) },
+  { label: "exchange", config: config(exchange) },
+];
+const rows = {};
+try {
+  for (const v of variants) v.server = await startToolnexus(dir, v.config, v.label);
+  for (let r = 0; r < ROUNDS; r++) {
+    for (const v of variants) {
+      const call = poster(v.server, "/tools/up/execute", {}, "ok", { authorization: `Bearer ${caller}` });
+      (rows[v.label] ??= []).push(await measure(call, c, { seconds: SECONDS, warmup: r === 0 ? 2 : 0.5, server: v.server }));
+    }
+  }
+} finally {
+  await Promise.all(variants.map((v) => v.server?.stop()));
+  for (const s of [jwks, tokenEndpoint, upstream]) s.server.close();
+  await rm(dir, { recursive: true, force: true });
+}
+const load = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
+console.log(`c=${c}, ${ROUNDS} rounds of ${SECONDS} s, ${new Date().toISOString().slice(0, 16)}Z, load avg ${load}`);
+for (const [label, runs] of Object.entries(rows)) {
+  console.log(
+    `${label.padEnd(12)} CPU µs/call ${spread(
+      runs.map((x) => x.cpuUs),
+      1,
+    )}   req/s ${spread(
+      runs.map((x) => x.rps),
+      0,
+    )}`,
+  );
+}
+const ratios = rows.exchange.map((x, i) => x.cpuUs / rows.passthrough[i].cpuUs);
+console.log(`exchange ÷ passthrough CPU/call: ${median(ratios).toFixed(3)} [${ratios.map((q) => q.toFixed(3)).join(" ")}] (target ≤ 1.1)`);
+console.log(`token endpoint requests: ${tokenEndpoint.server.hits} (the first call's exchange; then cache hits)`);

@@ -1,0 +1,78 @@
+import { ToolnexusError } from "../../core/errors.js";
+import type { Logger, Tool, ToolResult } from "../../core/types.js";
+import type { TokenExchangeAuth, UpstreamAuth } from "../../core/upstream-auth.js";
+import { TokenExchanger } from "../../net/token-exchange.js";
+import type { Caller } from "../auth/index.js";
+import { scrubDeep } from "../observability/scrub-deep.js";
+
+const PASSTHROUGH: UpstreamAuth = { mode: "passthrough" };
+
+/**
+ * Which bearer a call sends upstream (a tool's `upstreamAuth`): none for a tool that does not
+ * forward, or for an API key or anonymous caller (a gateway credential never leaves; the
+ * source's configured credentials apply); the JWT caller's own token (passthrough); or a
+ * token exchanged for the upstream (exchange). One exchanger, with its cache, per exchange
+ * config: a reload that keeps a source keeps its cache.
+ */
+export class UpstreamCredentials {
+  private readonly exchangers = new WeakMap<TokenExchangeAuth, TokenExchanger>();
+
+  constructor(
+    /** auth.jwt.issuer of the config in force, where token endpoints are discovered. */
+    private readonly issuer: () => string | undefined,
+  ) {}
+
+  /**
+   * The bearer for one call: undefined, a string when known at once (passthrough, a cached
+   * exchange), or a promise of an exchange. UPSTREAM_AUTH_FAILED for a JWT caller whose token
+   * is gone (an execution that outlived it): acting as the gateway instead would be a fallback.
+   */
+  bearer(tool: Tool, caller: Caller, log: Logger): string | Promise<string> | undefined {
+    const mode = tool.upstreamAuth ?? (tool.forwardAuth === true ? PASSTHROUGH : undefined);
+    if (mode === undefined || caller.kind !== "jwt") return undefined;
+    const subject = caller.bearer;
+    if (!subject) {
+      throw new ToolnexusError(
+        "UPSTREAM_AUTH_FAILED",
+        `"${tool.name}" acts for the caller upstream, and the caller's token is no longer available (it expired before the call ran)`,
+      );
+    }
+    if (mode.mode === "passthrough") return subject;
+    const exchanger = this.exchanger(mode);
+    return exchanger.cached(subject) ?? exchanger.token(subject, log);
+  }
+
+  private exchanger(cfg: TokenExchangeAuth): TokenExchanger {
+    let e = this.exchangers.get(cfg);
+    if (!e) {
+      const issuer = this.issuer();
+      e = new TokenExchanger(cfg, issuer === undefined ? {} : { issuer });
+      this.exchangers.set(cfg, e);
+    }
+    return e;
+  }
+}
+
+const REDACTED = "[redacted]";
+
+/**
+ * `result` without `bearer` in it: an upstream that echoes the request (an error page, a debug
+ * endpoint) must not hand the caller a token exchanged for it, nor write it to a log or Redis.
+ */
+export function withoutBearer(result: ToolResult, bearer: string): ToolResult {
+  const inMetadata = result.metadata !== undefined && JSON.stringify(result.metadata).includes(bearer);
+  if (!result.output.includes(bearer) && !inMetadata) return result;
+  const scrub = (text: string) => text.split(bearer).join(REDACTED);
+  return { ...result, output: scrub(result.output), ...(inMetadata ? { metadata: scrubDeep(result.metadata, scrub) } : {}) };
+}
+
+/** An error of a call whose message carries `bearer`, with the token replaced (and the stack, which repeats it, dropped). */
+export function errorWithoutBearer(err: unknown, bearer: string): unknown {
+  if (!(err instanceof Error) || !err.message.includes(bearer)) return err;
+  const message = err.message.split(bearer).join(REDACTED);
+  if (!(err instanceof ToolnexusError)) return new Error(message);
+  return new ToolnexusError(err.code, message, {
+    ...(err.errors ? { errors: err.errors } : {}),
+    ...(err.headers ? { headers: err.headers } : {}),
+  });
+}
