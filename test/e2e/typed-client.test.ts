@@ -61,7 +61,7 @@ for (;;) {
 
 const final = await client.GET("/executions/{id}", { params: { path: { id: accepted.id } } });
 if (!final.data) throw new Error("get failed");
-const status: "queued" | "running" | "succeeded" | "failed" | "cancelled" = final.data.status;
+const status: "queued" | "running" | "input_required" | "succeeded" | "failed" | "cancelled" = final.data.status;
 console.log(JSON.stringify({ events, result, status, output: final.data.result?.output }));
 
 // The per-tool body is typed on the asynchronous operation too.
