@@ -101,7 +101,9 @@ describe("/mcp tasks (io.modelcontextprotocol/tasks) backed by executions on two
       `    - { id: alice, key: ${KEYS.alice} }`,
       `    - { id: bob, key: ${KEYS.bob} }`,
       `plugins: [${JSON.stringify(path.join(root, "test/fixtures/plugins/conformance-tasks.mjs"))}]`,
-      "server: { mcp: { taskAfterMs: 200, taskSupport: { greet: optional } } }",
+      // A 2025-era upstream that asks mid-call: its held call makes the task input_required.
+      `mcpServers: { asker: { command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(path.join(root, "test/fixtures/mcp/asking-server.mjs"))}] } }`,
+      "server: { mcp: { taskAfterMs: 200, taskSupport: { greet: optional, asker_ask: required } } }",
     ].join("\n");
     await writeFile(path.join(dir, "toolnexus.yaml"), config);
     const env = { ...process.env, REDIS_URL: redis.url };
@@ -153,6 +155,40 @@ describe("/mcp tasks (io.modelcontextprotocol/tasks) backed by executions on two
       const failed = await settled(b, KEYS.alice, crash.taskId as string);
       expect(failed).toMatchObject({ status: "failed", error: { code: -32603, data: { code: "TOOL_FAILED" } } });
       expect(failed).not.toHaveProperty("result");
+    } finally {
+      await session.close();
+    }
+  });
+
+  it("a task whose upstream asks mid-call is input_required with inputRequests inline; tasks/update on the other replica answers it and it completes", async () => {
+    const session = await taskSession(a, KEYS.alice);
+    try {
+      const execution = await session.callTool("asker_ask", { message: "Favourite colour?" });
+      expect(execution.kind).toBe("task");
+      const taskId = execution.handle!.taskId;
+      let waiting: Json = {};
+      await eventually(
+        async () => {
+          waiting = resultOf(await rpc(b, KEYS.alice, "tasks/get", { taskId }));
+          return waiting.status === "input_required";
+        },
+        { timeoutMs: 10_000, everyMs: 50 },
+      );
+      const requests = Object.entries(waiting.inputRequests as Record<string, { method: string; params: Json }>);
+      expect(requests).toHaveLength(1);
+      const [key, request] = requests[0]!;
+      expect(request).toMatchObject({ method: "elicitation/create", params: { message: "Favourite colour?" } });
+      // Another caller cannot answer it; a response to a request it did not make is ignored.
+      expect(await rpc(b, KEYS.bob, "tasks/update", { taskId, inputResponses: { [key]: {} } })).toMatchObject({
+        kind: "error",
+        error: { code: -32602 },
+      });
+      const answer = { action: "accept", content: { response: "blue" } };
+      resultOf(await rpc(b, KEYS.alice, "tasks/update", { taskId, inputResponses: { [key]: answer, stray: {} } }));
+      const { outcome } = await execution.settle();
+      const result = resultFromTaskOutcome(outcome) as { content: { text: string }[] };
+      expect(JSON.parse(result.content[0]!.text)).toEqual(answer);
+      expect(await settled(a, KEYS.alice, taskId)).toMatchObject({ status: "completed" });
     } finally {
       await session.close();
     }

@@ -29,17 +29,23 @@ export function registerTaskMethods(
   scrub: (s: string) => string,
 ): void {
   const method =
-    (fn: (taskId: string, params: Record<string, unknown>) => Promise<object>) =>
-    async (params: { taskId: string }, ctx: ServerContext) => {
+    (fn: (taskId: string, ctx: ServerContext) => Promise<object>) => async (params: { taskId: string }, ctx: ServerContext) => {
       if (!tasks.optedIn(ctx)) throw tasks.missingCapability();
       try {
-        return await fn(params.taskId, params);
+        return await fn(params.taskId, ctx);
       } catch (err) {
         // STORE_UNAVAILABLE and the like: a JSON-RPC error with our code in data, as for tools/call.
         throw isToolnexusError(err) ? toJsonRpcError(err, requestIdOf(ctx.mcpReq.id), scrub) : err;
       }
     };
   server.setRequestHandler("tasks/get", { params: taskParams }, method((id) => tasks.get(caller, id)) as never);
-  server.setRequestHandler("tasks/update", { params: taskParams }, method((id, p) => tasks.update(caller, id, p.inputResponses)) as never);
+  server.setRequestHandler(
+    "tasks/update",
+    { params: taskParams },
+    method((id, ctx) =>
+      // The SDK lifts a request's inputResponses out of its params (they are reserved retry fields).
+      tasks.update(caller, id, (ctx.mcpReq as { inputResponses?: unknown }).inputResponses),
+    ) as never,
+  );
   server.setRequestHandler("tasks/cancel", { params: taskParams }, method((id) => tasks.cancel(caller, id)) as never);
 }
