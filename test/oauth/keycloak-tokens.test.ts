@@ -61,6 +61,13 @@ describe("Keycloak tokens at the gateway", () => {
     expect(res.headers.get("www-authenticate")).toContain('scope="tools:call"');
   });
 
+  it("the portal's document for an OAuth caller holds its tools (what Authorize fetches with)", async () => {
+    const { access_token } = await userToken();
+    const res = await fetch(`${bound.url}/openapi.json`, { headers: bearer(access_token) });
+    expect(res.status).toBe(200);
+    expect(Object.keys(((await res.json()) as { paths: Record<string, unknown> }).paths)).toContain("/tools/echo/execute");
+  });
+
   it("a machine token by client credentials calls the tool (what the Python and Go clients do)", async () => {
     const { access_token } = await clientCredentialsToken();
     expect((await executeTool(bound.url, "echo", { arguments: { text: "hi" } }, bearer(access_token))).status).toBe(200);
