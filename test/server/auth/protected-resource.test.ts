@@ -70,6 +70,14 @@ describe("RFC 9728 protected-resource metadata", () => {
     }
   });
 
+  it("odd metadata paths get a problem, never a document for another resource", async () => {
+    for (const odd of ["/other", "/mcp/x", "/%2e%2e/mcp", "/mcp%00"]) {
+      const res = await fetch(`${s.url}/.well-known/oauth-protected-resource${odd}`);
+      expect(res.status, odd).toBeGreaterThanOrEqual(400);
+      expect(res.headers.get("content-type"), odd).toContain("application/problem+json");
+    }
+  });
+
   it("is 404 without auth.jwt", async () => {
     const t = await startServer({ config: {}, tools: [] });
     try {
