@@ -40,6 +40,13 @@ export default async function setup(project: TestProject): Promise<(() => Promis
     project.provide("keycloak", null);
     return undefined;
   }
+  // A Keycloak already running with this realm (while iterating on one test): its URL and admin.
+  const given = process.env.TOOLNEXUS_KEYCLOAK_URL;
+  if (given) {
+    const [adminUser = "admin", adminPassword = ""] = (process.env.TOOLNEXUS_KEYCLOAK_ADMIN ?? "").split(":");
+    project.provide("keycloak", { url: given, realm: "toolnexus", issuer: `${given}/realms/toolnexus`, adminUser, adminPassword });
+    return undefined;
+  }
   const kc = await startKeycloak();
   console.log(`keycloak ${kc.url} ready in ${kc.startSeconds.toFixed(1)} s`);
   const { url, realm, issuer, adminUser, adminPassword } = kc;

@@ -30,6 +30,11 @@ export function semanticIssues(config: ToolnexusConfig): ConfigIssue[] {
   }
   if ((config.auth?.policies?.length ?? 0) > 0 && !config.auth?.jwt)
     issues.push({ pointer: "/auth/policies", message: "applies to JWT callers only: configure auth.jwt" });
+  if (config.auth?.jwt && config.auth.jwt.audience === undefined && !server.publicUrl)
+    issues.push({
+      pointer: "/auth/jwt/audience",
+      message: "is required unless server.publicUrl is set (it then defaults to this resource's URL)",
+    });
   if (config.audit?.sink === "file" && !config.audit.path) issues.push({ pointer: "/audit/path", message: "is required with sink: file" });
   issues.push(...upstreamAuthIssues(config));
   return issues;

@@ -9,6 +9,7 @@ export const ERRORS = {
   UNAUTHORIZED: { status: 401, title: "Unauthorized" },
   FORBIDDEN: { status: 403, title: "Forbidden" },
   FORBIDDEN_HOST: { status: 403, title: "Forbidden host" },
+  INSUFFICIENT_SCOPE: { status: 403, title: "Insufficient scope" },
   NOT_FOUND: { status: 404, title: "Not found" },
   TOOL_NOT_FOUND: { status: 404, title: "Tool not found" },
   EXECUTION_NOT_FOUND: { status: 404, title: "Execution not found" },

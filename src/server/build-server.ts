@@ -5,7 +5,7 @@ import { createToolkit, toLoadedConfig, type ToolnexusConfigInput } from "../cre
 import type { LoadedConfig } from "../config/load.js";
 import type { Toolkit } from "../core/toolkit.js";
 import type { Tool } from "../core/types.js";
-import { authenticateRequest, Authenticator } from "./auth/index.js";
+import { authenticateRequest, Authenticator, registerProtectedResource } from "./auth/index.js";
 import { CallPipeline } from "./calls/call-pipeline.js";
 import { installErrorHandler, sendProblem } from "./http/error-handler.js";
 import { fastifyOptions } from "./http/fastify-options.js";
@@ -104,7 +104,7 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
 
   const app = Fastify(fastifyOptions(server, logger, scrub)).withTypeProvider<TypeBoxTypeProvider>();
 
-  const state = new ServiceState(loaded, await Authenticator.create(loaded.config.auth, logger));
+  const state = new ServiceState(loaded, await Authenticator.create(loaded.config, logger));
   const metrics = new Metrics(state);
   const audit = createAudit(state, scrub, logger, opts.auditDestination);
   if (audit) app.addHook("onClose", async () => audit.close());
@@ -153,6 +153,7 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   await app.register(metaRoutes, { state, scrub, pins: () => (state.loaded.config.pinning.mode === "off" ? undefined : pins.status()) });
   await app.register(skillsRoutes, { state });
   await app.register(metricsRoute, { metrics, scrub });
+  await registerProtectedResource(app, state, server.mcp.path);
   // One per-caller view of the catalog for GET /tools, the per-tool documents and /mcp.
   const views = new CatalogViews(state);
   await app.register(toolRoutes, { state, views, scrub });

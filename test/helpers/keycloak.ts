@@ -48,14 +48,17 @@ async function tokenRequest(kc: KeycloakInfo, form: Record<string, string>, real
   return body;
 }
 
-/** A user's access token by the password grant of the test client (alice by default). */
+/**
+ * A user's access token by the password grant of the test client (alice by default), with
+ * tools:read and tools:call unless `scope` says otherwise (tools:call is optional there).
+ */
 export async function userToken(opts: { scope?: string; username?: string; password?: string } = {}): Promise<TokenResponse> {
   return tokenRequest(keycloak(), {
     grant_type: "password",
     client_id: REALM.testClient,
     username: opts.username ?? REALM.user.username,
     password: opts.password ?? REALM.user.password,
-    scope: opts.scope ?? "openid",
+    scope: opts.scope ?? "openid tools:call",
   });
 }
 
@@ -151,4 +154,18 @@ export async function loginWithForm(authorizationUrl: string, user: { username: 
     res = await fetch(next, { redirect: "manual", headers: { cookie: cookieHeader() } });
   }
   throw new Error("too many redirects during login");
+}
+
+/** The `auth.jwt` section trusting the run's Keycloak; no audience: with publicUrl it defaults to the resource. */
+export function keycloakJwt(extra: Record<string, unknown> = {}) {
+  const { issuer } = keycloak();
+  return {
+    issuer,
+    jwksUri: `${issuer}/protocol/openid-connect/certs`,
+    clockTolerance: 0,
+    requireExp: true,
+    groupsClaim: "groups",
+    jwksTimeoutMs: 3000,
+    ...extra,
+  };
 }

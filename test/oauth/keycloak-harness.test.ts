@@ -22,7 +22,7 @@ describe("the shared Keycloak of test/fixtures/keycloak", () => {
   });
 
   it("adds a resource URL to the audience of tokens with the tools scopes", async () => {
-    const resource = "http://127.0.0.1:1/harness";
+    const resource = `http://127.0.0.1:1/harness-${Math.random().toString(36).slice(2)}`;
     expect(decodeJwt((await userToken()).access_token).aud).not.toContain(resource);
     await addAudience(resource);
     await addAudience(resource); // idempotent

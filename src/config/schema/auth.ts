@@ -10,9 +10,12 @@ export const JWT_ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS5
 export const JwtSection = Type.Object(
   {
     issuer: Type.String({ minLength: 1, description: "Expected `iss` claim." }),
-    audience: Type.Union([Type.String({ minLength: 1 }), Type.Array(Type.String({ minLength: 1 }), { minItems: 1 })], {
-      description: "Expected `aud` (one of these).",
-    }),
+    audience: Type.Optional(
+      Type.Union([Type.String({ minLength: 1 }), Type.Array(Type.String({ minLength: 1 }), { minItems: 1 })], {
+        description:
+          "Expected `aud` (one of these). Default, with server.publicUrl: this resource's URLs (publicUrl and publicUrl + the MCP path); required without it.",
+      }),
+    ),
     jwksUri: Type.String({ pattern: "^[hH][tT][tT][pP][sS]?://", description: "The identity provider's JWKS endpoint." }),
     algorithms: Type.Optional(
       Type.Array(Type.Union(JWT_ALGORITHMS.map((a) => Type.Literal(a))), {
@@ -52,6 +55,13 @@ export const Policy = Type.Object(
     ),
     subjects: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { minItems: 1, description: "Exact `sub` values." })),
     tools: Type.Array(Type.String(), { description: "Glob patterns over tool names." }),
+    requireScopes: Type.Optional(
+      Type.Array(Type.String({ minLength: 1 }), {
+        minItems: 1,
+        description:
+          "Scopes a token must carry (all of them) to call this policy's tools; a caller matching the policy without them still lists the tools and gets 403 insufficient_scope naming them.",
+      }),
+    ),
     operator: Type.Optional(Type.Boolean({ description: "May read /status and /metrics." })),
     bundles: Type.Optional(
       Type.Array(Type.String({ minLength: 1 }), { description: "Bundles whose tools this policy grants (beside `tools`)." }),

@@ -72,6 +72,13 @@ export const ServerSection = Type.Object(
       default: 30_000,
       description: "A client must send its whole request (headers and body) within this time; at least headersTimeoutMs.",
     }),
+    publicUrl: Type.Optional(
+      Type.String({
+        pattern: "^[hH][tT][tT][pP][sS]?://[^/?#]+(/[^?#]*)?$",
+        description:
+          "The URL clients reach this gateway at (no query): the OAuth protected resource's identifier and the default JWT audience. Without it, derived from each request (with trustProxy, from what the proxy saw).",
+      }),
+    ),
     trustProxy: Type.Union([Type.Boolean(), Type.Array(Type.String())], {
       default: false,
       description:

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from "fastify";
-import type { AuthConfig } from "../../config/schema/index.js";
+import type { AuthConfig, ToolnexusConfig } from "../../config/schema/index.js";
 import { ToolnexusError } from "../../core/errors.js";
 import type { Logger } from "../../core/types.js";
 import { ApiKeyAuth } from "./api-keys.js";
@@ -7,6 +7,7 @@ import { ANONYMOUS, type Caller } from "./caller.js";
 import type { JWTPayload } from "jose";
 import type { JwtVerifier } from "./jwt.js";
 import { claimsOf, Policies } from "./policies.js";
+import { expectedAudience } from "./protected-resource.js";
 
 /**
  * The combined authenticator: API keys (`Authorization: Bearer <key>` or
@@ -26,8 +27,11 @@ export class Authenticator {
    * configured; the verifier is built here, so a bad `jwksUri` fails the start-up or the
    * reload that brought it, as any other config error.
    */
-  static async create(auth: AuthConfig | undefined, logger: Logger): Promise<Authenticator> {
-    const verifier = auth?.jwt ? new (await import("./jwt.js")).JwtVerifier(auth.jwt, logger) : undefined;
+  static async create(config: ToolnexusConfig, logger: Logger): Promise<Authenticator> {
+    const auth = config.auth;
+    const verifier = auth?.jwt
+      ? new (await import("./jwt.js")).JwtVerifier({ ...auth.jwt, audience: expectedAudience(config) }, logger)
+      : undefined;
     return new Authenticator(auth, verifier);
   }
 

@@ -27,6 +27,11 @@ export interface Caller {
    */
   allowedBy?(toolName: string): string | undefined;
   /**
+   * The scopes the token lacks to call `toolName` (its policies' `requireScopes`), or
+   * undefined when none are missing. Absent when no matching policy requires scopes.
+   */
+  missingScopes?(toolName: string): string[] | undefined;
+  /**
    * The caller's own bearer token, for sources with `forwardAuth: true`. JWT callers only: an
    * API key is a gateway credential and never leaves the gateway. Never log it.
    */

@@ -2,3 +2,5 @@
 export { Authenticator } from "./authenticator.js";
 export { ANONYMOUS, ownerKey, type Caller } from "./caller.js";
 export { authenticateRequest } from "./hook.js";
+export { insufficientScope } from "./protected-resource.js";
+export { registerProtectedResource } from "./prm-routes.js";

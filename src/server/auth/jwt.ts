@@ -53,6 +53,8 @@ export class JwtVerifier {
       [jwksCache]: this.fetched as JWKSCacheInput,
     });
     this.algorithms = [...(cfg.algorithms ?? JWT_ALGORITHMS)];
+    // Without an audience jose would accept a token minted for any other service.
+    if (cfg.audience === undefined) throw new Error("auth.jwt.audience is required unless server.publicUrl is set");
   }
 
   /**

@@ -16,6 +16,7 @@ interface CompiledPolicy {
   scopes?: readonly string[];
   subjects?: readonly string[];
   tools: (name: string) => boolean;
+  requireScopes?: readonly string[];
   operator: boolean;
   bundles?: readonly string[];
 }
@@ -35,6 +36,7 @@ export class Policies {
       ...(p.scopes ? { scopes: p.scopes } : {}),
       ...(p.subjects ? { subjects: p.subjects } : {}),
       tools: p.tools.length ? picomatch(p.tools) : () => false,
+      ...(p.requireScopes ? { requireScopes: p.requireScopes } : {}),
       operator: p.operator === true,
       ...(p.bundles?.length ? { bundles: p.bundles } : {}),
     }));
@@ -47,6 +49,21 @@ export class Policies {
       for (const p of matching) if (p.tools(name)) return p.id;
       return undefined;
     };
+    // Scopes a call needs: none when a granting policy's requireScopes are all in the token,
+    // else those the first granting policy misses (what the 403 challenge names).
+    const lacking = (p: CompiledPolicy) => (p.requireScopes ?? []).filter((s) => !claims.scopes.has(s));
+    const missingScopes = matching.some((p) => p.requireScopes)
+      ? (name: string): string[] | undefined => {
+          let first: string[] | undefined;
+          for (const p of matching) {
+            if (!p.tools(name)) continue;
+            const lack = lacking(p);
+            if (lack.length === 0) return undefined;
+            first ??= lack;
+          }
+          return first;
+        }
+      : undefined;
     const bundles = matching.flatMap((p) => p.bundles ?? []);
     return {
       id: claims.sub,
@@ -57,6 +74,7 @@ export class Policies {
       operator: matching.some((p) => p.operator),
       allows: (name) => allowedBy(name) !== undefined,
       allowedBy,
+      ...(missingScopes ? { missingScopes } : {}),
       bearer,
     };
   }

@@ -5,7 +5,7 @@ import { pendingOf } from "../../core/pending.js";
 import type { Toolkit } from "../../core/toolkit.js";
 import type { AuditCall } from "../../governance/audit-line.js";
 import type { Answer, LogMessage, Progress, Tool, ToolContext, ToolResult } from "../../core/types.js";
-import type { Caller } from "../auth/index.js";
+import { insufficientScope, type Caller } from "../auth/index.js";
 import { callSignal, type CallSignal } from "./call-signal.js";
 import type { Metrics, Outcome } from "../observability/metrics.js";
 import type { CallEnvelope } from "./envelope.js";
@@ -120,6 +120,8 @@ export class CallPipeline {
       if (!tool) throw new ToolnexusError("TOOL_NOT_FOUND", `No tool named "${name}"`);
       found.tool = tool;
       if (!caller.allows(tool.name)) throw new ToolnexusError("FORBIDDEN", `This key may not use "${tool.name}"`);
+      const missing = caller.missingScopes?.(tool.name);
+      if (missing) throw insufficientScope(tool.name, missing);
       if (this.state.hold.withheld(tool.name)) {
         throw new ToolnexusError(
           "TOOL_DEFINITION_CHANGED",

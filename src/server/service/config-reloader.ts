@@ -90,7 +90,7 @@ export class ConfigReloader {
       const refusal = refusalReason(loaded.config, this.opts.insecure);
       if (refusal) throw new Error(refusal.replace("refusing to start", "refusing this config"));
       // Before the toolkit: a bad auth section (a jwksUri that is no URL) leaves nothing started.
-      const auth = await Authenticator.create(loaded.config.auth, logger);
+      const auth = await Authenticator.create(loaded.config, logger);
       const tk = await createToolkit(loaded, { tools, logger, reuse: old });
       if (state.draining) {
         await tk.close();
