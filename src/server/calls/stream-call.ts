@@ -102,5 +102,5 @@ function progressEvent(p: Progress, scrub: (s: string) => string): Progress {
 
 /** Only the contract's fields, secrets removed from the data. */
 function logEvent(m: LogMessage, scrub: (s: string) => string): LogMessage {
-  return { level: m.level, ...(m.logger !== undefined ? { logger: scrub(m.logger) } : {}), data: scrubDeep(m.data, scrub) };
+  return { level: m.level, ...(m.logger !== undefined ? { logger: scrub(m.logger).slice(0, 256) } : {}), data: scrubDeep(m.data, scrub) };
 }

@@ -141,7 +141,7 @@ export const Progress = Type.Object(
 const LogMessage = Type.Object(
   {
     level: StringEnum(["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]),
-    logger: Type.Optional(Type.String({ description: "The name the server gave its logger." })),
+    logger: Type.Optional(Type.String({ maxLength: 256, description: "The name the server gave its logger (cut at 256 characters)." })),
     data: Type.Unknown({ description: "What the server logged: a string or any JSON." }),
   },
   { $id: "LogMessage" },
