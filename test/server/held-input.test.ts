@@ -104,7 +104,7 @@ describe("an upstream that asks mid-call (2025 era, the call is held)", () => {
     expect(events).toEqual(["execution", "input_required", "input_required", "result"]);
   });
 
-  it("relays sampling and roots requests as they are", async () => {
+  it("relays sampling requests as they are; roots/list is not relayed", async () => {
     const sampled = await acceptedExecution(await submit(s.url, "asker_sample", { arguments: { message: "Say hi" } }, A));
     const asked = (await pollUntil(s.url, sampled.id, ["input_required"], { headers: A })) as Waiting;
     const key = onlyKey(asked, "sampling/createMessage");
@@ -114,13 +114,12 @@ describe("an upstream that asks mid-call (2025 era, the call is held)", () => {
     const done = await pollUntil(s.url, sampled.id, ["succeeded", "failed"], { headers: A });
     expect(JSON.parse(done.result?.output ?? "{}")).toMatchObject(reply);
 
+    // roots/list is not relayed from a 2025 server (held-input.ts says why): the server's request
+    // is refused and the call ends on its own, never input_required.
     const rooted = await acceptedExecution(await submit(s.url, "asker_roots", {}, A));
-    const rootsAsk = (await pollUntil(s.url, rooted.id, ["input_required"], { headers: A })) as Waiting;
-    const rk = onlyKey(rootsAsk, "roots/list");
-    const roots = { roots: [{ uri: "file:///work", name: "work" }] };
-    expect((await answer(s.url, rooted.id, { [rk]: roots })).status).toBe(200);
-    const rootsDone = await pollUntil(s.url, rooted.id, ["succeeded", "failed"], { headers: A });
-    expect(JSON.parse(rootsDone.result?.output ?? "{}")).toEqual(roots);
+    const rootsDone = await pollUntil(s.url, rooted.id, ["succeeded", "failed", "input_required"], { headers: A });
+    expect(rootsDone.status).toBe("succeeded");
+    expect(rootsDone.result?.isError).toBe(true);
   });
 
   it("promotes an SSE call: `execution`, then `input_required`, and the same stream ends with the result", async () => {

@@ -2,18 +2,23 @@ import { ProtocolError, ProtocolErrorCode, type Client } from "@modelcontextprot
 import type { InputRequest, InputRequests, InputResponses } from "../../core/input-requests.js";
 import type { ToolContext } from "../../core/types.js";
 
-/** The client capabilities a held call can honour: the questions a 2025 server may ask mid-call. */
+/**
+ * The client capabilities a held call can honour: the questions a 2025 server may ask mid-call.
+ * `roots` is not advertised: servers that see it list roots on their own schedule (server-everything
+ * 350 ms after initialize), unrelated to any call, and on stdio nothing tells such a request from
+ * one a call makes, so it would hold whichever call is in flight. (2026 servers ask for roots within
+ * the call's own result, input_required, which reaches the caller.)
+ */
 export const HELD_INPUT_CAPABILITIES = {
   elicitation: { form: {}, url: {} },
   sampling: {},
-  roots: {},
 };
 
 type Ask = NonNullable<ToolContext["onInputRequest"]>;
 
 /**
  * Routes a 2025-era server's requests to the client (`elicitation/create`,
- * `sampling/createMessage`, `roots/list`) to the call they belong to, whose caller answers
+ * `sampling/createMessage`) to the call they belong to, whose caller answers
  * them while the call is held. The protocol does not say which call a request belongs to
  * (stdio has one stream; the SDK does not expose the HTTP stream a request came on), so one
  * is routed only when exactly one call is in flight on the session: with several, guessing
@@ -24,11 +29,10 @@ export class HeldInput {
   private readonly calls = new Set<{ ask?: Ask }>();
   private next = 0;
 
-  /** Takes over the client's handlers of the three server-to-client requests. */
+  /** Takes over the client's handlers of the server-to-client requests a held call relays. */
   install(client: Client): void {
     client.setRequestHandler("elicitation/create", (req) => this.forward({ method: "elicitation/create", params: req.params }));
     client.setRequestHandler("sampling/createMessage", (req) => this.forward({ method: "sampling/createMessage", params: req.params }));
-    client.setRequestHandler("roots/list", (req) => this.forward({ method: "roots/list", ...(req.params ? { params: req.params } : {}) }));
   }
 
   /** A call in flight until `close()`; `ask` reaches its caller (absent: nobody can answer). */
