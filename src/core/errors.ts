@@ -17,6 +17,7 @@ export const ERRORS = {
   REQUEST_TIMEOUT: { status: 408, title: "Request timeout" },
   IDEMPOTENCY_KEY_REUSED: { status: 409, title: "Idempotency key reused" },
   TOOL_DEFINITION_CHANGED: { status: 409, title: "Tool definition changed" },
+  EXECUTION_NOT_WAITING: { status: 409, title: "Execution not waiting for input" },
   INPUT_TIMEOUT: { status: 410, title: "Input timeout" },
   PAYLOAD_TOO_LARGE: { status: 413, title: "Payload too large" },
   URI_TOO_LONG: { status: 414, title: "URI too long" },

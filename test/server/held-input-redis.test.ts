@@ -87,6 +87,6 @@ describe("held input requests on Redis, two replicas", () => {
     const cancel = await fetch(`${two.url}/executions/${promoted.id}/cancel`, { method: "POST", headers: A });
     expect(cancel.status).toBe(200);
     expect(await cancel.json()).toMatchObject({ status: "cancelled", error: { code: "CANCELLED" } });
-    expect((await answer(two.url, promoted.id, { [keyOf(promoted)]: ACCEPT })).status).toBe(400);
+    expect((await answer(two.url, promoted.id, { [keyOf(promoted)]: ACCEPT })).status).toBe(409);
   });
 });

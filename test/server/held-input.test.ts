@@ -83,7 +83,7 @@ describe("an upstream that asks mid-call (2025 era, the call is held)", () => {
     expect(done.status).toBe("succeeded");
     expect(JSON.parse(done.result?.output ?? "{}")).toEqual(ACCEPT);
     // Answered once: a second answer finds nothing waiting.
-    expect((await answer(s.url, promoted.id, { [key]: ACCEPT })).status).toBe(400);
+    expect((await answer(s.url, promoted.id, { [key]: ACCEPT })).status).toBe(409);
   });
 
   it("holds a submitted execution through two rounds, each on its events stream", async () => {

@@ -75,6 +75,22 @@ describe("per-tool operations", () => {
     expect(base.paths).not.toHaveProperty("/tools/echo/execute");
   });
 
+  it("keeps the 202 of a promoted call only on MCP tools' operations (only their upstream can ask mid-call)", () => {
+    const withPromotion = {
+      openapi: "3.1.0",
+      paths: { "/tools/{name}/execute": { post: { responses: { 200: { description: "ok" }, 202: { description: "promoted" } } } } },
+    };
+    const schema = { type: "object", properties: {} };
+    const doc = withToolOperations(withPromotion, [
+      { name: "echo", description: "", source: "native", inputSchema: schema },
+      { name: "fs_read", description: "", source: "mcp", inputSchema: schema },
+    ]);
+    const responses = (name: string) =>
+      Object.keys((doc.paths?.[`/tools/${name}/execute`] as { post: { responses: object } }).post.responses);
+    expect(responses("echo")).toEqual(["200"]);
+    expect(responses("fs_read")).toEqual(["200", "202"]);
+  });
+
   it("gives each operation an example body that passes the tool's schema, without timeoutMs", () => {
     const inputSchema = {
       type: "object",

@@ -35,9 +35,21 @@ export const executeRoute: FastifyPluginAsyncTypebox<{ pipeline: CallPipeline; s
         tags: ["tools"],
         params: ToolParams,
         body: Type.Ref(ExecuteBody),
-        // The 202 of a promoted call is described, not declared: declared, it would turn every typed
-        // client's execute result into a union with Execution (openapi-fetch's `data.output` breaks).
-        response: { 200: ExecuteOkResponse, "4xx": problem, "5xx": problem },
+        // The per-tool operations keep the 202 only for MCP tools, the only ones an upstream can
+        // promote (tool-openapi.ts): a native tool's typed client reads a plain ToolResult.
+        response: {
+          200: ExecuteOkResponse,
+          202: {
+            description: "Promoted: the upstream asked mid-call; the Execution waits on its inputRequests",
+            headers: {
+              location: { type: "string", maxLength: 2048, description: "/executions/{id}" },
+              "operation-location": { type: "string", maxLength: 2048, description: "The absolute URL of the execution." },
+            },
+            content: { "application/json": { schema: Type.Ref("Execution") } },
+          },
+          "4xx": problem,
+          "5xx": problem,
+        },
       },
     },
     async (request, reply) => {
@@ -75,7 +87,7 @@ export const executeRoute: FastifyPluginAsyncTypebox<{ pipeline: CallPipeline; s
       return reply
         .code(202)
         .headers({ location: path, "operation-location": `${request.protocol}://${request.host}${path}` })
-        .send({ ...promoted.execution, status: "input_required", inputRequests: requests } as never);
+        .send({ ...promoted.execution, status: "input_required", inputRequests: requests });
     },
   );
 };

@@ -70,5 +70,5 @@ export function checkResponses(requests: Record<string, unknown>, responses: Inp
 
 /** INVALID_REQUEST: the execution waits on no input (not yet, or no more). */
 export function notWaiting(status: string): ToolnexusError {
-  return new ToolnexusError("INVALID_REQUEST", `The execution is ${status}, not waiting for input`);
+  return new ToolnexusError("EXECUTION_NOT_WAITING", `The execution is ${status}, not waiting for input`);
 }

@@ -24,7 +24,7 @@ export function withToolOperations(base: OpenApiDoc, tools: readonly ToolInfo[],
   const components = (doc.components ??= {});
   const schemas = (components.schemas ??= {});
   const generic = paths["/tools/{name}/execute"]?.post as Json | undefined;
-  const genericResponses = generic?.responses ?? {};
+  const genericResponses = (generic?.responses ?? {}) as Json;
   const submit = paths["/tools/{name}/executions"]?.post as Json | undefined;
 
   for (const tool of tools) {
@@ -62,7 +62,8 @@ export function withToolOperations(base: OpenApiDoc, tools: readonly ToolInfo[],
         description: tool.description,
         tags: [`source:${tool.source}`],
         requestBody: body,
-        responses: genericResponses,
+        // Only an MCP tool's upstream can ask mid-call and so promote the call (202).
+        responses: tool.source === "mcp" ? genericResponses : withoutPromotion(genericResponses),
       },
     };
     // The asynchronous twin: same typed body, answered 202 with an Execution.
@@ -81,6 +82,12 @@ export function withToolOperations(base: OpenApiDoc, tools: readonly ToolInfo[],
     }
   }
   return doc;
+}
+
+/** The execute responses without the 202 of a promoted call. */
+function withoutPromotion(responses: Json): Json {
+  const { 202: _promoted, ...rest } = responses;
+  return rest;
 }
 
 /** Whether `{}` fails the schema, judged from its top-level `required` alone (no validator at hand). */
