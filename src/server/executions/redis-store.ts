@@ -8,10 +8,10 @@ import type { ExecutionsConfig } from "../../config/schema/index.js";
 import { toProblem } from "../http/problem.js";
 import { newExecutionId } from "./memory-store.js";
 import { RedisChannels } from "./redis-channels.js";
-import { key, RECORD_PREFIX, store, toExecution, unavailable } from "./redis-records.js";
+import { key, store, toExecution, unavailable } from "./redis-records.js";
 import { withExecutionCommands, type ExecutionCommands } from "./redis-scripts.js";
 import { iso, OrphanSweep, recordOutcome } from "./redis-outcomes.js";
-import { createWithJob, precheck, type SubmitCall, type SubmitVerdict } from "./redis-submit.js";
+import { createWithJob, precheck, submitArgs, type SubmitCall, type SubmitVerdict } from "./redis-submit.js";
 import { checkResponses, InputWaits, notWaiting } from "./input-wait.js";
 import { isTerminal, type ExecutionStatusT, type ExecutionT } from "./schemas.js";
 import type { Adopted, Adoption, ExecutionEvent, ExecutionPage, ExecutionStore, Job, Outcome, Runner, Submission, Watch } from "./store.js";
@@ -132,24 +132,7 @@ export class RedisExecutionStore implements ExecutionStore {
   async adopt(a: Adoption): Promise<Adopted> {
     const id = newExecutionId();
     const c = this.submitCall(a, id, "");
-    const [verdict] = (await store(
-      this.redis.tnxSubmit(
-        c.idem,
-        c.active,
-        c.ownerIndex,
-        c.seq,
-        c.record,
-        c.id,
-        c.fingerprint,
-        String(c.max),
-        String(c.expireAt),
-        c.nowIso,
-        RECORD_PREFIX,
-        c.tool,
-        c.owner,
-        c.expiresAtIso,
-      ),
-    )) as SubmitVerdict;
+    const [verdict] = (await store(this.redis.tnxSubmit(...submitArgs(c)))) as SubmitVerdict;
     if (verdict === "overloaded") throw overloaded(c.max);
     await store(this.redis.tnxStart(c.record, iso(Date.now())));
     const execution = await this.get(a.owner, id);

@@ -43,18 +43,9 @@ export async function precheck(redis: Redis, c: SubmitCall): Promise<SubmitVerdi
   return live >= c.max ? ["overloaded"] : undefined;
 }
 
-/**
- * Writes the record and adds its BullMQ job in one MULTI: both or neither. A submit that
- * timed out (503) while Redis stalled and is carried out when Redis comes back therefore
- * leaves an execution that runs, which a retry with the same Idempotency-Key then finds,
- * never a `queued` record no worker will take. When the script refuses (a racing submit got
- * there first), the job it came with is removed again; a worker that took it first finds no
- * queued record and skips it.
- */
-export async function createWithJob(queue: Queue<Job>, c: SubmitCall, job: Job): Promise<SubmitVerdict> {
-  const client = await store(queue.getBackend().client);
-  const multi = client.multi() as unknown as ReturnType<Redis["multi"]> & ExecutionCommands;
-  void multi.tnxSubmit(
+/** The submit script's keys and arguments for `c`, in its order (redis-scripts.ts SUBMIT). */
+export function submitArgs(c: SubmitCall): string[] {
+  return [
     c.idem,
     c.active,
     c.ownerIndex,
@@ -69,7 +60,21 @@ export async function createWithJob(queue: Queue<Job>, c: SubmitCall, job: Job):
     c.tool,
     c.owner,
     c.expiresAtIso,
-  );
+  ];
+}
+
+/**
+ * Writes the record and adds its BullMQ job in one MULTI: both or neither. A submit that
+ * timed out (503) while Redis stalled and is carried out when Redis comes back therefore
+ * leaves an execution that runs, which a retry with the same Idempotency-Key then finds,
+ * never a `queued` record no worker will take. When the script refuses (a racing submit got
+ * there first), the job it came with is removed again; a worker that took it first finds no
+ * queued record and skips it.
+ */
+export async function createWithJob(queue: Queue<Job>, c: SubmitCall, job: Job): Promise<SubmitVerdict> {
+  const client = await store(queue.getBackend().client);
+  const multi = client.multi() as unknown as ReturnType<Redis["multi"]> & ExecutionCommands;
+  void multi.tnxSubmit(...submitArgs(c));
   await new BullJob(queue, "execute", job, { jobId: job.id, removeOnComplete: true, removeOnFail: true }, job.id).addJob(multi as never);
   const results = await store(multi.exec());
   const [err, verdict] = results?.[0] ?? [new Error("transaction discarded")];
