@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { ToolnexusError } from "../../core/errors.js";
 import { normalizeError } from "../http/problem.js";
+import { insufficientScope, type Caller } from "../auth/index.js";
 import type { McpConnector } from "./lazy-catalog.js";
 import { isBodyParseError } from "../http/json-body.js";
 
@@ -46,6 +47,11 @@ export const mcpEndpoint: FastifyPluginAsync<McpEndpointOptions> = async (app, {
     // JSON-RPC batches were removed from MCP in 2025-06-18; the SDK would still run them.
     if (Array.isArray(message)) return sendJsonRpcError(reply, 400, INVALID_REQUEST, "Invalid Request: JSON-RPC batches are not supported");
     if (!isJsonRpcMessage(message)) return sendJsonRpcError(reply, 400, INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 message");
+    // Step-up authorization: a call to a tool whose policy needs scopes the token lacks is refused
+    // here, 403 with the insufficient_scope challenge, which an MCP client answers by asking the
+    // authorization server for those scopes; as the call's JSON-RPC error it could not.
+    const missing = missingScopesOfCall(message, request.caller);
+    if (missing) throw insufficientScope(missing.tool, missing.scopes);
 
     const http = await catalog.http();
     // The client may have left while the SDK was loading (the first MCP request): run nothing.
@@ -115,4 +121,13 @@ function sendJsonRpcError(
     .code(status)
     .type("application/json")
     .send(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code, message, ...(data ? { data } : {}) } }));
+}
+
+/** The scopes a `tools/call` of this caller lacks (policies[].requireScopes), if any. */
+function missingScopesOfCall(m: Record<string, unknown>, caller: Caller): { tool: string; scopes: readonly string[] } | undefined {
+  if (m.method !== "tools/call" || typeof m.params !== "object" || m.params === null) return undefined;
+  const tool = (m.params as { name?: unknown }).name;
+  if (typeof tool !== "string") return undefined;
+  const scopes = caller.missingScopes?.(tool);
+  return scopes ? { tool, scopes } : undefined;
 }

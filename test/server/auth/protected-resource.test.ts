@@ -143,6 +143,18 @@ describe("policies[].requireScopes", () => {
     expect(((await res.json()) as { code: string }).code).toBe("INSUFFICIENT_SCOPE");
   });
 
+  it("over /mcp the same call is a 403 challenge naming the MCP endpoint's metadata (step-up), not a JSON-RPC result", async () => {
+    const res = await fetch(`${s.url}/mcp`, {
+      method: "POST",
+      headers: { ...bearer(await token("tools:read")), "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "echo", arguments: {} } }),
+    });
+    expect(res.status).toBe(403);
+    expect(res.headers.get("www-authenticate")).toBe(
+      `Bearer realm="toolnexus", error="insufficient_scope", resource_metadata="${PUBLIC}/.well-known/oauth-protected-resource/mcp", scope="tools:call"`,
+    );
+  });
+
   it("runs the call once the token carries the scope", async () => {
     const res = await executeTool(s.url, "echo", {}, bearer(await token("tools:read tools:call")));
     expect(res.status).toBe(200);
