@@ -30,6 +30,8 @@ export class InputWaits {
         end();
         reject(new ToolnexusError("INPUT_TIMEOUT", `No answer to the input request within ${timeoutMs} ms`));
       }, timeoutMs);
+      // A wait must not keep the process alive: its call ends it (see end) or shutdown does.
+      timer.unref();
       if (signal.aborted) return onAbort();
       signal.addEventListener("abort", onAbort, { once: true });
       this.waits.set(id, {
@@ -43,6 +45,14 @@ export class InputWaits {
         },
       });
     });
+  }
+
+  /**
+   * Ends execution `id`'s wait, if one is left (its call ended first: a deadline, an upstream that
+   * gave up), so the question's handler settles instead of waiting out `timeoutMs`.
+   */
+  end(id: string, reason: unknown): void {
+    this.waits.get(id)?.reject(reason);
   }
 
   /** Hands the answer to execution `id`'s wait; false when no wait of this process has that id. */

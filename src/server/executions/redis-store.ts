@@ -320,6 +320,7 @@ export class RedisExecutionStore implements ExecutionStore {
 
   // The outcome must reach Redis; a short outage is waited out rather than losing it.
   private async record(job: Job, outcome: Outcome): Promise<void> {
+    this.waits.end(job.id, new ToolnexusError("CANCELLED", "The call ended before the answer came"));
     for (let attempt = 0; ; attempt++) {
       try {
         await this.finish(job, outcome);
