@@ -36,7 +36,8 @@ trap cleanup EXIT
 wait_ok() { for _ in $(seq 1 150); do node -e 'fetch(process.argv[1]).then((r) => process.exit(r.status < 500 ? 0 : 1), () => process.exit(1))' "$1" && return 0; sleep 0.2; done; return 1; }
 
 ev_port=$(free_port); tn_port=$(free_port)
-(cd "$EV" && PORT=$ev_port exec npx tsx everything-server.ts) > "$OUT/everything.log" 2>&1 &
+# tsx itself, not npx: a kill of npx would leave tsx and its node child running.
+(cd "$EV" && PORT=$ev_port exec node node_modules/tsx/dist/cli.mjs everything-server.ts) > "$OUT/everything.log" 2>&1 &
 pids+=($!)
 wait_ok "http://localhost:$ev_port/mcp" || { echo "conformance: the reference server did not start"; exit 1; }
 # Not pinned: toolnexus negotiates 2026-07-28 with it (its 2026-only tools are then visible).
