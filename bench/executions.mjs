@@ -2,24 +2,16 @@
 // and Redis) against a synchronous execute, and the same round trip as an MCP task on `/mcp`
 // (tools/call creating a task, tasks/get until terminal), c=1 and c=32; then 1,000 concurrent 5 s executions
 // held by one replica, with its RSS before and after. 127.0.0.1 only, every phase bounded.
-import { fork, spawn } from "node:child_process";
+import { fork } from "node:child_process";
 import { readFileSync } from "node:fs";
-import net from "node:net";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
+import { startRedis } from "./lib.mjs";
 
 const here = import.meta.dirname;
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const body = JSON.stringify({ arguments: { text: "hello" } });
 const json = { "content-type": "application/json" };
-
-async function freePort() {
-  const srv = net.createServer();
-  await new Promise((r) => srv.listen(0, "127.0.0.1", r));
-  const { port } = srv.address();
-  await new Promise((r) => srv.close(r));
-  return port;
-}
 
 async function startServer(config, env = {}) {
   const child = fork(path.join(here, "toolnexus-server.mjs"), [config], {
@@ -33,32 +25,6 @@ async function startServer(config, env = {}) {
   return {
     url: `http://127.0.0.1:${port}`,
     pid: child.pid,
-    stop: () =>
-      new Promise((r) => {
-        child.once("exit", r);
-        child.kill("SIGTERM");
-      }),
-  };
-}
-
-async function startRedis() {
-  const port = await freePort();
-  const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {
-    stdio: "ignore",
-  });
-  for (let i = 0; i < 200; i++) {
-    const ok = await new Promise((r) => {
-      const s = net.connect(port, "127.0.0.1", () => {
-        s.end();
-        r(true);
-      });
-      s.once("error", () => r(false));
-    });
-    if (ok) break;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return {
-    url: `redis://127.0.0.1:${port}`,
     stop: () =>
       new Promise((r) => {
         child.once("exit", r);

@@ -5,13 +5,12 @@
 // core (1 s ÷ CPU per call). Servers are `toolnexus serve` child processes; a redis-server is
 // started on a free port for the Redis executions row. 127.0.0.1 only; bounded in time.
 // Env: BENCH_ROUNDS (2; medians), BENCH_SECONDS (4), BENCH_WARMUP_SECONDS (1), BENCH_C (32).
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { readFileSync } from "node:fs";
-import { connect } from "node:net";
 import { cpus, tmpdir, totalmem } from "node:os";
 import path from "node:path";
-import { ECHO_PLUGIN, EVERYTHING, ROOT, freePort, measure, median, poster, startToolnexus } from "./lib.mjs";
+import { ECHO_PLUGIN, EVERYTHING, ROOT, measure, median, poster, startRedis, startToolnexus } from "./lib.mjs";
 import { startVariants } from "./variants.mjs";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
@@ -27,34 +26,6 @@ guard.unref();
 const log = (line) => process.stderr.write(`${line}\n`);
 const loadAvg = () => readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
 const ECHO_BODY = { arguments: { text: "hello" } };
-
-/** A redis-server without persistence on a free port, as test/helpers/redis.ts starts it. */
-async function startRedis() {
-  const port = await freePort();
-  const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {
-    stdio: "ignore",
-  });
-  const up = () =>
-    new Promise((r) => {
-      const s = connect(port, "127.0.0.1", () => {
-        s.end();
-        r(true);
-      });
-      s.once("error", () => r(false));
-    });
-  for (let i = 0; !(await up()); i++) {
-    if (i > 100 || child.exitCode !== null) throw new Error("redis-server did not start (is it installed?)");
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return {
-    url: `redis://127.0.0.1:${port}`,
-    stop: () =>
-      new Promise((r) => {
-        child.once("exit", r);
-        child.kill("SIGTERM");
-      }),
-  };
-}
 
 /** A request through the server's pool; rejects unless the status is `status` and the body holds `expect`. */
 async function send(server, opts, status, expect) {
