@@ -1,5 +1,8 @@
 import { ToolnexusError } from "../../core/errors.js";
 import type { InputRequests } from "../../core/input-requests.js";
+import { pendingOf } from "../../core/pending.js";
+import { EVERY_INPUT_CAPABILITY, pendingAnswer, pendingInputRequests } from "../../core/pending-input.js";
+import type { ToolResult } from "../../core/types.js";
 import type { FastifyBaseLogger } from "fastify";
 import type { Sealer } from "../../core/seal.js";
 import type { Caller } from "../auth/index.js";
@@ -17,6 +20,9 @@ const cancelled = () => new ToolnexusError("CANCELLED", "The execution was cance
  * its cancel bound to the call signal. The caller's allowlist was checked at submit; the
  * owner id is all a replica that runs the job knows of it, with the caller's token sealed in
  * the job for a tool that acts for the caller upstream (gone once expired: that call fails).
+ * A call that ends in "input required" (the tool's pending, a 2026 upstream's input requests)
+ * holds the execution `input_required` instead of ending it: the owner's answer re-runs the
+ * call with it, for as many rounds as the tool asks.
  */
 export function pipelineRunner(
   pipeline: CallPipeline,
@@ -27,7 +33,7 @@ export function pipelineRunner(
 ): Runner {
   return async (job, hooks): Promise<Outcome> => {
     try {
-      const result = await pipeline.call(job.tool, job.body, {
+      const options: Parameters<CallPipeline["call"]>[2] = {
         caller: jobCaller(job, sealer),
         requestId: job.requestId,
         transport: "execution",
@@ -39,12 +45,28 @@ export function pipelineRunner(
         },
         onProgress: (p) => hooks.onProgress(p),
         onInputRequest: (requests) => hooks.onInputRequest(requests as InputRequests),
-      });
+      };
+      let result = await pipeline.call(job.tool, job.body, options);
+      for (let asked = askedOf(result); asked; asked = askedOf(result)) {
+        const responses = await hooks.onInputRequest(asked.requests);
+        const answer = pendingAnswer(asked.id, asked.kind, responses);
+        result = await pipeline.call(job.tool, { ...job.body, answer }, options);
+      }
       return { status: "succeeded", result };
     } catch (err) {
       return failedOutcome(err, job.requestId, scrub);
     }
   };
+}
+
+/**
+ * What a result that ends in "input required" asks the execution's owner, who can answer every
+ * kind: the pending's own input requests, or its question as a form elicitation (as on /mcp).
+ */
+function askedOf(result: ToolResult): { id: string; kind: string; requests: InputRequests } | undefined {
+  const p = pendingOf(result);
+  const requests = p && pendingInputRequests(p, EVERY_INPUT_CAPABILITY);
+  return p && requests ? { id: p.id, kind: p.kind, requests } : undefined;
 }
 
 /** How an execution whose call threw ended: `cancelled` or `failed`, with the (scrubbed) problem the sync call would have answered. */
