@@ -1,5 +1,5 @@
 import { ToolnexusError } from "../../core/errors.js";
-import type { InputRequests } from "../../core/input-requests.js";
+import type { InputRequests, InputResponses } from "../../core/input-requests.js";
 import { pendingOf } from "../../core/pending.js";
 import { EVERY_INPUT_CAPABILITY, pendingAnswer, pendingInputRequests } from "../../core/pending-input.js";
 import type { ToolResult } from "../../core/types.js";
@@ -9,8 +9,9 @@ import type { Caller } from "../auth/index.js";
 import { bindAbort, onSignalAbort } from "../calls/bind-abort.js";
 import type { CallPipeline } from "../calls/call-pipeline.js";
 import { normalizeError, toProblem } from "../http/problem.js";
+import type { Abortable, ServiceState } from "../service/service-state.js";
 import { openCallerToken } from "./caller-token.js";
-import type { Job, Outcome, Runner } from "./store.js";
+import type { Job, Outcome, RunHooks, Runner } from "./store.js";
 
 const cancelled = () => new ToolnexusError("CANCELLED", "The execution was cancelled");
 
@@ -30,6 +31,8 @@ export function pipelineRunner(
   maxTimeoutMs: () => number,
   scrub: (s: string) => string,
   sealer: Sealer,
+  /** Where shutdown finds the calls to abort: an execution waiting between two rounds is one. */
+  service?: Pick<ServiceState, "track" | "calls">,
 ): Runner {
   return async (job, hooks): Promise<Outcome> => {
     try {
@@ -48,7 +51,7 @@ export function pipelineRunner(
       };
       let result = await pipeline.call(job.tool, job.body, options);
       for (let asked = askedOf(result); asked; asked = askedOf(result)) {
-        const responses = await hooks.onInputRequest(asked.requests);
+        const responses = await answered(hooks, asked.requests, service);
         const answer = pendingAnswer(asked.id, asked.kind, responses);
         result = await pipeline.call(job.tool, { ...job.body, answer }, options);
       }
@@ -67,6 +70,30 @@ function askedOf(result: ToolResult): { id: string; kind: string; requests: Inpu
   const p = pendingOf(result);
   const requests = p && pendingInputRequests(p, EVERY_INPUT_CAPABILITY);
   return p && requests ? { id: p.id, kind: p.kind, requests } : undefined;
+}
+
+/**
+ * The owner's answer to `requests`. No call runs meanwhile, so the wait counts as one: shutdown
+ * ends it (NOT_READY) at the end of its grace period, as it aborts a call.
+ */
+async function answered(
+  hooks: RunHooks,
+  requests: InputRequests,
+  service: Pick<ServiceState, "track" | "calls"> | undefined,
+): Promise<InputResponses> {
+  let stop: (reason: unknown) => void = () => {};
+  const stopped = new Promise<never>((_, reject) => (stop = reject));
+  const wait = hooks.onInputRequest(requests);
+  // The loser of the race settles later (the store ends the wait with the outcome): nobody awaits it.
+  void wait.catch(() => undefined);
+  void stopped.catch(() => undefined);
+  const waiter: Abortable = { abort: (reason) => stop(reason) };
+  service?.track(waiter);
+  try {
+    return await Promise.race([wait, stopped]);
+  } finally {
+    service?.calls.delete(waiter);
+  }
 }
 
 /** How an execution whose call threw ended: `cancelled` or `failed`, with the (scrubbed) problem the sync call would have answered. */
