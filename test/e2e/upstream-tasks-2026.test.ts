@@ -2,6 +2,7 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startV2HttpServer, type V2HttpServer } from "../fixtures/mcp/v2-http-server.js";
 // @ts-expect-error -- a plain-JS fixture module
@@ -150,6 +151,32 @@ describe.each(["http", "stdio"] as const)("a 2026-07-28 upstream's task-only too
     expect(done.status).toBe(200);
     expect(await done.json()).toMatchObject({ output: "deploy confirmed", isError: false });
     expect(await upstreamEvents()).toContain("answered deploy");
+  });
+
+  it("a declined answer is delivered as declined", async () => {
+    const first = (await (await execute("confirm", { arguments: { label: "nope" } })).json()) as { metadata: { pending: { id: string } } };
+    const res = await execute("confirm", { arguments: { label: "nope" }, answer: { id: first.metadata.pending.id, ok: false } });
+    expect(await res.json()).toMatchObject({ output: "nope not confirmed", isError: false });
+  });
+
+  it("on /mcp, a 2026 client's elicitation handler answers the upstream task's input request (MRTR retry, then tasks/update)", async () => {
+    const client = new Client(
+      { name: "upstream-tasks-2026-test", version: "1.0.0" },
+      { versionNegotiation: { mode: { pin: "2026-07-28" } }, capabilities: { elicitation: { form: {} } } },
+    );
+    const asked: unknown[] = [];
+    client.setRequestHandler("elicitation/create", (req) => {
+      asked.push(req.params);
+      return { action: "accept", content: { go: true } } as never;
+    });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${srv.url}/mcp`)));
+    try {
+      const r = await client.callTool({ name: "tasks_confirm", arguments: { label: "mrtr" } });
+      expect(r.content).toEqual([{ type: "text", text: "mrtr confirmed" }]);
+      expect(asked).toMatchObject([{ message: "Go ahead with mrtr?" }]);
+    } finally {
+      await client.close();
+    }
   });
 
   it("on /mcp, a slow call becomes a task of the gateway that follows the upstream task (its tools are task-optional there)", async () => {

@@ -7,7 +7,7 @@ import { classifyCallError } from "./call-error.js";
 import { callOptions, requestMeta } from "./call-options.js";
 import type { CallSite } from "./call-tool.js";
 import { CLIENT_INFO, type McpConnection } from "./connect.js";
-import { answerableCapabilities, openRetry, pendingOf, sealedPending } from "./input-required.js";
+import { answerableCapabilities, openRetry, pendingOf, sealedPending, type Retry } from "./input-required.js";
 import { mapCallResult } from "./map-result.js";
 
 /** The id of the MCP tasks extension, as servers announce it and clients opt in to it. */
@@ -43,13 +43,29 @@ export async function callTaskV2(
   // Opened before anything reaches the upstream: a forged or late answer stops here.
   const retry = openRetry(site.input, site.server, tool, ctx);
   if (retry && "output" in retry) return retry;
+  // The server's log messages reach the caller that asked for them (log-router.ts).
+  const run = () => follow(conn, site, tool, args, ctx, retry);
+  return ctx.onLog ? conn.logs.run(ctx.onLog, run) : run();
+}
+
+/** The call proper: its request, then the task it may have become, to the end or to an input request. */
+async function follow(
+  conn: McpConnection,
+  site: CallSite,
+  tool: string,
+  args: Record<string, unknown>,
+  ctx: ToolContext,
+  retry: Retry | undefined,
+): Promise<ToolResult> {
   const where = `MCP server "${site.server}"`;
   const timeout = callOptions(ctx).timeout ?? CANCEL_TIMEOUT_MS;
   const caps = { ...answerableCapabilities(ctx), extensions: { [TASKS_EXTENSION]: {} } };
   const progress = ctx.onProgress ? conn.progress.open(ctx.onProgress) : undefined;
   // `own`: a request on its own deadline, not the caller's signal (tasks/cancel after the caller left).
   const send = (method: string, params: Json, own = false) => {
-    const { _meta } = requestMeta(method === "tools/call" ? progress?.token : undefined, undefined, caps);
+    // Progress and log messages are asked for on the call itself (a 2026 server logs only for a request that names a level).
+    const call = method === "tools/call";
+    const { _meta } = requestMeta(call ? progress?.token : undefined, call && ctx.onLog ? "debug" : undefined, caps);
     const envelope = { [PROTOCOL_VERSION_META_KEY]: conn.protocolVersion, [CLIENT_INFO_META_KEY]: CLIENT_INFO, ..._meta };
     const signal = own ? undefined : ctx.signal;
     return conn.raw.request(
@@ -67,6 +83,8 @@ export async function callTaskV2(
     let pollMs = DEFAULT_POLL_MS;
     if (taskId !== undefined) {
       await send("tasks/update", { taskId, inputResponses: retry?.inputResponses ?? {} });
+      // The answer was just delivered: look at once, then at the server's pace.
+      pollMs = 0;
     } else {
       const created = await send("tools/call", {
         name: tool,
