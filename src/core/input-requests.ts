@@ -125,6 +125,8 @@ export interface InputState {
   expiresAt: number;
   /** What was asked, by request id: the method of each (so a declined answer can decline each). */
   asked?: Record<string, string>;
+  /** The upstream task that waits for this answer (the 2026 tasks extension): answered by `tasks/update`. */
+  taskId?: string;
   /** The id of a toolnexus tool's own pending, when the state wraps one (on `/mcp`). */
   pendingId?: string;
   /** That pending's kind. */
