@@ -112,6 +112,12 @@ describe.each(["http", "stdio"] as const)("a 2026-07-28 upstream's task-only too
     await eventually(async () => (await upstreamEvents()).includes("cancelled left"));
   });
 
+  it("cancels the upstream task when the call's deadline passes (504)", async () => {
+    const res = await execute("report", { arguments: { label: "late", steps: 500, everyMs: 40 }, timeoutMs: 400 });
+    expect(res.status).toBe(504);
+    await eventually(async () => (await upstreamEvents()).includes("cancelled late"));
+  });
+
   it("cancels the upstream task when the execution is cancelled", async () => {
     const submitted = (await (
       await post(`${srv.url}/tools/tasks_report/executions`, { arguments: { label: "abandoned", steps: 500, everyMs: 40 } })
