@@ -131,6 +131,10 @@ export interface InputState {
   pendingId?: string;
   /** That pending's kind. */
   pendingKind?: string;
+  /** The execution (an `/mcp` task not yet handed out) that waits on the answer. */
+  execution?: string;
+  /** The id of that execution's `input_required` event: what came after it is the answer's outcome. */
+  after?: number;
 }
 
 const PURPOSE = "input-request";
