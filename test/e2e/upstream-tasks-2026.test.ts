@@ -159,6 +159,27 @@ describe.each(["http", "stdio"] as const)("a 2026-07-28 upstream's task-only too
     expect(await upstreamEvents()).toContain("answered deploy");
   });
 
+  it("an execution holds the task's input request (input_required) and its answer goes upstream by tasks/update", async () => {
+    const submitted = (await (await post(`${srv.url}/tools/tasks_confirm/executions`, { arguments: { label: "held" } })).json()) as {
+      id: string;
+    };
+    const waiting = await eventually(async () => {
+      const e = (await (await fetch(`${srv.url}/executions/${submitted.id}`)).json()) as { status: string; inputRequests?: Json };
+      return e.status === "input_required" && e;
+    });
+    expect(waiting.inputRequests).toMatchObject({ ok: { method: "elicitation/create", params: { message: "Go ahead with held?" } } });
+    const answered = await post(`${srv.url}/executions/${submitted.id}/input`, {
+      inputResponses: { ok: { action: "accept", content: { go: true } } },
+    });
+    expect(answered.status).toBe(200);
+    const done = await eventually(async () => {
+      const e = (await (await fetch(`${srv.url}/executions/${submitted.id}`)).json()) as { status: string; result?: Json };
+      return e.status === "succeeded" && e;
+    });
+    expect(done.result).toMatchObject({ output: "held confirmed", isError: false });
+    expect(await upstreamEvents()).toContain("answered held");
+  });
+
   it("a declined answer is delivered as declined", async () => {
     const first = (await (await execute("confirm", { arguments: { label: "nope" } })).json()) as { metadata: { pending: { id: string } } };
     const res = await execute("confirm", { arguments: { label: "nope" }, answer: { id: first.metadata.pending.id, ok: false } });
