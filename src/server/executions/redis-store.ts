@@ -11,7 +11,7 @@ import { RedisChannels } from "./redis-channels.js";
 import { key, store, toExecution, unavailable } from "./redis-records.js";
 import { withExecutionCommands, type ExecutionCommands } from "./redis-scripts.js";
 import { iso, OrphanSweep, recordOutcome } from "./redis-outcomes.js";
-import { createWithJob, precheck, submitArgs, type SubmitCall, type SubmitVerdict } from "./redis-submit.js";
+import { createWithJob, precheck, submitArgs, submitted, type SubmitCall, type SubmitVerdict } from "./redis-submit.js";
 import { checkResponses, InputWaits, notWaiting } from "./input-wait.js";
 import { HeldLeases, HeldSweep, heldTimings } from "./redis-held.js";
 import { isTerminal, type ExecutionStatusT, type ExecutionT } from "./schemas.js";
@@ -135,9 +135,9 @@ export class RedisExecutionStore implements ExecutionStore {
       const execution = await this.get(s.owner, earlier);
       if (execution) return { execution, replayed: true };
     }
-    const execution = await this.get(s.owner, id);
-    if (!execution) throw unavailable();
-    return { execution, replayed: false };
+    // A replay whose execution expired in between: nothing was created.
+    if (verdict !== "created") throw unavailable();
+    return { execution: submitted(call), replayed: false };
   }
 
   // No job: the call already runs here. Its lease (redis-held.ts) says this replica is alive.
@@ -335,7 +335,7 @@ export class RedisExecutionStore implements ExecutionStore {
 
   // The outcome must reach Redis; a short outage is waited out rather than losing it.
   private async record(job: Job, outcome: Outcome): Promise<void> {
-    this.waits.end(job.id, new ToolnexusError("CANCELLED", "The call ended before the answer came"));
+    this.waits.end(job.id, () => new ToolnexusError("CANCELLED", "The call ended before the answer came"));
     for (let attempt = 0; ; attempt++) {
       try {
         await this.finish(job, outcome);
