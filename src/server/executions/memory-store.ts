@@ -246,7 +246,7 @@ export class MemoryExecutionStore implements ExecutionStore {
   }
 
   private record(e: Entry, owner: string, outcome: Outcome): void {
-    this.waits.end(e.execution.id, new ToolnexusError("CANCELLED", "The call ended before the answer came"));
+    this.waits.end(e.execution.id, () => new ToolnexusError("CANCELLED", "The call ended before the answer came"));
     const now = Date.now();
     e.expiresAtMs = now + this.config().retentionMs;
     this.active.set(owner, (this.active.get(owner) ?? 1) - 1);

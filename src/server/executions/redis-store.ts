@@ -11,8 +11,9 @@ import { RedisChannels } from "./redis-channels.js";
 import { key, store, toExecution, unavailable } from "./redis-records.js";
 import { withExecutionCommands, type ExecutionCommands } from "./redis-scripts.js";
 import { iso, OrphanSweep, recordOutcome } from "./redis-outcomes.js";
-import { createWithJob, precheck, submitArgs, type SubmitCall, type SubmitVerdict } from "./redis-submit.js";
+import { createWithJob, precheck, submitArgs, submitted, type SubmitCall, type SubmitVerdict } from "./redis-submit.js";
 import { checkResponses, InputWaits, notWaiting, stillOpen } from "./input-wait.js";
+import { HeldLeases, HeldSweep, heldTimings } from "./redis-held.js";
 import { isTerminal, type ExecutionStatusT, type ExecutionT } from "./schemas.js";
 import type { Adopted, Adoption, ExecutionEvent, ExecutionPage, ExecutionStore, Job, Outcome, Runner, Submission, Watch } from "./store.js";
 
@@ -38,7 +39,8 @@ export interface RedisConnections {
  * queue so any replica's worker may take one. Cancel is broadcast and the replica running
  * the job aborts it (BullMQ's per-job AbortSignal); a replica that dies stops renewing its
  * job locks and BullMQ's stalled-job check on a live replica fails the job, which marks the
- * execution EXECUTION_LOST within `executions.lostAfterMs`.
+ * execution EXECUTION_LOST within `executions.lostAfterMs`; a call adopted here (no job) keeps a
+ * lease instead, which a live replica's sweep finds lapsed (redis-held.ts).
  */
 export class RedisExecutionStore implements ExecutionStore {
   private readonly redis: Redis & ExecutionCommands;
@@ -52,6 +54,9 @@ export class RedisExecutionStore implements ExecutionStore {
   private readonly waits = new InputWaits();
   /** Calls of this replica adopted as executions (promoted when they asked mid-call): their cancel. */
   private readonly adopted = new Map<string, AbortController>();
+  /** The leases of this replica's adopted calls: they have no job whose lock would say the replica died. */
+  private readonly leases: HeldLeases;
+  private readonly heldSweeper: NodeJS.Timeout;
 
   constructor(
     conns: RedisConnections,
@@ -100,6 +105,14 @@ export class RedisExecutionStore implements ExecutionStore {
       lostAfterMs,
     );
     this.sweeper.unref();
+    const { leaseMs, sweepMs } = heldTimings(lostAfterMs);
+    this.leases = new HeldLeases(this.redis, leaseMs, log);
+    const held = new HeldSweep(this.redis, config, log);
+    this.heldSweeper = setInterval(
+      () => void held.run().catch((err: Error) => log.debug({ err: err.message }, "held sweep failed")),
+      sweepMs,
+    );
+    this.heldSweeper.unref();
   }
 
   async submit(s: Submission, fingerprint: string): Promise<{ execution: ExecutionT; replayed: boolean }> {
@@ -122,19 +135,18 @@ export class RedisExecutionStore implements ExecutionStore {
       const execution = await this.get(s.owner, earlier);
       if (execution) return { execution, replayed: true };
     }
-    const execution = await this.get(s.owner, id);
-    if (!execution) throw unavailable();
-    return { execution, replayed: false };
+    // A replay whose execution expired in between: nothing was created.
+    if (verdict !== "created") throw unavailable();
+    return { execution: submitted(call), replayed: false };
   }
 
-  // No job: the call already runs here. A replica that dies with it leaves it to its expiry
-  // (BullMQ's stalled check, which finds lost jobs, knows nothing of it).
+  // No job: the call already runs here. Its lease (redis-held.ts) says this replica is alive.
   async adopt(a: Adoption): Promise<Adopted> {
     const id = newExecutionId();
     const c = this.submitCall(a, id, "");
     const [verdict] = (await store(this.redis.tnxSubmit(...submitArgs(c)))) as SubmitVerdict;
     if (verdict === "overloaded") throw overloaded(c.max);
-    await store(this.redis.tnxStart(c.record, iso(Date.now())));
+    await this.leases.start(id);
     const execution = await this.get(a.owner, id);
     if (!execution) throw unavailable();
     const cancel = new AbortController();
@@ -153,6 +165,7 @@ export class RedisExecutionStore implements ExecutionStore {
       finish: async (outcome) => {
         try {
           await this.record(job, outcome);
+          await this.leases.release(id);
         } finally {
           this.adopted.delete(id);
           settle();
@@ -300,10 +313,12 @@ export class RedisExecutionStore implements ExecutionStore {
 
   async close(): Promise<void> {
     clearInterval(this.sweeper);
+    clearInterval(this.heldSweeper);
     // Waits for the runs of this replica (shutdown aborts them after its grace period) so
     // their outcome is recorded before the connections close.
     await this.worker.pause(true).catch(() => undefined);
     await Promise.allSettled([...this.running]);
+    this.leases.stop();
     await this.worker.close();
     await this.queue.close();
   }
@@ -329,7 +344,7 @@ export class RedisExecutionStore implements ExecutionStore {
 
   // The outcome must reach Redis; a short outage is waited out rather than losing it.
   private async record(job: Job, outcome: Outcome): Promise<void> {
-    this.waits.end(job.id, new ToolnexusError("CANCELLED", "The call ended before the answer came"));
+    this.waits.end(job.id, () => new ToolnexusError("CANCELLED", "The call ended before the answer came"));
     for (let attempt = 0; ; attempt++) {
       try {
         await this.finish(job, outcome);

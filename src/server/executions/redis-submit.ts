@@ -2,6 +2,7 @@ import { Job as BullJob, type Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { RECORD_PREFIX, store, unavailable } from "./redis-records.js";
 import type { ExecutionCommands } from "./redis-scripts.js";
+import type { ExecutionT } from "./schemas.js";
 import type { Job } from "./store.js";
 
 /** What the submit script decided: a new record, or why not (with the earlier id for a replay). */
@@ -31,16 +32,25 @@ export interface SubmitCall {
  * a race between two submits is settled there.
  */
 export async function precheck(redis: Redis, c: SubmitCall): Promise<SubmitVerdict | undefined> {
-  // Sent together: one round trip.
-  const [prev, active] = await store(Promise.all([c.idem === "" ? null : redis.get(c.idem), redis.smembers(c.active)]));
+  // Sent together: one round trip. A count, not the members: every submit pays for this reply.
+  const [prev, count] = await store(Promise.all([c.idem === "" ? null : redis.get(c.idem), redis.scard(c.active)]));
   if (prev) {
     const fp = await store(redis.hget(RECORD_PREFIX + prev, "fp"));
     if (fp) return fp === c.fingerprint ? ["replay", prev] : ["reused"];
   }
-  if (active.length < c.max) return undefined;
+  if (count < c.max) return undefined;
   // Ids whose record expired unfinished no longer count (the script drops them from the set).
+  const active = await store(redis.smembers(c.active));
   const live = active.length ? await store(redis.exists(...active.map((id) => RECORD_PREFIX + id))) : 0;
   return live >= c.max ? ["overloaded"] : undefined;
+}
+
+/**
+ * The execution the submit script just created, as it wrote it: the 202 needs no read back
+ * (a worker may have started it meanwhile; `queued` was still true when it was accepted).
+ */
+export function submitted(c: SubmitCall): ExecutionT {
+  return { id: c.id, tool: c.tool, status: "queued", createdAt: c.nowIso, updatedAt: c.nowIso, expiresAt: c.expiresAtIso };
 }
 
 /** The submit script's keys and arguments for `c`, in its order (redis-scripts.ts SUBMIT). */
