@@ -1,9 +1,11 @@
 import { Job as BullJob, type Queue } from "bullmq";
 import type { Redis } from "ioredis";
-import { RECORD_PREFIX, store, unavailable } from "./redis-records.js";
+import type { ExecutionsConfig } from "../../config/schema/index.js";
+import { iso } from "./redis-outcomes.js";
+import { key, RECORD_PREFIX, store, unavailable } from "./redis-records.js";
 import type { ExecutionCommands } from "./redis-scripts.js";
 import type { ExecutionT } from "./schemas.js";
-import type { Job } from "./store.js";
+import type { Adoption, Job } from "./store.js";
 
 /** What the submit script decided: a new record, or why not (with the earlier id for a replay). */
 export type SubmitVerdict = [verdict: "created" | "reused" | "replay" | "overloaded", earlier?: string];
@@ -94,4 +96,31 @@ export async function createWithJob(queue: Queue<Job>, c: SubmitCall, job: Job):
   const v = verdict as SubmitVerdict;
   if (v[0] !== "created") await queue.remove(job.id).catch(() => undefined);
   return v;
+}
+
+/** The submit script's keys and arguments for call `s` as execution `id` (expiring after its timeout and the retention). */
+export function submitCallOf(
+  config: ExecutionsConfig,
+  s: Adoption & { idempotencyKey?: string },
+  id: string,
+  fingerprint: string,
+): SubmitCall {
+  const { maxActivePerCaller, retentionMs } = config;
+  const now = Date.now();
+  const expireAt = now + s.timeoutMs + retentionMs;
+  return {
+    idem: s.idempotencyKey === undefined ? "" : key.idempotency(s.owner, s.idempotencyKey),
+    active: key.active(s.owner),
+    ownerIndex: key.owner(s.owner),
+    seq: key.seq,
+    record: key.record(id),
+    id,
+    fingerprint,
+    max: maxActivePerCaller,
+    expireAt,
+    nowIso: iso(now),
+    tool: s.tool,
+    owner: s.owner,
+    expiresAtIso: iso(expireAt),
+  };
 }
