@@ -8,6 +8,7 @@ import { startV2HttpServer, type V2HttpServer } from "../fixtures/mcp/v2-http-se
 // @ts-expect-error -- a plain-JS fixture module
 import { taskEvents } from "../fixtures/mcp/v2-task-tools.mjs";
 import { startServer, type TestServer } from "../helpers/server.js";
+import { sseEvents, tasksRpc } from "../helpers/mcp-rpc.js";
 import { eventually } from "../helpers/wait.js";
 
 const STDIO = fileURLToPath(new URL("../fixtures/mcp/v2-task-stdio-server.mjs", import.meta.url));
@@ -16,37 +17,7 @@ type Json = Record<string, unknown>;
 const post = (url: string, body: Json, headers: Record<string, string> = {}, signal?: AbortSignal) =>
   fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body), signal });
 
-/** One 2026-07-28 JSON-RPC request to `/mcp` declaring the tasks extension; the response body. */
-async function rpc(url: string, method: string, params: Json): Promise<Json> {
-  const name = params.name ?? params.taskId;
-  const meta = {
-    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-    "io.modelcontextprotocol/clientInfo": { name: "upstream-tasks-2026-test", version: "1.0.0" },
-    "io.modelcontextprotocol/clientCapabilities": { extensions: { "io.modelcontextprotocol/tasks": {} } },
-  };
-  const res = await post(
-    `${url}/mcp`,
-    { jsonrpc: "2.0", id: 1, method, params: { ...params, _meta: meta } },
-    {
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": "2026-07-28",
-      "mcp-method": method,
-      ...(typeof name === "string" ? { "mcp-name": name } : {}),
-    },
-  );
-  return ((await res.json()) as { result: Json }).result;
-}
-
-/** The `event:`/`data:` pairs of a finished SSE body. */
-function sse(text: string): { event: string; data: Json }[] {
-  return text
-    .split("\n\n")
-    .map((block) => ({
-      event: /^event: (.*)$/m.exec(block)?.[1] ?? "",
-      data: JSON.parse(/^data: (.*)$/m.exec(block)?.[1] ?? "null") as Json,
-    }))
-    .filter((e) => e.event !== "");
-}
+const rpc = (url: string, method: string, params: Json) => tasksRpc(url, method, params, "upstream-tasks-2026-test");
 
 describe.each(["http", "stdio"] as const)("a 2026-07-28 upstream's task-only tools (tasks extension, %s) are served", (wire) => {
   let srv: TestServer;
@@ -89,7 +60,7 @@ describe.each(["http", "stdio"] as const)("a 2026-07-28 upstream's task-only too
 
   it("maps the task's status messages to SSE progress events", async () => {
     const res = await execute("report", { arguments: { label: "sse", steps: 4, everyMs: 120 } }, { accept: "text/event-stream" });
-    const all = sse(await res.text());
+    const all = sseEvents(await res.text());
     const messages = all.filter((e) => e.event === "progress").map((e) => e.data.message);
     expect(messages).toEqual(expect.arrayContaining(["sse: step 1 of 4", "sse: step 3 of 4"]));
     expect(all.at(-1)).toMatchObject({ event: "result", data: { output: "sse done after 4 steps" } });

@@ -4,6 +4,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../helpers/server.js";
+import { sseEvents, tasksRpc } from "../helpers/mcp-rpc.js";
 import { eventually } from "../helpers/wait.js";
 
 const FIXTURE = fileURLToPath(new URL("../fixtures/mcp/task-server.mjs", import.meta.url));
@@ -13,44 +14,7 @@ type Json = Record<string, unknown>;
 const post = (url: string, body: Json, headers: Record<string, string> = {}) =>
   fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
 
-/** One 2026-07-28 JSON-RPC request to `/mcp` declaring the tasks extension; the response body. */
-async function rpc(url: string, method: string, params: Json): Promise<Json> {
-  const name = params.name ?? params.taskId;
-  const res = await post(
-    `${url}/mcp`,
-    {
-      jsonrpc: "2.0",
-      id: 1,
-      method,
-      params: {
-        ...params,
-        _meta: {
-          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-          "io.modelcontextprotocol/clientInfo": { name: "upstream-tasks-test", version: "1.0.0" },
-          "io.modelcontextprotocol/clientCapabilities": { extensions: { "io.modelcontextprotocol/tasks": {} } },
-        },
-      },
-    },
-    {
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": "2026-07-28",
-      "mcp-method": method,
-      ...(typeof name === "string" ? { "mcp-name": name } : {}),
-    },
-  );
-  return ((await res.json()) as { result: Json }).result;
-}
-
-/** The `event:`/`data:` pairs of a finished SSE body. */
-function events(text: string): { event: string; data: Json }[] {
-  return text
-    .split("\n\n")
-    .map((block) => ({
-      event: /^event: (.*)$/m.exec(block)?.[1] ?? "",
-      data: JSON.parse(/^data: (.*)$/m.exec(block)?.[1] ?? "null") as Json,
-    }))
-    .filter((e) => e.event !== "");
-}
+const rpc = (url: string, method: string, params: Json) => tasksRpc(url, method, params, "upstream-tasks-test");
 
 describe("upstream tools that run only as tasks (2025-11-25 core tasks) are served", () => {
   let srv: TestServer;
@@ -90,7 +54,7 @@ describe("upstream tools that run only as tasks (2025-11-25 core tasks) are serv
       { arguments: { label: "sse", steps: 4, everyMs: 150 } },
       { accept: "text/event-stream" },
     );
-    const all = events(await res.text());
+    const all = sseEvents(await res.text());
     const messages = all.filter((e) => e.event === "progress").map((e) => e.data.message);
     expect(messages).toEqual(expect.arrayContaining(["sse: step 1 of 4", "sse: step 3 of 4"]));
     expect(all.at(-1)).toMatchObject({ event: "result", data: { output: "sse done after 4 steps" } });

@@ -3,9 +3,8 @@ import { CLIENT_INFO_META_KEY, PROTOCOL_VERSION_META_KEY, SdkError, SdkErrorCode
 import { ToolnexusError } from "../../core/errors.js";
 import { asInputRequests } from "../../core/input-requests.js";
 import type { ToolContext, ToolResult } from "../../core/types.js";
-import { classifyCallError } from "./call-error.js";
 import { callOptions, requestMeta } from "./call-options.js";
-import type { CallSite } from "./call-tool.js";
+import { failedCall, type CallSite } from "./call-tool.js";
 import { CLIENT_INFO, type McpConnection } from "./connect.js";
 import { answerableCapabilities, openRetry, pendingOf, sealedPending, type Retry } from "./input-required.js";
 import { mapCallResult } from "./map-result.js";
@@ -133,11 +132,7 @@ async function follow(
     // The caller's own abort decides the answer (the task was cancelled upstream above).
     if (ctx.signal?.aborted) throw ctx.signal.reason;
     if (err instanceof ToolnexusError) throw err;
-    const failure = classifyCallError(err, { server: site.server, tool, lost: site.isLost(conn) });
-    if (failure.reconnect) site.lose(conn, failure.throw.message);
-    if (failure.result) return failure.result;
-    failure.throw.message = site.scrub(failure.throw.message);
-    throw failure.throw;
+    return failedCall(err, site, conn, tool);
   } finally {
     progress?.close();
     ctx.signal?.removeEventListener("abort", cancelUpstream);

@@ -2,9 +2,8 @@ import type { CallToolResult } from "@modelcontextprotocol/client";
 import { createTaskSessionFromClient, type TaskEnabledSession } from "@modelcontextprotocol/ext-tasks/client";
 import { ToolnexusError } from "../../core/errors.js";
 import type { ToolContext, ToolResult } from "../../core/types.js";
-import { classifyCallError } from "./call-error.js";
 import { callOptions, requestMeta } from "./call-options.js";
-import type { CallSite } from "./call-tool.js";
+import { failedCall, type CallSite } from "./call-tool.js";
 import type { McpConnection } from "./connect.js";
 import { mapCallResult } from "./map-result.js";
 
@@ -65,11 +64,7 @@ export async function callTask(
     // The caller's own abort decides the answer (the task was cancelled upstream above).
     if (ctx.signal?.aborted) throw ctx.signal.reason;
     if (err instanceof ToolnexusError) throw err;
-    const failure = classifyCallError(err, { server: site.server, tool, lost: site.isLost(conn) });
-    if (failure.reconnect) site.lose(conn, failure.throw.message);
-    if (failure.result) return failure.result;
-    failure.throw.message = site.scrub(failure.throw.message);
-    throw failure.throw;
+    return failedCall(err, site, conn, tool);
   } finally {
     if (cancelUpstream) ctx.signal?.removeEventListener("abort", cancelUpstream);
   }

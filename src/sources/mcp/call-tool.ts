@@ -17,6 +17,19 @@ export interface CallSite {
   input: InputDeps;
 }
 
+/**
+ * What a call that failed with `err` answers: an isError result the model can act on, or the
+ * error to throw (its message scrubbed). A failure that shows the session unusable hands it
+ * back to the source, which reconnects.
+ */
+export function failedCall(err: unknown, site: CallSite, conn: McpConnection, tool: string): ToolResult {
+  const failure = classifyCallError(err, { server: site.server, tool, lost: site.isLost(conn) });
+  if (failure.reconnect) site.lose(conn, failure.throw.message);
+  if (failure.result) return failure.result;
+  failure.throw.message = site.scrub(failure.throw.message);
+  throw failure.throw;
+}
+
 // A 2026 server that sheds load answers input_required with only a requestState: retried at once, this often.
 const MAX_STATE_ONLY_RETRIES = 10;
 
@@ -71,11 +84,7 @@ export async function callTool(
     // The caller's own abort (disconnect, deadline, shutdown) decides the answer; the SDK already sent notifications/cancelled.
     if (ctx.signal?.aborted) throw ctx.signal.reason;
     if (asking?.signal.aborted) throw asking.signal.reason;
-    const failure = classifyCallError(err, { server: site.server, tool, lost: site.isLost(conn) });
-    if (failure.reconnect) site.lose(conn, failure.throw.message);
-    if (failure.result) return failure.result;
-    failure.throw.message = site.scrub(failure.throw.message);
-    throw failure.throw;
+    return failedCall(err, site, conn, tool);
   } finally {
     held.close();
     progress?.close();
