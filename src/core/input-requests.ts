@@ -20,6 +20,13 @@ export type InputRequests = Record<string, InputRequest>;
 /** The `inputResponses` map of the retry: each value is the bare result answering one request. */
 export type InputResponses = Record<string, Record<string, unknown>>;
 
+/**
+ * The one key of a response that carries the client's JSON-RPC error (`{ code, message, data? }`)
+ * instead of a result: a 2025 `/mcp` client that refused a relayed request. The upstream that
+ * asked gets that error, as it would from a client of its own.
+ */
+export const INPUT_ERROR_KEY = "toolnexus/error";
+
 /** The pending kinds an input request maps to (a tool's own kinds, e.g. `question`, stay as they are). */
 type InputKind = "elicitation" | "sampling" | "roots";
 

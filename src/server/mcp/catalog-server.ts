@@ -35,6 +35,7 @@ import { invalidArgumentsResult, JsonRpcError, toCallToolResult, toJsonRpcError 
 import { TASKS_EXTENSION } from "./task-wire.js";
 import { registerTaskMethods } from "./task-methods.js";
 import type { McpTasks } from "./tasks.js";
+import type { LegacyRelay, RelaySink } from "./legacy-relay.js";
 
 const { version } = createRequire(import.meta.url)("../../../package.json") as { version: string };
 const SKILL_TOOL = "skill";
@@ -52,6 +53,8 @@ export interface McpSession {
   requestId(id: RequestId): string;
   /** How calls of this session are logged and audited (default "mcp": over HTTP). */
   transport?: "mcp" | "stdio";
+  /** A 2025 client's call stream that can carry an upstream's mid-call questions (legacy-relay.ts). */
+  relay?: RelaySink;
 }
 
 /**
@@ -75,6 +78,8 @@ export class McpCatalog {
     private readonly scrub: (s: string) => string,
     /** The tasks extension, where executions exist to back it. */
     private readonly tasks?: McpTasks,
+    /** Server-to-client requests for 2025 clients, where executions exist to carry the answers. */
+    readonly relay?: LegacyRelay,
   ) {}
 
   /**
@@ -202,7 +207,8 @@ export class McpCatalog {
       // A retry: its state is opened before the call runs (a forged one is refused here).
       const answer =
         typeof requestState === "string" ? answerOf(requestState, mcpReq.inputResponses ?? {}, params.name, caller.id, input) : undefined;
-      const result = await this.pipeline.call(
+      const relayed = !modern && session.relay ? this.relay?.call(caller, params.name, requestId, session.relay) : undefined;
+      const run = this.pipeline.call(
         params.name,
         { arguments: params.arguments ?? {}, ...(answer ? { answer } : {}) },
         {
@@ -212,6 +218,7 @@ export class McpCatalog {
           log: session.log,
           clientCapabilities: caps,
           onStart: (call) => {
+            relayed?.bind(call);
             this.inFlight.add(ownerKey(caller), mcpReq.id, call);
             // The SDK aborts this signal when the transport closes: over HTTP, the response stream.
             bindAbort(call, mcpReq.signal, onSignalAbort, clientClosed);
@@ -224,8 +231,11 @@ export class McpCatalog {
                 },
               }),
           ...(wantsLogs ? { onLog: (m) => void mcpReq.log(m.level, scrubDeep(m.data, this.scrub), m.logger).catch(() => {}) } : {}),
+          ...(relayed ? { onInputRequest: relayed.ask } : {}),
         },
       );
+      relayed?.track(run);
+      const result = await run;
       const missing = missingCapabilities(result);
       // A 2026 client is told in kind that the upstream needs a client capability (-32021, HTTP 400).
       if (missing && modern) throw new MissingRequiredClientCapabilityError({ requiredCapabilities: missing }, result.output);

@@ -1,5 +1,5 @@
 import { ProtocolError, ProtocolErrorCode, type Client } from "@modelcontextprotocol/client";
-import type { InputRequest, InputRequests, InputResponses } from "../../core/input-requests.js";
+import { INPUT_ERROR_KEY, type InputRequest, type InputRequests, type InputResponses } from "../../core/input-requests.js";
 import type { ToolContext } from "../../core/types.js";
 
 /**
@@ -56,6 +56,11 @@ export class HeldInput {
     const responses: InputResponses = await call.ask({ [key]: request } satisfies InputRequests);
     const response = responses[key];
     if (!response) throw new ProtocolError(ProtocolErrorCode.InternalError, "The caller gave no response to this request");
+    const refused = response[INPUT_ERROR_KEY] as { code?: unknown; message?: unknown; data?: unknown } | undefined;
+    if (refused) {
+      const code = typeof refused.code === "number" ? refused.code : ProtocolErrorCode.InternalError;
+      throw new ProtocolError(code, typeof refused.message === "string" ? refused.message : "The client refused the request", refused.data);
+    }
     return response as never;
   }
 }
