@@ -1,6 +1,7 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CreateMessageRequestSchema, ElicitRequestSchema, type ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
@@ -34,6 +35,40 @@ async function reply(replica: ServeProcess, key: string, id: unknown, result: Js
   });
   const text = await res.text();
   return { status: res.status, body: (text ? JSON.parse(text) : {}) as Json };
+}
+
+const MODERN = "2026-07-28";
+
+/** A raw 2026-07-28 tools/call of `key` to `replica` (its envelope declaring elicitation): the JSON-RPC response. */
+async function modernCall(replica: ServeProcess, key: string, name: string, extra: Json = {}): Promise<Json> {
+  const _meta = {
+    "io.modelcontextprotocol/protocolVersion": MODERN,
+    "io.modelcontextprotocol/clientInfo": { name: "relay-test", version: "1.0.0" },
+    "io.modelcontextprotocol/clientCapabilities": { elicitation: {} },
+  };
+  const res = await fetch(`${replica.url}/mcp`, {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${key}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": MODERN,
+      "mcp-method": "tools/call",
+      "mcp-name": name,
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: {}, ...extra, _meta } }),
+  });
+  const text = await res.text();
+  // A JSON body, or the last message of an event stream.
+  const data = text.startsWith("{")
+    ? text
+    : (
+        text
+          .split("\n")
+          .filter((l) => l.startsWith("data: "))
+          .pop() ?? ""
+      ).slice(6);
+  return JSON.parse(data) as Json;
 }
 
 const textOf = (r: Json): string => ((r.content as { text: string }[])[0] ?? { text: "" }).text;
@@ -186,5 +221,54 @@ describe("/mcp 2025 clients get an upstream's mid-call requests on their call's 
     await expect(call).rejects.toMatchObject({ data: { code: "INPUT_TIMEOUT" } });
     await expect.poll(() => late?.status, { timeout: 5000 }).toBeDefined();
     expect([400, 410]).toContain(late?.status);
+  });
+
+  it("a 2026 client's plain call whose 2025 upstream asks is input_required; the retry, on the other replica, answers the held call", async () => {
+    const retries: string[] = [];
+    const client = new ModernClient(
+      { name: "relay-test", version: "1.0.0" },
+      { versionNegotiation: { mode: { pin: MODERN } }, capabilities: { elicitation: { form: {} } } },
+    );
+    // Every retry (a tools/call carrying a requestState) goes to replica B.
+    const transport = new ModernTransport(new URL(`${a.url}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${KEYS.alice}` } },
+      fetch: (url, init) => {
+        const body = typeof init?.body === "string" ? (JSON.parse(init.body) as { params?: Json }) : undefined;
+        if (typeof body?.params?.requestState !== "string") return fetch(url, init);
+        retries.push(b.url);
+        return fetch(String(url).replace(a.url, b.url), init);
+      },
+    });
+    await client.connect(transport);
+    let n = 0;
+    client.setRequestHandler("elicitation/create", () => ({ action: "accept", content: { response: `modern ${++n}` } }));
+    try {
+      const once = (await client.callTool({ name: "asker_ask", arguments: { message: "Colour?" } })) as Json;
+      expect(JSON.parse(textOf(once))).toEqual({ action: "accept", content: { response: "modern 1" } });
+      const twice = (await client.callTool({ name: "asker_ask_twice", arguments: {} })) as Json;
+      expect(JSON.parse(textOf(twice))).toEqual([
+        { action: "accept", content: { response: "modern 2" } },
+        { action: "accept", content: { response: "modern 3" } },
+      ]);
+      expect(retries).toEqual([b.url, b.url, b.url]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("a held call's requestState is refused to another caller (-32602 INVALID_STATE), and then answered by its own", async () => {
+    const first = (await modernCall(a, KEYS.alice, "asker_ask")).result as Json;
+    expect(first).toMatchObject({ resultType: "input_required", requestState: expect.any(String) });
+    // The key is the gateway's id of the upstream's request (elicitation-<n>).
+    const [key] = Object.keys(first.inputRequests as Json);
+    expect((first.inputRequests as Record<string, Json>)[key!]).toMatchObject({ method: "elicitation/create" });
+    const answer = (response: string) => ({
+      requestState: first.requestState,
+      inputResponses: { [key!]: { action: "accept", content: { response } } },
+    });
+    const foreign = await modernCall(b, KEYS.bob, "asker_ask", answer("bob"));
+    expect(foreign.error).toMatchObject({ code: -32602, data: { code: "INVALID_STATE" } });
+    const own = await modernCall(b, KEYS.alice, "asker_ask", answer("alice"));
+    expect(JSON.parse(textOf(own.result as Json))).toEqual({ action: "accept", content: { response: "alice" } });
   });
 });

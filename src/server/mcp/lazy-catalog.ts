@@ -46,19 +46,26 @@ export function lazyCatalog(
   const connector: McpConnector = {
     events,
     catalog() {
-      return (catalog ??= Promise.all([import("./catalog-server.js"), import("./tasks.js"), import("./legacy-relay.js")]).then(
-        ([{ McpCatalog }, { McpTasks }, { LegacyRelay }]) =>
-          new McpCatalog(
+      return (catalog ??= Promise.all([
+        import("./catalog-server.js"),
+        import("./tasks.js"),
+        import("./legacy-relay.js"),
+        import("./held-retry.js"),
+      ]).then(
+        ([{ McpCatalog }, { McpTasks }, { LegacyRelay }, { HeldRetry }]) => {
+          const inputTimeoutMs = () => state.loaded.config.server.inputTimeoutMs;
+          // Answers to an upstream's mid-call questions travel through executions (both eras).
+          const held = executions && promotion ? ([state.sealer, executions, promotion, inputTimeoutMs] as const) : undefined;
+          return new McpCatalog(
             state,
             views,
             pipeline,
             scrub,
             executions && new McpTasks(state, pipeline, executions),
-            // 2025 clients' answers to an upstream's mid-call questions travel through executions.
-            executions &&
-              promotion &&
-              new LegacyRelay(state.sealer, executions, promotion, () => state.loaded.config.server.inputTimeoutMs),
-          ),
+            held && new LegacyRelay(...held),
+            held && new HeldRetry(...held),
+          );
+        },
         retry(() => (catalog = undefined)),
       ));
     },
