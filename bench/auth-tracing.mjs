@@ -2,40 +2,19 @@
 // key, a JWT (verified against a local JWKS), and with OpenTelemetry tracing on (exporting to
 // a local OTLP sink) vs off. Servers run in child processes; 127.0.0.1 only; bounded in time.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { load, row, startChild } from "./autocannon.mjs";
+import { serveLocal, startJwks } from "./lib.mjs";
 
 const duration = Number(process.env.BENCH_SECONDS ?? 10);
 const here = import.meta.dirname;
 const body = { arguments: { text: "hello" } };
 const KEY = "bench-api-key-0123456789abcdef";
 
-/** A local HTTP server answering every request with `answer()`; counts requests. */
-async function serve(answer) {
-  const server = createServer((req, res) => {
-    server.hits++;
-    req.resume();
-    req.on("end", () => answer(req, res));
-  });
-  server.hits = 0;
-  await new Promise((r) => server.listen(0, "127.0.0.1", r));
-  return { server, url: `http://127.0.0.1:${server.address().port}` };
-}
-
-const { privateKey, publicKey } = await generateKeyPair("ES256");
-const jwk = { ...(await exportJWK(publicKey)), kid: "bench", alg: "ES256", use: "sig" };
-const jwks = await serve((_req, res) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ keys: [jwk] })));
-const otlp = await serve((_req, res) => res.writeHead(200, { "content-type": "application/x-protobuf" }).end());
-const token = await new SignJWT({ sub: "bench-user", groups: ["bench"] })
-  .setProtectedHeader({ alg: "ES256", kid: "bench" })
-  .setIssuer("bench-idp")
-  .setAudience("toolnexus")
-  .setIssuedAt()
-  .setExpirationTime("1h")
-  .sign(privateKey);
+const jwks = await startJwks();
+const otlp = await serveLocal((_req, res) => res.writeHead(200, { "content-type": "application/x-protobuf" }).end());
+const token = await jwks.sign("bench-user", "toolnexus");
 
 const dir = mkdtempSync(path.join(tmpdir(), "tn-bench-"));
 const plugin = path.join(here, "fixtures", "plugins", "echo.mjs");
@@ -46,7 +25,7 @@ function config(name, extra) {
 }
 const auth = {
   apiKeys: [{ id: "bench-key", key: KEY }],
-  jwt: { issuer: "bench-idp", audience: "toolnexus", jwksUri: `${jwks.url}/jwks.json` },
+  jwt: { issuer: "bench-idp", audience: "toolnexus", jwksUri: jwks.jwksUri },
   policies: [{ id: "bench", groups: ["bench"], tools: ["*"] }],
 };
 const tracing = { telemetry: { otlp: { endpoint: otlp.url } } };
@@ -93,7 +72,7 @@ try {
   }
   console.log(`OTLP export requests received: ${otlp.server.hits}`);
 } finally {
-  jwks.server.close();
+  jwks.close();
   otlp.server.close();
   rmSync(dir, { recursive: true, force: true });
 }

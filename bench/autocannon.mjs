@@ -3,9 +3,9 @@
 import { fork } from "node:child_process";
 import autocannon from "autocannon";
 
-/** Forks a server script that sends `{ port }` once listening; returns its URL, pid and a stop(). */
-export async function startChild(script, args = []) {
-  const child = fork(script, args, { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+/** Forks a server script that sends `{ port }` once listening (with `env` added to ours); returns its URL, pid and a stop(). */
+export async function startChild(script, args = [], env = {}) {
+  const child = fork(script, args, { env: { ...process.env, ...env }, stdio: ["ignore", "inherit", "inherit", "ipc"] });
   const { port } = await new Promise((resolve, reject) => {
     child.once("message", resolve);
     child.once("exit", (code) => reject(new Error(`${script} exited with ${code}`)));

@@ -1,24 +1,17 @@
 // `npm run bench:executions`: submit + poll-to-completion of the native echo (in-process store
-// and Redis) against a synchronous execute, c=1 and c=32; then 1,000 concurrent 5 s executions
+// and Redis) against a synchronous execute, and the same round trip as an MCP task on `/mcp`
+// (tools/call creating a task, tasks/get until terminal), c=1 and c=32; then 1,000 concurrent 5 s executions
 // held by one replica, with its RSS before and after. 127.0.0.1 only, every phase bounded.
-import { fork, spawn } from "node:child_process";
+import { fork } from "node:child_process";
 import { readFileSync } from "node:fs";
-import net from "node:net";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
+import { startRedis } from "./lib.mjs";
 
 const here = import.meta.dirname;
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const body = JSON.stringify({ arguments: { text: "hello" } });
 const json = { "content-type": "application/json" };
-
-async function freePort() {
-  const srv = net.createServer();
-  await new Promise((r) => srv.listen(0, "127.0.0.1", r));
-  const { port } = srv.address();
-  await new Promise((r) => srv.close(r));
-  return port;
-}
 
 async function startServer(config, env = {}) {
   const child = fork(path.join(here, "toolnexus-server.mjs"), [config], {
@@ -32,32 +25,6 @@ async function startServer(config, env = {}) {
   return {
     url: `http://127.0.0.1:${port}`,
     pid: child.pid,
-    stop: () =>
-      new Promise((r) => {
-        child.once("exit", r);
-        child.kill("SIGTERM");
-      }),
-  };
-}
-
-async function startRedis() {
-  const port = await freePort();
-  const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {
-    stdio: "ignore",
-  });
-  for (let i = 0; i < 200; i++) {
-    const ok = await new Promise((r) => {
-      const s = net.connect(port, "127.0.0.1", () => {
-        s.end();
-        r(true);
-      });
-      s.once("error", () => r(false));
-    });
-    if (ok) break;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return {
-    url: `redis://127.0.0.1:${port}`,
     stop: () =>
       new Promise((r) => {
         child.once("exit", r);
@@ -81,6 +48,43 @@ async function asyncCall(url) {
   let e = await res.json();
   while (e.status === "queued" || e.status === "running") e = await (await fetch(`${url}/executions/${e.id}`)).json();
   if (e.status !== "succeeded") throw new Error(`execution ${e.status}`);
+}
+
+const MODERN = "2026-07-28";
+const TASKS = "io.modelcontextprotocol/tasks";
+const META = {
+  "io.modelcontextprotocol/protocolVersion": MODERN,
+  "io.modelcontextprotocol/clientInfo": { name: "bench", version: "1" },
+  "io.modelcontextprotocol/clientCapabilities": { extensions: { [TASKS]: {} } },
+};
+
+/** One 2026-07-28 JSON-RPC request to `/mcp` as a client that opted in to the tasks extension sends it. */
+async function rpc(url, method, params, name) {
+  const res = await fetch(`${url}/mcp`, {
+    method: "POST",
+    headers: {
+      ...json,
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": MODERN,
+      "mcp-method": method,
+      "mcp-name": name,
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: { ...params, _meta: META } }),
+  });
+  const reply = await res.json();
+  if (!reply.result) throw new Error(`${method}: ${JSON.stringify(reply.error)}`);
+  return reply.result;
+}
+
+// A task of the echo (the config makes its calls tasks), then tasks/get at once until terminal: the
+// same round trip as asyncCall, over /mcp.
+async function taskCall(url) {
+  const created = await rpc(url, "tools/call", { name: "echo", arguments: { text: "hello" } }, "echo");
+  const { taskId } = created;
+  if (created.resultType !== "task") throw new Error(`tools/call did not create a task: ${JSON.stringify(created).slice(0, 200)}`);
+  let t = created;
+  while (t.status === "working") t = await rpc(url, "tasks/get", { taskId }, taskId);
+  if (t.status !== "completed") throw new Error(`task ${t.status}`);
 }
 
 /** Closed loop: `c` clients call `fn` back to back for `seconds`; ops/s and p50/p99 of one op. */
@@ -150,6 +154,8 @@ try {
       ["sync `POST /tools/echo/execute`", syncCall, servers.memory.url],
       ["submit + poll, in-process store", asyncCall, servers.memory.url],
       ["submit + poll, Redis store", asyncCall, servers.redis.url],
+      ["`/mcp` task + tasks/get poll, in-process store", taskCall, servers.memory.url],
+      ["`/mcp` task + tasks/get poll, Redis store", taskCall, servers.redis.url],
     ]) {
       await closedLoop(fn, url, c); // warm-up pass of the same length
       const r = await closedLoop(fn, url, c);

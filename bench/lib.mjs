@@ -3,9 +3,11 @@
 import { spawn } from "node:child_process";
 import { openSync, closeSync, readFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
+import { createServer as httpServer } from "node:http";
+import { connect, createServer } from "node:net";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
+import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { Pool } from "undici";
 
 export const ROOT = path.resolve(import.meta.dirname, "..");
@@ -184,4 +186,68 @@ export const median = (xs) => {
 export function spread(xs, digits = 2) {
   const f = (x) => x.toFixed(digits);
   return xs.length === 1 ? f(xs[0]) : `${f(median(xs))} [${f(Math.min(...xs))}–${f(Math.max(...xs))}]`;
+}
+
+/** A local HTTP server answering every request with `answer(req, res)`; `server.hits` counts requests. */
+export async function serveLocal(answer) {
+  const server = httpServer((req, res) => {
+    server.hits++;
+    req.resume();
+    req.on("end", () => answer(req, res));
+  });
+  server.hits = 0;
+  await new Promise((r) => server.listen(0, "127.0.0.1", r));
+  return { server, url: `http://127.0.0.1:${server.address().port}` };
+}
+
+/**
+ * An ES256 key served as a JWKS from this process (issuer `bench-idp`, kid `bench`): `jwksUri`,
+ * `sign(sub, audience)` → a 2 h token of group `bench`, and `close()`.
+ */
+export async function startJwks() {
+  const { privateKey, publicKey } = await generateKeyPair("ES256");
+  const jwk = { ...(await exportJWK(publicKey)), kid: "bench", alg: "ES256", use: "sig" };
+  const jwks = await serveLocal((_req, res) =>
+    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ keys: [jwk] })),
+  );
+  return {
+    jwksUri: `${jwks.url}/jwks.json`,
+    sign: (sub, audience) =>
+      new SignJWT({ sub, groups: ["bench"] })
+        .setProtectedHeader({ alg: "ES256", kid: "bench" })
+        .setIssuer("bench-idp")
+        .setAudience(audience)
+        .setIssuedAt()
+        .setExpirationTime("2h")
+        .sign(privateKey),
+    close: () => jwks.server.close(),
+  };
+}
+
+/** A redis-server without persistence on a free port (as test/helpers/redis.ts starts it): `url`, `stop()`. */
+export async function startRedis() {
+  const port = await freePort();
+  const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {
+    stdio: "ignore",
+  });
+  const up = () =>
+    new Promise((r) => {
+      const s = connect(port, "127.0.0.1", () => {
+        s.end();
+        r(true);
+      });
+      s.once("error", () => r(false));
+    });
+  for (let i = 0; !(await up()); i++) {
+    if (i > 100 || child.exitCode !== null) throw new Error("redis-server did not start (is it installed?)");
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    stop: () =>
+      new Promise((r) => {
+        child.once("exit", r);
+        child.kill("SIGTERM");
+      }),
+  };
 }

@@ -1,6 +1,9 @@
 // Starts the built toolnexus on a random port with the bench config and reports the port.
+// BENCH_DIST=<another checkout>/dist/index.js starts that build instead (a before/after run).
 import path from "node:path";
-import { buildServer } from "../dist/index.js";
+import { pathToFileURL } from "node:url";
+
+const { buildServer } = await import(process.env.BENCH_DIST ? pathToFileURL(process.env.BENCH_DIST).href : "../dist/index.js");
 
 const config = process.argv[2] ?? path.join(import.meta.dirname, "fixtures", "toolnexus.yaml");
 const app = await buildServer({ config });

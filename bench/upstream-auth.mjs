@@ -4,43 +4,21 @@
 // A local JWKS, an RFC 8693 token endpoint (counts its requests: 1 expected) and the upstream are
 // served from this process. Usage: node bench/upstream-auth.mjs [concurrency]
 // Env: BENCH_ROUNDS (5), BENCH_SECONDS (3). Target: exchange ÷ passthrough ≤ 1.1.
-import { createServer } from "node:http";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { exportJWK, generateKeyPair, SignJWT } from "jose";
-import { measure, median, poster, spread, startToolnexus } from "./lib.mjs";
+import { measure, median, poster, serveLocal, spread, startJwks, startToolnexus } from "./lib.mjs";
 
 const c = Number(process.argv[2] ?? 32);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 
-async function serve(answer) {
-  const server = createServer((req, res) => {
-    server.hits++;
-    req.resume();
-    req.on("end", () => answer(req, res));
-  });
-  server.hits = 0;
-  await new Promise((r) => server.listen(0, "127.0.0.1", r));
-  return { server, url: `http://127.0.0.1:${server.address().port}` };
-}
-
-const { privateKey, publicKey } = await generateKeyPair("ES256");
-const jwk = { ...(await exportJWK(publicKey)), kid: "bench", alg: "ES256", use: "sig" };
-const sign = (sub, aud) =>
-  new SignJWT({ sub, groups: ["bench"] })
-    .setProtectedHeader({ alg: "ES256", kid: "bench" })
-    .setIssuer("bench-idp")
-    .setAudience(aud)
-    .setIssuedAt()
-    .setExpirationTime("2h")
-    .sign(privateKey);
+const jwks = await startJwks();
+const sign = jwks.sign;
 const caller = await sign("bench-user", "toolnexus");
 const issued = await sign("bench-user", "bench-upstream");
-const jwks = await serve((_q, res) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ keys: [jwk] })));
-const tokenEndpoint = await serve((_q, res) =>
+const tokenEndpoint = await serveLocal((_q, res) =>
   res.writeHead(200, { "content-type": "application/json" }).end(
     JSON.stringify({
       access_token: issued,
@@ -50,13 +28,13 @@ const tokenEndpoint = await serve((_q, res) =>
     }),
   ),
 );
-const upstream = await serve((_q, res) => res.writeHead(200, { "content-type": "text/plain" }).end("ok"));
+const upstream = await serveLocal((_q, res) => res.writeHead(200, { "content-type": "text/plain" }).end("ok"));
 
 const config = (upstreamAuth) => ({
   server: { logLevel: "info" },
   auth: {
     apiKeys: [],
-    jwt: { issuer: "bench-idp", audience: "toolnexus", jwksUri: `${jwks.url}/jwks.json` },
+    jwt: { issuer: "bench-idp", audience: "toolnexus", jwksUri: jwks.jwksUri },
     policies: [{ id: "bench", groups: ["bench"], tools: ["*"] }],
   },
   http: [{ name: "up", url: `${upstream.url}/x`, method: "POST", upstreamAuth }],
@@ -84,7 +62,8 @@ try {
   }
 } finally {
   await Promise.all(variants.map((v) => v.server?.stop()));
-  for (const s of [jwks, tokenEndpoint, upstream]) s.server.close();
+  jwks.close();
+  for (const s of [tokenEndpoint, upstream]) s.server.close();
   await rm(dir, { recursive: true, force: true });
 }
 const load = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");

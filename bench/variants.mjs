@@ -2,43 +2,21 @@
 // bench/instructions-per-call.mjs and bench/table.mjs: the native echo plugin behind no auth,
 // an API key, a JWT (ES256, verified against a JWKS served here, one policy granting `*`), and
 // tracing exporting to an OTLP/HTTP sink served here (every request sampled, 10 %, none).
-import { createServer } from "node:http";
-import { exportJWK, generateKeyPair, SignJWT } from "jose";
-import { ECHO_PLUGIN } from "./lib.mjs";
+import { ECHO_PLUGIN, serveLocal, startJwks } from "./lib.mjs";
 
 export const API_KEY = "bench-api-key-0123456789abcdef";
-
-/** A local HTTP server answering every request with `answer()`; counts requests. */
-async function serve(answer) {
-  const server = createServer((req, res) => {
-    server.hits++;
-    req.resume();
-    req.on("end", () => answer(req, res));
-  });
-  server.hits = 0;
-  await new Promise((r) => server.listen(0, "127.0.0.1", r));
-  return { server, url: `http://127.0.0.1:${server.address().port}` };
-}
 
 /**
  * Starts the JWKS and the OTLP sink; returns `variant(name)` → { config, headers, env } for a
  * server of that variant (logLevel info, so the per-call line is written), and close().
  */
 export async function startVariants() {
-  const { privateKey, publicKey } = await generateKeyPair("ES256");
-  const jwk = { ...(await exportJWK(publicKey)), kid: "bench", alg: "ES256", use: "sig" };
-  const jwks = await serve((_req, res) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ keys: [jwk] })));
-  const otlp = await serve((_req, res) => res.writeHead(200, { "content-type": "application/x-protobuf" }).end());
-  const token = await new SignJWT({ sub: "bench-user", groups: ["bench"] })
-    .setProtectedHeader({ alg: "ES256", kid: "bench" })
-    .setIssuer("bench-idp")
-    .setAudience("toolnexus")
-    .setIssuedAt()
-    .setExpirationTime("2h")
-    .sign(privateKey);
+  const jwks = await startJwks();
+  const otlp = await serveLocal((_req, res) => res.writeHead(200, { "content-type": "application/x-protobuf" }).end());
+  const token = await jwks.sign("bench-user", "toolnexus");
   const auth = {
     apiKeys: [{ id: "bench-key", key: API_KEY }],
-    jwt: { issuer: "bench-idp", audience: "toolnexus", jwksUri: `${jwks.url}/jwks.json` },
+    jwt: { issuer: "bench-idp", audience: "toolnexus", jwksUri: jwks.jwksUri },
     policies: [{ id: "bench", groups: ["bench"], tools: ["*"] }],
   };
   const telemetry = { otlp: { endpoint: otlp.url } };
@@ -61,7 +39,7 @@ export async function startVariants() {
     },
     otlpHits: () => otlp.server.hits,
     close() {
-      jwks.server.close();
+      jwks.close();
       otlp.server.close();
     },
   };

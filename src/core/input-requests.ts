@@ -132,10 +132,16 @@ export interface InputState {
   expiresAt: number;
   /** What was asked, by request id: the method of each (so a declined answer can decline each). */
   asked?: Record<string, string>;
+  /** The upstream task that waits for this answer (the 2026 tasks extension): answered by `tasks/update`. */
+  taskId?: string;
   /** The id of a toolnexus tool's own pending, when the state wraps one (on `/mcp`). */
   pendingId?: string;
   /** That pending's kind. */
   pendingKind?: string;
+  /** The execution (an `/mcp` task not yet handed out) that waits on the answer. */
+  execution?: string;
+  /** The id of that execution's `input_required` event: what came after it is the answer's outcome. */
+  after?: number;
 }
 
 const PURPOSE = "input-request";

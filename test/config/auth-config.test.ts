@@ -1,16 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError } from "../../src/config/config-error.js";
 import { normalizeConfig } from "../../src/config/load.js";
+import { issuesOf } from "../helpers/config-issues.js";
 import { collectServers } from "../../src/sources/mcp/collect-servers.js";
-
-async function issuesOf(raw: unknown): Promise<string> {
-  const err = await normalizeConfig(raw).then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(ConfigError);
-  return (err as ConfigError).message;
-}
 
 const jwt = { issuer: "https://idp.example/", audience: "toolnexus", jwksUri: "https://idp.example/jwks.json" };
 

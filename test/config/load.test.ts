@@ -1,19 +1,10 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { ConfigError } from "../../src/config/config-error.js";
 import { configPathFrom, loadConfig, normalizeConfig } from "../../src/config/load.js";
+import { configErrorOf } from "../helpers/config-issues.js";
 import { tempDir } from "../helpers/temp-dir.js";
 
 const PLUGIN = "export default { name: 'p', description: 'd', run: () => 'ok' };\n";
-
-async function issuesOf(p: Promise<unknown>): Promise<string> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(ConfigError);
-  return (err as ConfigError).message;
-}
 
 describe("loadConfig", () => {
   it("reads YAML, applies defaults and resolves paths against the file's directory", async () => {
@@ -43,7 +34,7 @@ describe("loadConfig", () => {
     const b = await tempDir({ "mcp.json": '{"mcpServers":{}}' });
     expect((await loadConfig(b)).file).toBe(path.join(b, "mcp.json"));
     const c = await tempDir({ "other.yaml": "" });
-    expect(await issuesOf(loadConfig(c))).toContain("holds none of toolnexus.yaml");
+    expect(await configErrorOf(loadConfig(c))).toContain("holds none of toolnexus.yaml");
   });
 
   it("accepts a plain Claude-desktop mcp.json", async () => {
@@ -67,28 +58,28 @@ describe("loadConfig", () => {
     const loaded = await normalizeConfig({ auth: { apiKeys: [{ id: "k", key: `\${file:${path.join(dir, "token")}}` }] } }, { env: {} });
     expect(loaded.config.auth?.apiKeys[0]?.key).toBe("from-a-file-secret");
     expect(loaded.secrets).toEqual(["from-a-file-secret"]);
-    const missing = await issuesOf(
+    const missing = await configErrorOf(
       normalizeConfig({ auth: { apiKeys: [{ id: "k", key: `\${file:${path.join(dir, "none")}}` }] } }, { env: {} }),
     );
     expect(missing).toBe(`config error: /auth/apiKeys/0/key cannot read ${path.join(dir, "none")} (ENOENT)`);
-    expect(await issuesOf(normalizeConfig({ auth: { apiKeys: [{ id: "k", key: "${file:rel/token}" }] } }, { env: {} }))).toContain(
+    expect(await configErrorOf(normalizeConfig({ auth: { apiKeys: [{ id: "k", key: "${file:rel/token}" }] } }, { env: {} }))).toContain(
       "needs an absolute path",
     );
   });
 
   it("refuses a headers timeout longer than the request timeout (Node would throw at listen)", async () => {
-    const msg = await issuesOf(normalizeConfig({ server: { headersTimeoutMs: 40_000, requestTimeoutMs: 30_000 } }, { env: {} }));
+    const msg = await configErrorOf(normalizeConfig({ server: { headersTimeoutMs: 40_000, requestTimeoutMs: 30_000 } }, { env: {} }));
     expect(msg).toBe("config error: /server/headersTimeoutMs must not exceed server.requestTimeoutMs");
   });
 
   it("a missing variable is an error naming the key, never an empty string", async () => {
-    const msg = await issuesOf(normalizeConfig({ auth: { apiKeys: [{ id: "ci", key: "${CI_KEY}" }] } }, { env: {} }));
+    const msg = await configErrorOf(normalizeConfig({ auth: { apiKeys: [{ id: "ci", key: "${CI_KEY}" }] } }, { env: {} }));
     expect(msg).toBe("config error: /auth/apiKeys/0/key environment variable CI_KEY is not set");
   });
 
   it("reports every failing path at once, unknown keys included", async () => {
     const dir = await tempDir({ "toolnexus.yaml": "server: { port: eighty, colour: red }\nplugins: [./none/*.mjs]\nbogus: 1\n" });
-    const msg = await issuesOf(loadConfig(dir));
+    const msg = await configErrorOf(loadConfig(dir));
     expect(msg).toContain("/server/port must be integer");
     expect(msg).toContain("/server/colour is not a known key");
     expect(msg).toContain("/bogus is not a known key");
@@ -96,20 +87,20 @@ describe("loadConfig", () => {
 
   it("checks paths once the shape is valid: missing plugins and skills are named", async () => {
     const dir = await tempDir({ "toolnexus.yaml": "plugins: [./p/*.mjs, ./q.mjs]\nskills: [./nope]\n", "p/a.mjs": PLUGIN });
-    expect(await issuesOf(loadConfig(dir))).toBe(
+    expect(await configErrorOf(loadConfig(dir))).toBe(
       `config error in ${path.join(dir, "toolnexus.yaml")}: /plugins/1 not found; /skills/0 not found`,
     );
   });
 
   it("rejects text that is not YAML or JSON, and a top level that is not an object", async () => {
     const a = await tempDir({ "toolnexus.yaml": "server: [unclosed\n" });
-    expect(await issuesOf(loadConfig(a))).toContain("is not valid YAML or JSON");
+    expect(await configErrorOf(loadConfig(a))).toContain("is not valid YAML or JSON");
     const b = await tempDir({ "toolnexus.yaml": "- a\n- b\n" });
-    expect(await issuesOf(loadConfig(b))).toContain("/ must be an object");
+    expect(await configErrorOf(loadConfig(b))).toContain("/ must be an object");
   });
 
   it("folds a union's noise into one message per path", async () => {
-    const msg = await issuesOf(normalizeConfig({ builtins: "yes" }));
+    const msg = await configErrorOf(normalizeConfig({ builtins: "yes" }));
     expect(msg).toBe("config error: /builtins does not match any allowed form");
   });
 

@@ -1,18 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError } from "../../src/config/config-error.js";
 import { normalizeConfig } from "../../src/config/load.js";
+import { issuesOf } from "../helpers/config-issues.js";
 import { passthroughSources, upstreamAuthOf } from "../../src/config/upstream-auth.js";
 import { createToolkit } from "../../src/create-toolkit.js";
 import { collectServers } from "../../src/sources/mcp/collect-servers.js";
-
-async function issuesOf(raw: unknown): Promise<string> {
-  const err = await normalizeConfig(raw).then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(ConfigError);
-  return (err as ConfigError).message;
-}
 
 const jwt = { issuer: "https://idp.example/realms/r", audience: "toolnexus", jwksUri: "https://idp.example/jwks.json" };
 const exchange = { mode: "exchange" as const, audience: "mcp-upstream", clientId: "toolnexus-gateway", clientSecret: "s3cret-value" };

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { executeTool } from "../helpers/execute.js";
+import { acceptedExecution, pollUntil, submit, type ExecutionBody } from "../helpers/executions.js";
 import { startReferenceServer, type ReferenceServer } from "../helpers/reference-server.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 
@@ -105,6 +106,26 @@ describe("a 2026 upstream's input requests over REST", () => {
     expect(done.body).toMatchObject({ output: "Name: Ada; Greeting: Hi!; Roots: 1", isError: false });
     const last = ref.received.filter((m) => m.method === "tools/call").at(-1);
     expect(JSON.parse(last?.params?.requestState as string)).toMatchObject({ kind: "multiple-inputs" });
+  });
+
+  it("inside an execution: input_required through each round, answered with POST /executions/{id}/input, the requestState echoed", async () => {
+    const tool = "test_input_required_result_multi_round";
+    const e = await acceptedExecution(await submit(srv.url, tool, { arguments: {} }));
+    type Waiting = ExecutionBody & { inputRequests?: Record<string, { method: string; params: { message?: string } }> };
+    const input = (inputResponses: unknown) =>
+      fetch(`${srv.url}/executions/${e.id}/input`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ inputResponses }),
+      });
+    const first = (await pollUntil(srv.url, e.id, ["input_required"])) as Waiting;
+    expect(first.inputRequests?.step1?.params.message).toBe("Step 1: What is your name?");
+    expect((await input({ step1: accept({ name: "Ada" }) })).status).toBe(200);
+    const second = (await pollUntil(srv.url, e.id, ["input_required"])) as Waiting;
+    expect(second.inputRequests?.step2?.params.message).toBe("Step 2: What is your favorite color?");
+    expect((await input({ step2: accept({ color: "green" }) })).status).toBe(200);
+    const done = await pollUntil(srv.url, e.id, ["succeeded", "failed"]);
+    expect(done.result).toMatchObject({ output: "Multi-round complete for Ada who likes green", isError: false });
   });
 
   it("several rounds: each answer gets the next pending, the last one the result", async () => {

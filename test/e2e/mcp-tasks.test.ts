@@ -44,12 +44,15 @@ function dispatcher(replica: ServeProcess, key: string) {
   };
 }
 
-/** One JSON-RPC request of `key` to `replica`, its `_meta` declaring the tasks extension unless `tasks` is false. */
-function rpc(replica: ServeProcess, key: string, method: string, params: Json, tasks = true): Promise<Reply> {
+/**
+ * One JSON-RPC request of `key` to `replica`, its `_meta` declaring the tasks extension unless
+ * `tasks` is false, and the other client capabilities in `caps`.
+ */
+function rpc(replica: ServeProcess, key: string, method: string, params: Json, tasks = true, caps: Json = {}): Promise<Reply> {
   const _meta = {
     "io.modelcontextprotocol/protocolVersion": MODERN,
     "io.modelcontextprotocol/clientInfo": CLIENT_INFO,
-    "io.modelcontextprotocol/clientCapabilities": tasks ? { extensions: { [TASKS]: {} } } : {},
+    "io.modelcontextprotocol/clientCapabilities": { ...caps, ...(tasks ? { extensions: { [TASKS]: {} } } : {}) },
   };
   return dispatcher(replica, key)({ method, params: { ...params, _meta } } as JsonValue);
 }
@@ -103,7 +106,8 @@ describe("/mcp tasks (io.modelcontextprotocol/tasks) backed by executions on two
       `plugins: [${JSON.stringify(path.join(root, "test/fixtures/plugins/conformance-tasks.mjs"))}]`,
       // A 2025-era upstream that asks mid-call: its held call makes the task input_required.
       `mcpServers: { asker: { command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(path.join(root, "test/fixtures/mcp/asking-server.mjs"))}] } }`,
-      "server: { mcp: { taskAfterMs: 200, taskSupport: { greet: optional, asker_ask: required } } }",
+      // One stateSecret on both replicas: a requestState sealed on one opens on the other.
+      "server: { stateSecret: a-shared-tasks-test-secret-0123456789, mcp: { taskAfterMs: 200, taskSupport: { greet: optional, asker_ask: required } } }",
     ].join("\n");
     await writeFile(path.join(dir, "toolnexus.yaml"), config);
     const env = { ...process.env, REDIS_URL: redis.url };
@@ -192,6 +196,80 @@ describe("/mcp tasks (io.modelcontextprotocol/tasks) backed by executions on two
     } finally {
       await session.close();
     }
+  });
+
+  it("a native tool's pending holds its task input_required; tasks/update on the other replica answers it, by its owner only", async () => {
+    const taskId = resultOf(await rpc(a, KEYS.alice, "tools/call", { name: "confirm_delete", arguments: { filename: "t.txt" } }))
+      .taskId as string;
+    const waiting = await settled(b, KEYS.alice, taskId);
+    expect(waiting).toMatchObject({
+      status: "input_required",
+      inputRequests: { input: { method: "elicitation/create", params: { mode: "form", message: "Delete t.txt?" } } },
+    });
+    const accepted = { input: { action: "accept", content: { confirm: true } } };
+    expect(await rpc(b, KEYS.bob, "tasks/update", { taskId, inputResponses: accepted })).toMatchObject({
+      kind: "error",
+      error: { code: -32602 },
+    });
+    // An ElicitResult without a valid action: refused, nothing delivered.
+    expect(await rpc(b, KEYS.alice, "tasks/update", { taskId, inputResponses: { input: { action: "maybe" } } })).toMatchObject({
+      kind: "error",
+      error: { code: -32602, data: { code: "INVALID_REQUEST" } },
+    });
+    expect(resultOf(await rpc(b, KEYS.alice, "tasks/get", { taskId }))).toMatchObject({ status: "input_required" });
+    resultOf(await rpc(b, KEYS.alice, "tasks/update", { taskId, inputResponses: accepted }));
+    expect(await settled(a, KEYS.alice, taskId)).toMatchObject({
+      status: "completed",
+      result: { content: [{ type: "text", text: "Deleted t.txt" }] },
+    });
+    expect(await rpc(b, KEYS.alice, "tasks/update", { taskId, inputResponses: accepted })).toMatchObject({
+      kind: "error",
+      error: { code: -32602 },
+    });
+  });
+
+  it("answers part of a task's requests: it waits on the others, then completes with both", async () => {
+    const taskId = resultOf(await rpc(a, KEYS.alice, "tools/call", { name: "multi_input", arguments: {} })).taskId as string;
+    const waiting = await settled(b, KEYS.alice, taskId);
+    expect(Object.keys(waiting.inputRequests as Json).sort()).toEqual(["confirm", "name"]);
+    // A response that fails the requested schema (confirm is a boolean).
+    const wrong = await rpc(b, KEYS.alice, "tasks/update", {
+      taskId,
+      inputResponses: { confirm: { action: "accept", content: { confirm: "y" } } },
+    });
+    expect(wrong).toMatchObject({ kind: "error", error: { code: -32602, data: { code: "INVALID_REQUEST" } } });
+    resultOf(
+      await rpc(b, KEYS.alice, "tasks/update", { taskId, inputResponses: { name: { action: "accept", content: { name: "Ada" } } } }),
+    );
+    const half = resultOf(await rpc(a, KEYS.alice, "tasks/get", { taskId }));
+    expect(half).toMatchObject({ status: "input_required" });
+    expect(Object.keys(half.inputRequests as Json)).toEqual(["confirm"]);
+    resultOf(
+      await rpc(a, KEYS.alice, "tasks/update", { taskId, inputResponses: { confirm: { action: "accept", content: { confirm: true } } } }),
+    );
+    expect(await settled(b, KEYS.alice, taskId)).toMatchObject({
+      status: "completed",
+      result: { content: [{ text: "name=Ada, confirm=true" }] },
+    });
+  });
+
+  it("a task that asks before taskAfterMs: input_required (MRTR) first, the retry on the other replica answers it and gets the task", async () => {
+    const caps = { elicitation: {} };
+    const call = { name: "test_tool_with_task", arguments: {} };
+    const first = resultOf(await rpc(a, KEYS.alice, "tools/call", call, true, caps));
+    expect(first).toMatchObject({ resultType: "input_required", inputRequests: { user_name: { method: "elicitation/create" } } });
+    expect(first).not.toHaveProperty("taskId");
+    const inputResponses = { user_name: { action: "accept", content: { name: "Alice" } } };
+    // Another caller cannot use the state.
+    const foreign = await rpc(b, KEYS.bob, "tools/call", { ...call, inputResponses, requestState: first.requestState }, true, caps);
+    expect(foreign).toMatchObject({ kind: "error", error: { code: -32602, data: { code: "INVALID_STATE" } } });
+    const second = resultOf(
+      await rpc(b, KEYS.alice, "tools/call", { ...call, inputResponses, requestState: first.requestState }, true, caps),
+    );
+    expect(second).toMatchObject({ resultType: "task", status: "working" });
+    expect(second).not.toHaveProperty("requestState");
+    const done = await settled(a, KEYS.alice, second.taskId as string);
+    expect(done).toMatchObject({ status: "completed", result: { content: [{ text: "Hello, Alice!" }] } });
   });
 
   it("cancels a task from the other replica (an empty ack, idempotent) and the run ends cancelled", async () => {

@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { chromium, type BrowserContext, type Page } from "playwright-core";
+import { chromium, type BrowserContext, type Locator, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../helpers/server.js";
 import { testTools } from "../helpers/tools.js";
@@ -33,6 +33,16 @@ afterAll(async () => {
   await open?.close();
   await rm(profile, { recursive: true, force: true });
 });
+
+/** Opens an operation, runs it with its example body unedited, and checks the 200 and its body. */
+async function runsExampleBody(op: Locator): Promise<void> {
+  await op.locator(".opblock-summary").click();
+  await op.locator("button.execute").click();
+  const status = op.locator(".live-responses-table .response .response-col_status").first();
+  await expect.poll(() => status.innerText()).toContain("200");
+  const body = await op.locator(".live-responses-table .response-col_description pre").first().innerText();
+  expect(JSON.parse(body)).toEqual({ output: "string", isError: false });
+}
 
 describe("developer portal at /docs", () => {
   it("serves the page, its assets and the generic document without a key, and no tool name", async () => {
@@ -79,12 +89,7 @@ describe("developer portal at /docs", () => {
       expect(await page.locator('.opblock-summary-path[data-path="/tools/explode/execute"]').count()).toBe(0);
 
       // The example body, sent unedited.
-      await echo.locator(".opblock-summary").click();
-      await echo.locator("button.execute").click();
-      const status = echo.locator(".live-responses-table .response .response-col_status").first();
-      await expect.poll(() => status.innerText()).toContain("200");
-      const body = await echo.locator(".live-responses-table .response-col_description pre").first().innerText();
-      expect(JSON.parse(body)).toEqual({ output: "string", isError: false });
+      await runsExampleBody(echo);
       await page.screenshot({ path: ".tmp/portal.png", fullPage: true });
 
       // Logout: back to the generic routes.
@@ -127,12 +132,7 @@ describe("developer portal at /docs with no credential configured", () => {
       // Nothing to authorize: the document declares no security.
       expect(await page.locator("button.authorize").count()).toBe(0);
 
-      await echo.locator(".opblock-summary").click();
-      await echo.locator("button.execute").click();
-      const status = echo.locator(".live-responses-table .response .response-col_status").first();
-      await expect.poll(() => status.innerText()).toContain("200");
-      const body = await echo.locator(".live-responses-table .response-col_description pre").first().innerText();
-      expect(JSON.parse(body)).toEqual({ output: "string", isError: false });
+      await runsExampleBody(echo);
       await page.screenshot({ path: ".tmp/portal-open.png", fullPage: true });
     });
     await page.close();

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { acceptedExecution, pollUntil, submit } from "../helpers/executions.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 import { eventually } from "../helpers/wait.js";
-import { CLIENT_ID, CLIENT_SECRET, startTokenServer, type TokenServer } from "../helpers/token-server.js";
+import { CLIENT_ID, CLIENT_SECRET, startTokenServer, type TokenServer, jwtAuthOf } from "../helpers/token-server.js";
 import { startUpstream, type Upstream } from "../sources/http/upstream.js";
 
 // Database 9 of the run's redis-server: BullMQ's queue name is fixed, so replicas of other files must not share it.
@@ -23,15 +23,7 @@ function replica(name: string, stateSecret = STATE_SECRET): Promise<TestServer> 
       redis: { url },
       auth: {
         apiKeys: [],
-        jwt: {
-          issuer: as.issuer,
-          audience: "toolnexus",
-          jwksUri: as.jwksUri,
-          clockTolerance: 0,
-          requireExp: true,
-          groupsClaim: "groups",
-          jwksTimeoutMs: 2000,
-        },
+        jwt: jwtAuthOf(as),
         policies: [{ id: "all", groups: ["eng"], tools: ["*"] }],
       },
       http: [

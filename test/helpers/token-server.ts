@@ -41,6 +41,19 @@ export const CLIENT_SECRET = "gateway-client-secret-0123456789";
 const GRANT = "urn:ietf:params:oauth:grant-type:token-exchange";
 const ACCESS = "urn:ietf:params:oauth:token-type:access_token";
 
+/** `auth.jwt` of a gateway whose callers present tokens of `ts` (audience `toolnexus`, groups from `groups`). */
+export function jwtAuthOf(ts: TokenServer) {
+  return {
+    issuer: ts.issuer,
+    audience: "toolnexus",
+    jwksUri: ts.jwksUri,
+    clockTolerance: 0,
+    requireExp: true,
+    groupsClaim: "groups",
+    jwksTimeoutMs: 2000,
+  };
+}
+
 /** Starts the server on 127.0.0.1; its issuer has no trailing slash. */
 export async function startTokenServer(): Promise<TokenServer> {
   const { privateKey, publicKey } = await generateKeyPair("RS256", { extractable: true });

@@ -1,5 +1,6 @@
 import { ToolnexusError } from "../../core/errors.js";
-import type { InputResponses } from "../../core/input-requests.js";
+import type { InputRequests, InputResponses } from "../../core/input-requests.js";
+import { inputResponseErrors } from "../../core/input-responses.js";
 
 interface Wait {
   resolve(responses: InputResponses): void;
@@ -63,10 +64,13 @@ export class InputWaits {
   }
 }
 
-/** INVALID_REQUEST unless `responses` answers exactly the requests asked, each with an object. */
-export function checkResponses(requests: Record<string, unknown>, responses: InputResponses): void {
+/**
+ * INVALID_REQUEST unless `responses` answers exactly the requests asked (with `partial`, some of
+ * them), each with a result that fits its request (an accepted form's content its schema).
+ */
+export function checkResponses(requests: Record<string, unknown>, responses: InputResponses, partial = false): void {
   const asked = Object.keys(requests);
-  const missing = asked.filter((k) => !Object.hasOwn(responses, k));
+  const missing = partial ? [] : asked.filter((k) => !Object.hasOwn(responses, k));
   const stray = Object.keys(responses).filter((k) => !Object.hasOwn(requests, k));
   if (missing.length || stray.length) {
     throw new ToolnexusError("INVALID_REQUEST", `inputResponses must answer exactly the execution's inputRequests (${asked.join(", ")})`, {
@@ -76,6 +80,13 @@ export function checkResponses(requests: Record<string, unknown>, responses: Inp
       ],
     });
   }
+  const errors = inputResponseErrors(requests as InputRequests, responses);
+  if (errors.length) throw new ToolnexusError("INVALID_REQUEST", "inputResponses do not answer what was requested", { errors });
+}
+
+/** The requests of `requests` that `answered` leaves open. */
+export function stillOpen<T>(requests: Record<string, T>, answered: InputResponses): Record<string, T> {
+  return Object.fromEntries(Object.entries(requests).filter(([k]) => !Object.hasOwn(answered, k)));
 }
 
 /** INVALID_REQUEST: the execution waits on no input (not yet, or no more). */

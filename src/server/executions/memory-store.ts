@@ -4,7 +4,7 @@ import type { InputRequests, InputResponses } from "../../core/input-requests.js
 import type { Progress } from "../../core/types.js";
 import type { ExecutionsConfig } from "../../config/schema/index.js";
 import { isTerminal, type ExecutionStatusT, type ExecutionT } from "./schemas.js";
-import { checkResponses, InputWaits, notWaiting } from "./input-wait.js";
+import { checkResponses, InputWaits, notWaiting, stillOpen } from "./input-wait.js";
 import type {
   Adopted,
   Adoption,
@@ -30,6 +30,8 @@ interface Entry {
   cancel: AbortController;
   /** Settles once the run's outcome is recorded. */
   done?: Promise<void>;
+  /** Responses given so far to the requests the execution waits on (a partial answer). */
+  answered?: InputResponses;
 }
 
 /** A fresh execution id: 128 random bits, hex. */
@@ -90,7 +92,7 @@ export class MemoryExecutionStore implements ExecutionStore {
     };
   }
 
-  async input(owner: string, id: string, responses: InputResponses): Promise<ExecutionT | undefined> {
+  async input(owner: string, id: string, responses: InputResponses, partial = false): Promise<ExecutionT | undefined> {
     const e = this.entry(owner, id);
     if (!e) return undefined;
     const { status, inputRequests, error } = e.execution;
@@ -98,9 +100,17 @@ export class MemoryExecutionStore implements ExecutionStore {
       if (error?.code === "INPUT_TIMEOUT") throw new ToolnexusError("INPUT_TIMEOUT", "The input request has expired");
       throw notWaiting(status);
     }
-    checkResponses(inputRequests, responses);
+    checkResponses(inputRequests, responses, partial);
+    if (Object.keys(responses).length === 0) return e.execution;
+    const answered = { ...e.answered, ...responses };
+    const open = stillOpen(inputRequests, answered);
+    if (Object.keys(open).length > 0) {
+      e.answered = answered;
+      this.update(e, { inputRequests: open });
+      return e.execution;
+    }
     this.running(e);
-    this.waits.answer(id, responses);
+    this.waits.answer(id, answered);
     return e.execution;
   }
 
@@ -217,6 +227,7 @@ export class MemoryExecutionStore implements ExecutionStore {
 
   private async ask(e: Entry, inputRequests: InputRequests, onAsked?: () => void): Promise<InputResponses> {
     if (isTerminal(e.execution.status)) throw notWaiting(e.execution.status);
+    delete e.answered;
     this.update(e, { status: "input_required", inputRequests });
     this.emit(e, { id: e.events.length + 1, event: "input_required", data: { inputRequests } });
     try {

@@ -65,6 +65,7 @@ return 1
 const ASK = `${APPEND}
 if not active(redis.call("HGET", KEYS[1], "status")) then return 0 end
 redis.call("HSET", KEYS[1], "status", "input_required", "inputs", ARGV[2], "updatedAt", ARGV[1])
+redis.call("HDEL", KEYS[1], "answered")
 append(KEYS[1], KEYS[2], "input_required", '{"inputRequests":' .. ARGV[2] .. '}', redis.call("HGET", KEYS[1], "exp"), ARGV[3])
 return 1
 `;
@@ -78,7 +79,19 @@ const ANSWER = `
 local status = redis.call("HGET", KEYS[1], "status")
 if status ~= "input_required" or redis.call("HGET", KEYS[1], "inputs") ~= ARGV[2] then return status or "gone" end
 redis.call("HSET", KEYS[1], "status", "running", "updatedAt", ARGV[1])
-redis.call("HDEL", KEYS[1], "inputs")
+redis.call("HDEL", KEYS[1], "inputs", "answered")
+return "ok"
+`;
+
+/**
+ * KEYS: record. ARGV: nowIso, the inputs JSON the answer was checked against, the requests
+ * still open, the responses given so far. A partial answer: kept while the execution still
+ * waits on those requests ("ok"), else the status it found.
+ */
+const PARTIAL = `
+local status = redis.call("HGET", KEYS[1], "status")
+if status ~= "input_required" or redis.call("HGET", KEYS[1], "inputs") ~= ARGV[2] then return status or "gone" end
+redis.call("HSET", KEYS[1], "inputs", ARGV[3], "answered", ARGV[4], "updatedAt", ARGV[1])
 return "ok"
 `;
 
@@ -126,6 +139,7 @@ export interface ExecutionCommands {
   tnxFinish(...args: string[]): Promise<number>;
   tnxAsk(...args: string[]): Promise<number>;
   tnxAnswer(...args: string[]): Promise<string>;
+  tnxPartial(...args: string[]): Promise<string>;
 }
 
 /** Defines the scripts on `redis` (sent once, then run by their SHA). */
@@ -136,5 +150,6 @@ export function withExecutionCommands(redis: Redis): Redis & ExecutionCommands {
   redis.defineCommand("tnxFinish", { numberOfKeys: 6, lua: FINISH });
   redis.defineCommand("tnxAsk", { numberOfKeys: 2, lua: ASK });
   redis.defineCommand("tnxAnswer", { numberOfKeys: 1, lua: ANSWER });
+  redis.defineCommand("tnxPartial", { numberOfKeys: 1, lua: PARTIAL });
   return redis as Redis & ExecutionCommands;
 }

@@ -12,7 +12,7 @@ import { key, store, toExecution, unavailable } from "./redis-records.js";
 import { withExecutionCommands, type ExecutionCommands } from "./redis-scripts.js";
 import { iso, OrphanSweep, recordOutcome } from "./redis-outcomes.js";
 import { createWithJob, precheck, submitArgs, type SubmitCall, type SubmitVerdict } from "./redis-submit.js";
-import { checkResponses, InputWaits, notWaiting } from "./input-wait.js";
+import { checkResponses, InputWaits, notWaiting, stillOpen } from "./input-wait.js";
 import { isTerminal, type ExecutionStatusT, type ExecutionT } from "./schemas.js";
 import type { Adopted, Adoption, ExecutionEvent, ExecutionPage, ExecutionStore, Job, Outcome, Runner, Submission, Watch } from "./store.js";
 
@@ -161,15 +161,24 @@ export class RedisExecutionStore implements ExecutionStore {
     };
   }
 
-  async input(owner: string, id: string, responses: InputResponses): Promise<ExecutionT | undefined> {
+  async input(owner: string, id: string, responses: InputResponses, partial = false): Promise<ExecutionT | undefined> {
     const rec = await store(this.redis.hgetall(key.record(id)));
     const execution = toExecution(rec, owner);
     if (!execution) return undefined;
     if (execution.status !== "input_required" || !execution.inputRequests) throw stateError(execution);
-    checkResponses(execution.inputRequests, responses);
-    const verdict = await store(this.redis.tnxAnswer(key.record(id), iso(Date.now()), rec.inputs ?? ""));
+    checkResponses(execution.inputRequests, responses, partial);
+    if (Object.keys(responses).length === 0) return execution;
+    const answered = { ...(rec.answered ? (JSON.parse(rec.answered) as InputResponses) : {}), ...responses };
+    const open = stillOpen(execution.inputRequests, answered);
+    const now = iso(Date.now());
+    // The record's inputs are compared in the script: of two answers racing, one is taken.
+    const verdict = await store(
+      Object.keys(open).length > 0
+        ? this.redis.tnxPartial(key.record(id), now, rec.inputs ?? "", JSON.stringify(open), JSON.stringify(answered))
+        : this.redis.tnxAnswer(key.record(id), now, rec.inputs ?? ""),
+    );
     if (verdict !== "ok") throw notWaiting(verdict);
-    await store(this.redis.publish(INPUT_CHANNEL, JSON.stringify({ id, responses })));
+    if (Object.keys(open).length === 0) await store(this.redis.publish(INPUT_CHANNEL, JSON.stringify({ id, responses: answered })));
     return this.get(owner, id);
   }
 

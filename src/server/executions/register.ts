@@ -28,7 +28,7 @@ export async function registerExecutions(
   const config = () => state.loaded.config.executions;
   // Keyed by server.stateSecret: a caller's token sealed on one replica opens on every other.
   const sealer = state.sealer;
-  const runner = pipelineRunner(pipeline, app.log, () => config().maxTimeoutMs, scrub, sealer);
+  const runner = pipelineRunner(pipeline, app.log, () => config().maxTimeoutMs, scrub, sealer, state);
   const url = state.loaded.config.redis?.url;
   const inputTimeoutMs = () => state.loaded.config.server.inputTimeoutMs;
   let store: ExecutionStore;

@@ -116,8 +116,10 @@ export interface ExecutionStore {
    * Answers the input requests an `input_required` execution waits on, wherever it runs: the
    * execution turns `running` again. INVALID_REQUEST when it waits on nothing or the keys are
    * not exactly those asked, INPUT_TIMEOUT when its wait ended so; undefined when unknown to this owner.
+   * With `partial`, responses to some of the requests are kept and the execution waits on the
+   * others (the answer goes to the call once every request has its response).
    */
-  input(owner: string, id: string, responses: InputResponses): Promise<ExecutionT | undefined>;
+  input(owner: string, id: string, responses: InputResponses, partial?: boolean): Promise<ExecutionT | undefined>;
   /** Aborts the execution wherever it runs; a terminal one is returned unchanged. */
   cancel(owner: string, id: string): Promise<ExecutionT | undefined>;
   /**

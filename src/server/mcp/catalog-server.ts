@@ -56,6 +56,12 @@ export interface McpSession {
   transport?: "mcp" | "stdio";
   /** A 2025 client's call stream that can carry an upstream's mid-call questions (legacy-relay.ts). */
   relay?: RelaySink;
+  /**
+   * A `tools/call` the plain path (plain-answer.ts) already ran, whose answer only the SDK
+   * gives (an input_required result, a capability error): the SDK's handler returns or
+   * throws it instead of running the tool a second time.
+   */
+  ran?: { id: RequestId; outcome: PromiseSettledResult<CallToolResult | InputRequiredResult> };
 }
 
 /**
@@ -68,6 +74,8 @@ export interface McpSession {
 export class McpCatalog {
   /** `tools/call` requests in flight on this replica, for notifications/cancelled. */
   readonly inFlight = new InFlightMcpCalls();
+  /** Who answers: the implementation identity of every Server (and the 2026 results' `_meta`). */
+  readonly info = { name: "toolnexus", version };
   // Built on the first MCP request: a service that never gets one pays nothing for it.
   private validator?: AjvJsonSchemaValidator;
   private readonly skills = new McpSkills();
@@ -103,14 +111,33 @@ export class McpCatalog {
   }
 
   /**
+   * True when a `tools/call` of `tool` (or a `tools/list`, without one) by `caller` needs
+   * nothing of a per-request SDK Server: no skills extension (its McpServer checks more), not
+   * an MCP server's tool (which may stream progress and log messages, and brings content the
+   * SDK checks), no task support on a 2026 request. False too when unsure (not loaded yet).
+   */
+  servesPlainly(caller: Caller, tool: string | undefined, modern: boolean): boolean {
+    try {
+      if (this.hasSkills(caller)) return false;
+      if (tool === undefined) return true;
+      return !this.relaysLogs(tool) && !(modern && this.tasks?.supportOf(tool));
+    } catch {
+      return false;
+    }
+  }
+
+  /** The cache hint of a 2026 `tools/list`: short, and private to the caller once there are credentials. */
+  listCacheHint(): { ttlMs: number; cacheScope: "public" | "private" } {
+    return { ttlMs: LIST_TTL_MS, cacheScope: this.state.auth.enabled ? "private" : "public" };
+  }
+
+  /**
    * A fresh SDK Server for `session`: one HTTP request, or one stdio connection. A `modern`
    * (2026-07-28) one also serves the tasks extension.
    */
   server(session: McpSession, modern = false): Server {
     const tasks = modern ? this.tasks : undefined;
-    // The list depends on the caller as soon as there are credentials: no shared cache may keep it.
-    const cacheScope = this.state.auth.enabled ? "private" : "public";
-    const info = { name: "toolnexus", version };
+    const { info } = this;
     const capabilities = {
       tools: { listChanged: true },
       prompts: {},
@@ -120,7 +147,8 @@ export class McpCatalog {
     };
     const options: ServerOptions = {
       jsonSchemaValidator: (this.validator ??= new AjvJsonSchemaValidator()),
-      cacheHints: { "tools/list": { ttlMs: LIST_TTL_MS, cacheScope } },
+      // The list depends on the caller as soon as there are credentials: no shared cache may keep it.
+      cacheHints: { "tools/list": this.listCacheHint() },
     };
     const { caller } = session;
     let server: Server;
@@ -143,7 +171,12 @@ export class McpCatalog {
       }
     };
     server.setRequestHandler("tools/list", (req, ctx) => guard(ctx, () => this.listTools(caller, req.params?.cursor)));
-    server.setRequestHandler("tools/call", (req, ctx) => this.callTool(session, req.params, ctx, tasks));
+    server.setRequestHandler("tools/call", (req, ctx) => {
+      const { ran } = session;
+      if (ran?.id !== ctx.mcpReq.id) return this.callTool(session, req.params, ctx, tasks);
+      if (ran.outcome.status === "rejected") throw ran.outcome.reason;
+      return ran.outcome.value;
+    });
     if (tasks) registerTaskMethods(server, tasks, caller, (id) => session.requestId(id), this.scrub);
     server.setRequestHandler("prompts/list", (_req, ctx) => guard(ctx, () => this.listPrompts(caller)));
     server.setRequestHandler("prompts/get", (req, ctx) => guard(ctx, () => this.getPrompt(caller, req.params.name)));
@@ -151,7 +184,7 @@ export class McpCatalog {
   }
 
   /** `tools/list`: exactly the caller's `GET /tools`, a page of `server.mcp.pageSize` at a time. */
-  private listTools(caller: Caller, cursor: string | undefined): ListToolsResult {
+  listTools(caller: Caller, cursor: string | undefined): ListToolsResult {
     const tools = this.listing(caller);
     const pageSize = this.state.loaded.config.server.mcp.pageSize;
     const start = cursor === undefined ? 0 : offsetOf(cursor);
@@ -179,8 +212,9 @@ export class McpCatalog {
   /**
    * `tools/call` through the one pipeline. Arguments failing the schema come back as an isError
    * result; an unknown or forbidden tool and every other failure as a JSON-RPC error.
+   * The plain path calls it too, with a context of its own.
    */
-  private async callTool(
+  async callTool(
     session: McpSession,
     params: CallToolRequest["params"],
     ctx: ServerContext,

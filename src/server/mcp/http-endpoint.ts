@@ -2,6 +2,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { ToolnexusError } from "../../core/errors.js";
 import { normalizeError } from "../http/problem.js";
 import { insufficientScope, type Caller } from "../auth/index.js";
+import type { McpSession } from "./catalog-server.js";
 import type { McpConnector } from "./lazy-catalog.js";
 import { isBodyParseError } from "../http/json-body.js";
 
@@ -64,6 +65,11 @@ export const mcpEndpoint: FastifyPluginAsync<McpEndpointOptions> = async (app, {
     reply.raw.once("close", () => {
       if (!reply.raw.writableEnded) closed.abort();
     });
+    const session: McpSession = { caller: request.caller, log: request.log, requestId: () => request.id };
+    // A plain tools/call or tools/list is answered without the SDK's per-request objects.
+    const plain = await http.plain({ body: message, headers: request.headers, session, signal: closed.signal });
+    if (plain && "message" in plain) return reply.type("application/json").send(JSON.stringify(plain.message));
+    if (plain) session.ran = plain.ran;
     // The body Fastify already parsed goes along as is: the SDK reads only the headers.
     const webRequest = new Request(`${request.protocol}://${request.host}${request.url}`, {
       method: "POST",
@@ -73,7 +79,7 @@ export const mcpEndpoint: FastifyPluginAsync<McpEndpointOptions> = async (app, {
     const response = await http.handle({
       request: webRequest,
       body: message,
-      session: { caller: request.caller, log: request.log, requestId: () => request.id },
+      session,
     });
     reply.code(response.status);
     response.headers.forEach((value, name) => void reply.header(name, value));

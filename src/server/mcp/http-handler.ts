@@ -6,8 +6,11 @@ import {
   type McpRequestContext,
   type ServerEventBus,
 } from "@modelcontextprotocol/server";
+import type { IncomingHttpHeaders } from "node:http";
 import type { McpCatalog, McpSession } from "./catalog-server.js";
 import { isRelayReply } from "./legacy-relay.js";
+import { answerPlain, type PlainOutcome } from "./plain-answer.js";
+import { plainRequestOf } from "./plain-request.js";
 
 /** One `/mcp` POST as the endpoint hands it over: the web request, its parsed body and who sent it. */
 export interface McpExchange {
@@ -16,8 +19,18 @@ export interface McpExchange {
   session: McpSession;
 }
 
+/** One `/mcp` POST before any web Request is built: its parsed body, headers, sender, and a signal that aborts when its response closes early. */
+export interface PlainExchange {
+  body: Record<string, unknown>;
+  headers: IncomingHttpHeaders;
+  session: McpSession;
+  signal: AbortSignal;
+}
+
 /** What `/mcp` needs of the SDK: an answer to one exchange, and a way to stop. */
 export interface McpHttp {
+  /** A plain `tools/call` or `tools/list` answered without per-request SDK objects, or undefined: then {@link McpHttp.handle}. */
+  plain(exchange: PlainExchange): Promise<PlainOutcome | undefined>;
   handle(exchange: McpExchange): Promise<Response>;
   close(): Promise<void>;
 }
@@ -70,6 +83,11 @@ export function mcpHttp(catalog: McpCatalog, bus: ServerEventBus, onerror: (err:
   }
 
   return {
+    async plain({ body, headers, session, signal }) {
+      const req = plainRequestOf(body, headers);
+      if (!req || !catalog.servesPlainly(session.caller, req.name, req.envelope !== undefined)) return undefined;
+      return answerPlain(catalog, req, session, signal);
+    },
     async handle(exchange) {
       const { body, session } = exchange;
       // Stateless HTTP delivers a cancellation in a POST of its own (maybe to another Server).

@@ -1,17 +1,15 @@
 import type { InputRequiredResult } from "@modelcontextprotocol/server";
-import { inputRequestsOf, openInputState, sealInputState } from "../../core/input-requests.js";
+import { openInputState, sealInputState } from "../../core/input-requests.js";
 import { pendingOf } from "../../core/pending.js";
+import { pendingAnswer, pendingInputRequests } from "../../core/pending-input.js";
 import type { Sealer } from "../../core/seal.js";
-import type { Answer, PendingRequest, ToolResult } from "../../core/types.js";
+import type { Answer, ToolResult } from "../../core/types.js";
 
 /** What turns pendings into `input_required` results and back: the service's sealer and wait. */
 export interface McpInputDeps {
   sealer: Sealer;
   inputTimeoutMs: number;
 }
-
-// The one request id of a toolnexus pending turned elicitation.
-const KEY = "input";
 
 /**
  * A tool's pending as a 2026 `input_required` result, or undefined when the client cannot
@@ -30,7 +28,7 @@ export function toInputRequired(
 ): InputRequiredResult | undefined {
   const pending = pendingOf(result);
   if (!pending) return undefined;
-  const inputRequests = inputRequestsOf(pending) ?? elicitationOf(pending, caps);
+  const inputRequests = pendingInputRequests(pending, caps) as InputRequiredResult["inputRequests"] | undefined;
   if (!inputRequests) return undefined;
   const now = Date.now();
   const parsed = pending.expiresAt ? Date.parse(pending.expiresAt) : NaN;
@@ -55,47 +53,5 @@ export function answerOf(
   deps: McpInputDeps,
 ): Answer {
   const state = openInputState(deps.sealer, requestState, `mcp-client:${tool}`, caller);
-  const id = state.pendingId ?? "";
-  if (state.pendingKind === "elicitation" || state.pendingKind === "sampling" || state.pendingKind === "roots") {
-    return { id, ok: true, data: { inputResponses } };
-  }
-  // A toolnexus pending answered through its elicitation: accept is ok, its content the data.
-  const r = (inputResponses[KEY] ?? {}) as { action?: unknown; content?: unknown };
-  if (r.action === "accept") {
-    const content = r.content;
-    return { id, ok: true, ...(typeof content === "object" && content !== null ? { data: content as Record<string, unknown> } : {}) };
-  }
-  return { id, ok: false, reason: typeof r.action === "string" ? r.action : "no answer" };
-}
-
-/** A question, approval or login as an elicitation the client declared it can show. */
-function elicitationOf(p: PendingRequest, caps: Record<string, unknown>): InputRequiredResult["inputRequests"] | undefined {
-  const elicitation = caps.elicitation as { form?: unknown; url?: unknown } | undefined;
-  if (!elicitation) return undefined;
-  if (p.kind === "authorization" && p.url) {
-    if (elicitation.url === undefined) return undefined;
-    return {
-      [KEY]: { method: "elicitation/create", params: { mode: "url", message: p.prompt, url: p.url } },
-    } as unknown as InputRequiredResult["inputRequests"];
-  }
-  // A client that declares elicitation with no mode supports form mode.
-  if (elicitation.form === undefined && elicitation.url !== undefined) return undefined;
-  return {
-    [KEY]: { method: "elicitation/create", params: { mode: "form", message: p.prompt, requestedSchema: formSchema(p) } },
-  } as unknown as InputRequiredResult["inputRequests"];
-}
-
-/** The form of a pending: one field per question of a `question` (a choice when it has options), else none (accept or decline). */
-function formSchema(p: PendingRequest): Record<string, unknown> {
-  const questions = Array.isArray(p.data?.questions) ? (p.data.questions as { question?: unknown; options?: unknown }[]) : [];
-  const properties: Record<string, unknown> = {};
-  questions.forEach((q, i) => {
-    const options = Array.isArray(q.options) ? q.options.map(String) : undefined;
-    properties[`q${i + 1}`] = {
-      type: "string",
-      ...(typeof q.question === "string" ? { title: q.question } : {}),
-      ...(options && options.length > 0 ? { enum: options } : {}),
-    };
-  });
-  return { type: "object", properties, ...(questions.length > 0 ? { required: Object.keys(properties) } : {}) };
+  return pendingAnswer(state.pendingId ?? "", state.pendingKind, inputResponses);
 }

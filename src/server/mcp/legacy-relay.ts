@@ -111,7 +111,8 @@ export class LegacyRelay {
     if (o !== ownerKey(caller)) throw new ToolnexusError("INVALID_STATE", "This state was not issued by this gateway, or was altered");
     const response = "error" in message ? { [INPUT_ERROR_KEY]: message.error } : message.result;
     if (!isObject(response)) throw new ToolnexusError("INVALID_REQUEST", "The reply's result must be an object");
-    const delivered = await this.store.input(o, e, { [k]: response as Record<string, unknown> });
+    // Partial: a round of several requests is answered by one reply each.
+    const delivered = await this.store.input(o, e, { [k]: response as Record<string, unknown> }, true);
     if (!delivered) throw new ToolnexusError("EXECUTION_NOT_FOUND", "The call this reply answers has ended");
   }
 }

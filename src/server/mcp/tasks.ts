@@ -3,6 +3,7 @@ import {
   ProtocolErrorCode,
   type CallToolRequest,
   type CallToolResult,
+  type InputRequiredResult,
   type ServerContext,
 } from "@modelcontextprotocol/server";
 import { hasTaskClientCapabilityV2, type CreateTaskResultV2, type DetailedTaskV2 } from "@modelcontextprotocol/ext-tasks/core/v2";
@@ -13,7 +14,9 @@ import type { CallPipeline } from "../calls/call-pipeline.js";
 import type { ExecutionEvent, ExecutionStore } from "../executions/store.js";
 import { isTerminal, type ExecutionT } from "../executions/schemas.js";
 import type { ServiceState } from "../service/service-state.js";
+import { answerOf } from "./input-required.js";
 import { JsonRpcError, toCallToolResult } from "./results.js";
+import { taskInputRequired, taskRetryOf } from "./task-input.js";
 import { TASKS_EXTENSION, createTaskResult, detailedTaskOf, problemError } from "./task-wire.js";
 
 /** How a tool's calls may run as tasks on `/mcp`. */
@@ -75,7 +78,9 @@ export class McpTasks {
    * `tools/call` as a task: the call is checked as a plain one (unknown, forbidden, overloaded,
    * bad arguments: the same answers), then submitted as an execution of the caller. An
    * optional one that settles within `server.mcp.taskAfterMs` is answered directly; otherwise
-   * (and always for a required one) the answer is the task. Rejects with ToolnexusError.
+   * (and always for a required one) the answer is the task. One that asks for input within
+   * that time is answered `input_required` (MRTR): the retry delivers the answer to the waiting
+   * execution, which may then settle or become the task. Rejects with ToolnexusError.
    */
   async call(
     caller: Caller,
@@ -83,8 +88,20 @@ export class McpTasks {
     params: CallToolRequest["params"],
     ctx: ServerContext,
     support: TaskSupport,
-  ): Promise<CallToolResult | CreateTaskResultV2> {
-    const body = { arguments: params.arguments ?? {} };
+  ): Promise<CallToolResult | CreateTaskResultV2 | InputRequiredResult> {
+    const owner = ownerKey(caller);
+    const input = { sealer: this.state.sealer, inputTimeoutMs: this.state.loaded.config.server.inputTimeoutMs };
+    const requestState = ctx.mcpReq.requestState();
+    const inputResponses = (ctx.mcpReq.inputResponses ?? {}) as InputResponses;
+    const retry = typeof requestState === "string" ? taskRetryOf(requestState, params.name, caller.id, input) : undefined;
+    if (retry) {
+      const waiting = await this.store.input(owner, retry.execution, inputResponses);
+      if (!waiting) throw new JsonRpcError(ProtocolErrorCode.InvalidParams, "The task this state names is gone");
+      return this.settle(caller, params, ctx, support, waiting, retry.after);
+    }
+    // A retry of a plain call's pending (its state opened before anything runs).
+    const answer = typeof requestState === "string" ? answerOf(requestState, inputResponses, params.name, caller.id, input) : undefined;
+    const body = { arguments: params.arguments ?? {}, ...(answer ? { answer } : {}) };
     const prepared = this.pipeline.prepare(params.name, body, caller, this.state.loaded.config.executions.maxTimeoutMs);
     this.pipeline.release(prepared);
     // A task never holds the caller's token (it may run on another replica; Redis must not keep it).
@@ -94,15 +111,32 @@ export class McpTasks {
         `"${prepared.tool.name}" forwards the caller's token upstream, which a task does not hold: call it without the tasks extension`,
       );
     }
-    const owner = ownerKey(caller);
     const { execution } = await this.store.submit(
       { owner, tool: prepared.tool.name, body, requestId, timeoutMs: prepared.timeoutMs },
       prepared.tool.name,
     );
+    return this.settle(caller, params, ctx, support, execution, 0);
+  }
+
+  /** What `tools/call` answers for `execution` once its events after `after` are seen (or not, for a required tool). */
+  private async settle(
+    caller: Caller,
+    params: CallToolRequest["params"],
+    ctx: ServerContext,
+    support: TaskSupport,
+    execution: ExecutionT,
+    after: number,
+  ): Promise<CallToolResult | CreateTaskResultV2 | InputRequiredResult> {
     if (support === "optional") {
-      const settled = await this.settleWithin(owner, execution.id, ctx, params._meta?.progressToken);
+      const settled = await this.settleWithin(ownerKey(caller), execution.id, ctx, params._meta?.progressToken, after);
       if (settled?.event === "result") return toCallToolResult(settled.data);
       if (settled?.event === "error") throw problemError(settled.data);
+      if (settled?.event === "input_required") {
+        const at = { tool: params.name, caller: caller.id, execution: execution.id, after: settled.id };
+        const input = { sealer: this.state.sealer, inputTimeoutMs: this.state.loaded.config.server.inputTimeoutMs };
+        const asked = taskInputRequired(ctx, settled.data.inputRequests, at, input);
+        if (asked) return asked;
+      }
     }
     return createTaskResult(execution, POLL_INTERVAL_MS);
   }
@@ -121,9 +155,10 @@ export class McpTasks {
 
   /**
    * `tasks/update`: delivers `inputResponses` to a task waiting for input, through the
-   * executions' input path (owner only, on any replica). Responses to requests the task did not
-   * make are ignored, and so is an update to a task that is not waiting (an ack); a terminal
-   * task refuses them.
+   * executions' input path (owner only, on any replica). Responses to some of its requests are
+   * kept until the others come (the task waits on those); responses to requests the task did
+   * not make are ignored, and so is an update to a task that is not waiting (an ack); a
+   * terminal task refuses them.
    */
   async update(caller: Caller, taskId: string, inputResponses: unknown): Promise<Record<string, never>> {
     const e = await this.find(caller, taskId);
@@ -133,7 +168,7 @@ export class McpTasks {
       throw new JsonRpcError(ProtocolErrorCode.InvalidParams, "params.inputResponses must be an object keyed by the task's inputRequests");
     }
     const asked = Object.entries(inputResponses).filter(([k]) => Object.hasOwn(e.inputRequests ?? {}, k));
-    await this.store.input(ownerKey(caller), taskId, Object.fromEntries(asked) as InputResponses);
+    await this.store.input(ownerKey(caller), taskId, Object.fromEntries(asked) as InputResponses, true);
     return {};
   }
 
@@ -149,13 +184,19 @@ export class McpTasks {
    * client meanwhile. A client that leaves before then never learned the task id: the
    * execution is cancelled rather than left running for nobody.
    */
-  private async settleWithin(owner: string, id: string, ctx: ServerContext, progressToken: unknown): Promise<ExecutionEvent | undefined> {
+  private async settleWithin(
+    owner: string,
+    id: string,
+    ctx: ServerContext,
+    progressToken: unknown,
+    after: number,
+  ): Promise<ExecutionEvent | undefined> {
     const afterMs = this.state.loaded.config.server.mcp.taskAfterMs;
     if (afterMs === 0) return undefined;
     const { signal } = ctx.mcpReq;
     let finish: (e: ExecutionEvent | undefined) => void = () => {};
     const settled = new Promise<ExecutionEvent | undefined>((resolve) => (finish = resolve));
-    const watch = await this.store.watch(owner, id, 0, (ev) => {
+    const watch = await this.store.watch(owner, id, after, (ev) => {
       if (ev.event !== "progress") return finish(ev);
       if (typeof progressToken === "string" || typeof progressToken === "number") {
         ctx.mcpReq.notify({ method: "notifications/progress", params: { progressToken, ...ev.data } }).catch(() => {});

@@ -1,4 +1,10 @@
-import { DEFAULT_REQUEST_TIMEOUT_MSEC, type RequestOptions } from "@modelcontextprotocol/client";
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  DEFAULT_REQUEST_TIMEOUT_MSEC,
+  LOG_LEVEL_META_KEY,
+  type RequestOptions,
+} from "@modelcontextprotocol/client";
+import { context, propagation } from "@opentelemetry/api";
 import type { ToolContext } from "../../core/types.js";
 
 // The SDK timer trails the caller's deadline so the caller's own abort (which REST turns into
@@ -16,4 +22,27 @@ export function callOptions(ctx: ToolContext): RequestOptions {
     ...(ctx.signal ? { signal: ctx.signal } : {}),
     timeout: ctx.timeout !== undefined ? ctx.timeout + DEADLINE_SLACK_MS : DEFAULT_REQUEST_TIMEOUT_MSEC,
   };
+}
+
+/**
+ * A request's `_meta`: the progress token, the log level (a 2026 server sends log messages
+ * only for a request that names one), the W3C trace context (`traceparent`) of the active span
+ * when tracing is on (the OpenTelemetry API injects nothing when it is off), and the client
+ * capabilities the request declares.
+ */
+export function requestMeta(
+  progressToken: string | number | undefined,
+  logLevel: string | undefined,
+  caps: Record<string, unknown> | undefined,
+): { _meta?: Record<string, unknown> } {
+  const carrier: Record<string, string> = {};
+  propagation.inject(context.active(), carrier);
+  const m = {
+    ...(progressToken !== undefined ? { progressToken } : {}),
+    ...(logLevel !== undefined ? { [LOG_LEVEL_META_KEY]: logLevel } : {}),
+    ...carrier,
+    // Keys given here win over the SDK's own envelope: the input requests are answerable on this path.
+    ...(caps ? { [CLIENT_CAPABILITIES_META_KEY]: caps } : {}),
+  };
+  return Object.keys(m).length ? { _meta: m } : {};
 }

@@ -3,6 +3,7 @@ import { createTaskSessionFromClient, type TaskEnabledSession } from "@modelcont
 import { ToolnexusError } from "../../core/errors.js";
 import type { ToolContext, ToolResult } from "../../core/types.js";
 import { classifyCallError } from "./call-error.js";
+import { callOptions, requestMeta } from "./call-options.js";
 import type { CallSite } from "./call-tool.js";
 import type { McpConnection } from "./connect.js";
 import { mapCallResult } from "./map-result.js";
@@ -35,7 +36,14 @@ export async function callTask(
   const where = `MCP server "${site.server}"`;
   let cancelUpstream: (() => void) | undefined;
   try {
-    const execution = await sessionOf(conn, site.server).callTool(tool, args as never, ctx.signal ? { signal: ctx.signal } : {});
+    // The same deadline and `_meta` (trace context) as a plain call's, on the call and each follow-up.
+    const { signal, timeout } = callOptions(ctx);
+    const { _meta } = requestMeta(undefined, undefined, undefined);
+    const execution = await sessionOf(conn, site.server).callTool(tool, args as never, {
+      ...(signal ? { signal } : {}),
+      ...(timeout !== undefined ? { requestTimeoutMs: timeout } : {}),
+      ...(_meta ? { metadata: _meta as never } : {}),
+    });
     cancelUpstream = () => void execution.cancel().catch(() => {});
     ctx.signal?.addEventListener("abort", cancelUpstream, { once: true });
     if (ctx.signal?.aborted) cancelUpstream();

@@ -1,8 +1,6 @@
-import { CLIENT_CAPABILITIES_META_KEY, LOG_LEVEL_META_KEY } from "@modelcontextprotocol/client";
-import { context, propagation } from "@opentelemetry/api";
 import type { ToolContext, ToolResult } from "../../core/types.js";
 import { classifyCallError } from "./call-error.js";
-import { callOptions } from "./call-options.js";
+import { callOptions, requestMeta } from "./call-options.js";
 import type { McpConnection } from "./connect.js";
 import { answerableCapabilities, openRetry, pendingOf, type InputDeps } from "./input-required.js";
 import { mapCallResult } from "./map-result.js";
@@ -21,28 +19,6 @@ export interface CallSite {
 
 // A 2026 server that sheds load answers input_required with only a requestState: retried at once, this often.
 const MAX_STATE_ONLY_RETRIES = 10;
-
-/**
- * The request's `_meta`: the progress token, the log level (a 2026 server sends log messages
- * only for a request that names one), and the W3C trace context (`traceparent`) of the
- * active span when tracing is on (the OpenTelemetry API injects nothing when it is off).
- */
-function meta(
-  progressToken: string | number | undefined,
-  logLevel: string | undefined,
-  caps: Record<string, unknown> | undefined,
-): { _meta?: Record<string, unknown> } {
-  const carrier: Record<string, string> = {};
-  propagation.inject(context.active(), carrier);
-  const m = {
-    ...(progressToken !== undefined ? { progressToken } : {}),
-    ...(logLevel !== undefined ? { [LOG_LEVEL_META_KEY]: logLevel } : {}),
-    ...carrier,
-    // Keys given here win over the SDK's own envelope: the input requests are answerable on this path.
-    ...(caps ? { [CLIENT_CAPABILITIES_META_KEY]: caps } : {}),
-  };
-  return Object.keys(m).length ? { _meta: m } : {};
-}
 
 /**
  * One `tools/call` on `conn`: the caller's signal and deadline are passed on (abort ⇒ the
@@ -70,7 +46,7 @@ export async function callTool(
   try {
     // Every level is asked for: the caller's own side filters by what its client asked for.
     const logLevel = ctx.onLog && modern ? "debug" : undefined;
-    let params: Record<string, unknown> = { name: tool, arguments: args, ...meta(progress?.token, logLevel, caps) };
+    let params: Record<string, unknown> = { name: tool, arguments: args, ...requestMeta(progress?.token, logLevel, caps) };
     if (retry?.inputResponses) params.inputResponses = retry.inputResponses;
     if (retry?.requestState !== undefined) params.requestState = retry.requestState;
     const options = { ...callOptions(asking ? { ...ctx, signal: asking.signal } : ctx), allowInputRequired: true };
@@ -85,7 +61,7 @@ export async function callTool(
         typeof r.requestState === "string" &&
         attempt < MAX_STATE_ONLY_RETRIES
       ) {
-        params = { name: tool, arguments: args, ...meta(progress?.token, logLevel, caps), requestState: r.requestState };
+        params = { name: tool, arguments: args, ...requestMeta(progress?.token, logLevel, caps), requestState: r.requestState };
         continue;
       }
       const pending = pendingOf(site.input, site.server, tool, ctx, result, retry?.round ?? 1);

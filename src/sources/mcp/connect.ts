@@ -6,12 +6,14 @@ import { ProgressRouter } from "./progress-router.js";
 import { createTransport, shouldFallBackToSse, wiresFor, type TransportDeps } from "./create-transport.js";
 import { keepListening } from "./listen.js";
 import { negotiationOptions } from "./negotiation.js";
+import { RawRequests } from "./raw-requests.js";
 import type { WireKind } from "./negotiation.js";
 import { bridgeAbsentResultType } from "./result-type-bridge.js";
 import type { McpServerSpec } from "./server-spec.js";
 
 const { version } = createRequire(import.meta.url)("../../../package.json") as { version: string };
-const CLIENT_INFO = { name: "toolnexus", version };
+/** Who the gateway says it is to its MCP servers. */
+export const CLIENT_INFO = { name: "toolnexus", version };
 // A server paging forever (or echoing its cursor) must not hang the load.
 const MAX_LIST_PAGES = 1000;
 
@@ -27,6 +29,8 @@ export interface McpConnection {
   held: HeldInput;
   /** Where a call receives the server's log messages. */
   logs: LogRouter;
+  /** Requests the SDK client cannot carry (the 2026 tasks extension), on the same transport. */
+  raw: RawRequests;
   /** Ends the session (and kills a stdio child's process tree). Does not fire `onClose`. */
   close(): Promise<void>;
 }
@@ -134,8 +138,10 @@ async function connectOver(
   });
   let live = false;
   let closing = false;
+  const raw = new RawRequests(transport);
   const listening = new AbortController();
   client.onclose = () => {
+    raw.closeAll();
     if (live && !closing) hooks.onClose();
   };
   client.onerror = (err) => deps.logger.debug({ err: deps.scrub ? deps.scrub(err.message) : err.message }, "mcp transport error");
@@ -155,6 +161,7 @@ async function connectOver(
     progress,
     held,
     logs,
+    raw,
     async close() {
       closing = true;
       listening.abort();
@@ -173,6 +180,7 @@ async function connectOver(
     signal.removeEventListener("abort", abort);
   }
   conn.protocolVersion = client.getNegotiatedProtocolVersion() ?? "";
+  raw.install();
   live = true;
   // A 2026-era server announces catalog changes only on a stream the client opens.
   if (client.getProtocolEra() === "modern" && client.getServerCapabilities()?.tools?.listChanged) {

@@ -1,6 +1,7 @@
 import {
   asInputRequests,
   inputRequired,
+  type InputRequests,
   inputResponsesOf,
   openInputState,
   sealInputState,
@@ -38,6 +39,8 @@ export function answerableCapabilities(ctx: ToolContext): Record<string, unknown
 export interface Retry {
   inputResponses?: InputResponses;
   requestState?: string;
+  /** The upstream task the answer goes to (`tasks/update`), when a task asked. */
+  taskId?: string;
   round: number;
 }
 
@@ -56,7 +59,11 @@ export function openRetry(deps: InputDeps, server: string, tool: string, ctx: To
   const answer = ctx.answer;
   if (!answer) return undefined;
   const state = openInputState(deps.sealer, answer.id, keyOf(server, tool), ctx.caller);
-  const retry: Retry = { round: state.round + 1, ...(state.requestState !== undefined ? { requestState: state.requestState } : {}) };
+  const retry: Retry = {
+    round: state.round + 1,
+    ...(state.requestState !== undefined ? { requestState: state.requestState } : {}),
+    ...(state.taskId !== undefined ? { taskId: state.taskId } : {}),
+  };
   if (answer.ok) return { ...retry, inputResponses: inputResponsesOf(answer) };
   const asked = Object.entries(state.asked ?? {});
   if (asked.some(([, method]) => method !== "elicitation/create")) {
@@ -85,19 +92,36 @@ export function pendingOf(
   if (!requests) {
     return { output: `MCP server "${server}" asked to retry ${tool} later`, isError: true, metadata: { server, tool } };
   }
+  return sealedPending(
+    deps,
+    server,
+    tool,
+    ctx,
+    requests,
+    round,
+    typeof r.requestState === "string" ? { requestState: r.requestState } : {},
+  );
+}
+
+/**
+ * The REST pending of `requests`, its id sealing what the answer needs: the upstream's
+ * `requestState` (a retried `tools/call`) or its `taskId` (a `tasks/update`).
+ */
+export function sealedPending(
+  deps: InputDeps,
+  server: string,
+  tool: string,
+  ctx: ToolContext,
+  requests: InputRequests,
+  round: number,
+  carry: { requestState?: string; taskId?: string },
+): ToolResult {
   const now = Date.now();
   const expiresAt = now + deps.inputTimeoutMs;
   const asked = Object.fromEntries(Object.entries(requests).map(([k, v]) => [k, v.method]));
   const id = sealInputState(
     deps.sealer,
-    {
-      tool: keyOf(server, tool),
-      ...(ctx.caller !== undefined ? { caller: ctx.caller } : {}),
-      ...(typeof r.requestState === "string" ? { requestState: r.requestState } : {}),
-      round,
-      expiresAt,
-      asked,
-    },
+    { tool: keyOf(server, tool), ...(ctx.caller !== undefined ? { caller: ctx.caller } : {}), ...carry, round, expiresAt, asked },
     now,
   );
   const res = inputRequired(id, requests, expiresAt);

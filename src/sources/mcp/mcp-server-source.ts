@@ -5,6 +5,7 @@ import { silentLogger, type Logger, type Tool, type ToolContext, type ToolResult
 import type { EgressConfig } from "../../config/schema/server.js";
 import { DEFAULT_BACKOFF, retryWithBackoff, type BackoffOptions } from "./backoff.js";
 import { callTask } from "./call-task.js";
+import { callTaskV2, TASKS_EXTENSION } from "./call-task-v2.js";
 import { callTool, type CallSite } from "./call-tool.js";
 import { connect, listAllTools, type McpConnection, type NegotiationMemo } from "./connect.js";
 import { DEFAULT_INPUT_DEPS, type InputDeps } from "./input-required.js";
@@ -16,6 +17,12 @@ import { withForwardedBearer } from "../../net/forward-auth.js";
 import type { McpServerSpec } from "./server-spec.js";
 import { StderrTail } from "./stderr-tail.js";
 import { filterTools } from "./tool-filter.js";
+
+/** True when a 2026-07-28 server announced the tasks extension (`io.modelcontextprotocol/tasks`) in `server/discover`. */
+function servesTasksExtension(conn: McpConnection): boolean {
+  const extensions = conn.client.getServerCapabilities()?.extensions;
+  return conn.client.getProtocolEra() === "modern" && extensions?.[TASKS_EXTENSION] !== undefined;
+}
 
 /** Options of one MCP server source beside its spec. */
 export interface McpSourceOptions {
@@ -43,8 +50,10 @@ export class McpServerSource implements Source {
   private error?: string;
   private list: Tool[] = [];
   private signature = "";
-  /** The server's names of the tools it runs only as tasks. */
+  /** The server's names of the tools it runs only as tasks (2025-11-25 core tasks). */
   private taskOnly = new Set<string>();
+  /** The server serves the 2026 tasks extension: every call opts in to it (the server decides which become tasks). */
+  private tasksExtension = false;
   private conn?: McpConnection;
   private ctx?: SourceContext;
   private log: Logger = silentLogger;
@@ -223,17 +232,13 @@ export class McpServerSource implements Source {
     }
   }
 
-  private setTools(defs: McpToolDef[]): void {
-    // 2025-11-25 core tasks are followed through ext-tasks; a 2026-era server's task-only tools
-    // need a raw request path the SDK client does not give (its codec refuses a CreateTaskResult).
-    const tasksServed = this.conn?.protocolVersion !== "2026-07-28";
-    const callable = defs.filter((d) => {
-      if (!requiresTask(d) || tasksServed) return true;
-      this.log.debug({ tool: d.name }, "mcp tool requires task-based execution over 2026-07-28; not exposed");
-      return false;
-    });
-    this.taskOnly = new Set(callable.filter(requiresTask).map((d) => d.name));
-    const { kept, unknown } = filterTools(callable, this.spec.tools);
+  private setTools(listed: McpToolDef[]): void {
+    this.tasksExtension = this.conn ? servesTasksExtension(this.conn) : false;
+    // A 2026 tool declares no task support (the revision dropped `execution`): any call of a
+    // tasks server may become a task, so /mcp may make it one too.
+    const defs = this.tasksExtension ? listed.map((d) => ({ ...d, execution: { taskSupport: "optional" } }) as McpToolDef) : listed;
+    this.taskOnly = new Set(defs.filter(requiresTask).map((d) => d.name));
+    const { kept, unknown } = filterTools(defs, this.spec.tools);
     if (unknown.length > 0) this.log.warn({ unknown }, "mcp tools filter names tools the server does not have");
     const signature = JSON.stringify(kept.map((d) => [d.name, d.description, d.inputSchema]));
     if (signature === this.signature) return;
@@ -252,7 +257,8 @@ export class McpServerSource implements Source {
     }
     // forwardAuth: the JWT caller's token (or the one exchanged for it) goes on this call's requests (never an API key: ctx.auth is JWT-only).
     const bearer = this.spec.forwardAuth ? ctx.auth?.bearer : undefined;
-    const run = this.taskOnly.has(tool) ? callTask : callTool;
+    // The 2026 tasks extension on the session's raw path; 2025-11-25 core tasks through ext-tasks.
+    const run = this.tasksExtension ? callTaskV2 : this.taskOnly.has(tool) ? callTask : callTool;
     return withForwardedBearer(bearer, () => run(conn, this.site, tool, args, ctx));
   }
 

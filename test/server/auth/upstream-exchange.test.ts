@@ -5,7 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { executeTool } from "../../helpers/execute.js";
 import { pollUntil, submit } from "../../helpers/executions.js";
 import { startServer, type TestServer } from "../../helpers/server.js";
-import { CLIENT_ID, CLIENT_SECRET, startTokenServer, type TokenServer } from "../../helpers/token-server.js";
+import { CLIENT_ID, CLIENT_SECRET, startTokenServer, type TokenServer, jwtAuthOf } from "../../helpers/token-server.js";
 import { startHttpMcpServer, type HttpMcpServer, type SeenCall } from "../../fixtures/mcp/http-server.js";
 import { startUpstream, type Upstream } from "../../sources/http/upstream.js";
 
@@ -34,15 +34,7 @@ beforeAll(async () => {
     config: {
       auth: {
         apiKeys: [{ id: "ci", key: API_KEY, operator: true }],
-        jwt: {
-          issuer: as.issuer,
-          audience: "toolnexus",
-          jwksUri: as.jwksUri,
-          clockTolerance: 0,
-          requireExp: true,
-          groupsClaim: "groups",
-          jwksTimeoutMs: 2000,
-        },
+        jwt: jwtAuthOf(as),
         policies: [{ id: "eng", groups: ["eng"], tools: ["*"] }],
       },
       http: [
