@@ -171,6 +171,13 @@ describe("/mcp 2025 clients get an upstream's mid-call requests on their call's 
     expect(textOf(result)).toContain("the user closed the dialog");
   });
 
+  it("passes the client's reply on verbatim: the upstream that asked checks it (content outside its requestedSchema too)", async () => {
+    const { client } = await connect(KEYS.alice, { elicitation: {} });
+    client.setRequestHandler(ElicitRequestSchema, async () => ({ action: "accept", content: { username: "ada" } }));
+    const result = (await client.callTool({ name: "asker_ask", arguments: {} })) as Json;
+    expect(JSON.parse(textOf(result))).toEqual({ action: "accept", content: { username: "ada" } });
+  });
+
   it("asks a client nothing it did not declare: without the capability the upstream is refused, as before", async () => {
     const { client, transport } = await connect(KEYS.alice, {});
     expect(transport.sessionId).toBeUndefined();

@@ -1,6 +1,6 @@
 import type { InputRequiredResult } from "@modelcontextprotocol/server";
 import { ToolnexusError } from "../../core/errors.js";
-import { INPUT_ERROR_KEY, type InputRequests, type InputResponses } from "../../core/input-requests.js";
+import { INPUT_REPLY_KEY, type InputRequests, type InputResponses } from "../../core/input-requests.js";
 import type { Sealer } from "../../core/seal.js";
 import type { ToolResult } from "../../core/types.js";
 import { ownerKey, type Caller } from "../auth/index.js";
@@ -55,7 +55,9 @@ export class HeldRetry {
       ask: (requests) => {
         if (Object.values(requests).every((r) => methods.has(r.method))) return held.ask(requests);
         // Never ask a client what it did not declare: the upstream is refused, and its call goes on.
-        const refused = { [INPUT_ERROR_KEY]: { code: -32601, message: "Method not found: the client did not declare this capability" } };
+        const refused = {
+          [INPUT_REPLY_KEY]: { error: { code: -32601, message: "Method not found: the client did not declare this capability" } },
+        };
         return Promise.resolve(Object.fromEntries(Object.keys(requests).map((k) => [k, refused])));
       },
       get promoted() {

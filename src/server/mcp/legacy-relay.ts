@@ -1,4 +1,4 @@
-import { INPUT_ERROR_KEY, type InputRequests, type InputResponses } from "../../core/input-requests.js";
+import { INPUT_REPLY_KEY, type InputRequests, type InputResponses } from "../../core/input-requests.js";
 import { ToolnexusError } from "../../core/errors.js";
 import type { Sealer } from "../../core/seal.js";
 import type { ToolResult } from "../../core/types.js";
@@ -88,7 +88,9 @@ export class LegacyRelay {
       ask: (requests) => {
         const unanswerable = Object.entries(requests).filter(([, r]) => !sink.capabilities.has(r.method));
         if (unanswerable.length === 0) return held.ask(requests);
-        const refused = { [INPUT_ERROR_KEY]: { code: -32601, message: "Method not found: the client did not declare this capability" } };
+        const refused = {
+          [INPUT_REPLY_KEY]: { error: { code: -32601, message: "Method not found: the client did not declare this capability" } },
+        };
         return Promise.resolve(Object.fromEntries(Object.keys(requests).map((k) => [k, refused])));
       },
       track: (run) =>
@@ -109,10 +111,10 @@ export class LegacyRelay {
     const { o, e, k } = this.sealer.open<Sealed>(REPLY, message.id);
     // Another caller's id is refused as a forged one: nothing tells it apart.
     if (o !== ownerKey(caller)) throw new ToolnexusError("INVALID_STATE", "This state was not issued by this gateway, or was altered");
-    const response = "error" in message ? { [INPUT_ERROR_KEY]: message.error } : message.result;
-    if (!isObject(response)) throw new ToolnexusError("INVALID_REQUEST", "The reply's result must be an object");
+    // Passed on verbatim: the upstream that asked checks the result, as it would from a client of its own.
+    const response = { [INPUT_REPLY_KEY]: "error" in message ? { error: message.error } : { result: message.result } };
     // Partial: a round of several requests is answered by one reply each.
-    const delivered = await this.store.input(o, e, { [k]: response as Record<string, unknown> }, true);
+    const delivered = await this.store.input(o, e, { [k]: response }, true);
     if (!delivered) throw new ToolnexusError("EXECUTION_NOT_FOUND", "The call this reply answers has ended");
   }
 }
