@@ -4,7 +4,10 @@
 //   startup   ready time and idle RSS: examples/config vs bare Fastify; ten stdio MCP servers
 //             vs a bare script that spawns ten and awaits their initialize answers
 //   execute   POST /tools/echo/execute (logLevel info: the per-call log line on) vs bare Fastify
-//   mcp       REST→MCP echo vs REST native echo vs a direct MCP SDK call (server-everything)
+//   mcp       REST→MCP echo vs REST native echo vs a direct MCP client call (server-everything
+//             over stdio; the direct client is the v2 SDK's, as the gateway's)
+//   mcphttp   REST→remote MCP echo vs a direct v2 client, both to one server-everything in its
+//             streamableHttp mode (each with its own session)
 //   fastmcp   the gateway's CPU per call behind FastMCP (Python) vs a minimal stdio server
 // Usage: npm run build && node bench/compare.mjs [scenario…]
 // Env: BENCH_ROUNDS (3), BENCH_SECONDS (5), BENCH_WARMUP_SECONDS (2; first round). 127.0.0.1
@@ -14,8 +17,6 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import {
   ECHO_PLUGIN,
   EVERYTHING,
@@ -29,6 +30,7 @@ import {
   startBare,
   startToolnexus,
 } from "./lib.mjs";
+import { directClient, startEverythingHttp } from "./mcp-hop.mjs";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -103,25 +105,23 @@ async function mcpScenario(dir) {
     mcpServers: { everything: { command: [process.execPath, EVERYTHING, "stdio"] } },
     plugins: [ECHO_PLUGIN],
   });
-  const direct = new Client({ name: "bench", version: "0" });
-  const directTransport = new StdioClientTransport({ command: process.execPath, args: [EVERYTHING, "stdio"], stderr: "ignore" });
-  await direct.connect(directTransport);
+  const direct = await directClient();
   // CPU µs per call of the other processes (2 shared cores): srvUs = the server-everything
   // answering, genUs = this process (undici load generator; for the direct rows also the SDK client).
   const gatewayServer = childPid(tn.child.pid);
-  const directProcs = { srvUs: () => procCpuMs(directTransport.pid), genUs: selfCpuMs };
+  const directProcs = { srvUs: () => procCpuMs(direct.pid), genUs: selfCpuMs };
   const gatewayProcs = { srvUs: () => procCpuMs(gatewayServer), genUs: selfCpuMs };
   const rows = {};
   try {
     const viaMcp = poster(tn, "/tools/everything_echo/execute", { arguments: { message: "hello" } }, "Echo: hello");
     const viaNative = poster(tn, "/tools/echo/execute", { arguments: { text: "hello" } }, "hello");
-    const viaSdk = async () => {
-      const r = await direct.callTool({ name: "echo", arguments: { message: "hello" } });
-      if (r.content?.[0]?.text !== "Echo: hello") throw new Error("bad echo");
-    };
     await rounds(async (r) => {
       for (const c of [1, 32]) {
-        push(rows, `c=${c} direct MCP SDK callTool`, await measure(viaSdk, c, { seconds: SECONDS, warmup: warm(r), procs: directProcs }));
+        push(
+          rows,
+          `c=${c} direct v2 SDK callTool`,
+          await measure(direct.call, c, { seconds: SECONDS, warmup: warm(r), procs: directProcs }),
+        );
         push(
           rows,
           `c=${c} REST → toolnexus → MCP echo`,
@@ -135,7 +135,7 @@ async function mcpScenario(dir) {
       }
     });
   } finally {
-    await direct.close().catch(() => {});
+    await direct.close();
     await tn.stop();
   }
   const [d1, m1, n1, d32, m32, n32] = Object.values(rows);
@@ -152,6 +152,43 @@ async function mcpScenario(dir) {
       per(m32, n32, (m, n) => total(n) / total(m)),
       "(the req/s ratio 2 saturated cores allow)",
     ],
+  ]);
+}
+
+async function mcpHttpScenario(dir) {
+  const everything = await startEverythingHttp();
+  let tn;
+  let direct;
+  const rows = {};
+  try {
+    tn = await startToolnexus(dir, { server: { logLevel: "info" }, mcpServers: { everything: { url: everything.url } } });
+    direct = await directClient(everything.url);
+    // srvUs: server-everything's CPU per call (one process serves both sessions); genUs: this
+    // process (the load generator; for the direct rows also the v2 client).
+    const procs = { srvUs: () => procCpuMs(everything.pid), genUs: selfCpuMs };
+    const viaMcp = poster(tn, "/tools/everything_echo/execute", { arguments: { message: "hello" } }, "Echo: hello");
+    await rounds(async (r) => {
+      for (const c of [1, 32]) {
+        push(rows, `c=${c} direct v2 SDK callTool`, await measure(direct.call, c, { seconds: SECONDS, warmup: warm(r), procs }));
+        push(
+          rows,
+          `c=${c} REST → toolnexus → remote MCP`,
+          await measure(viaMcp, c, { seconds: SECONDS, warmup: warm(r), server: tn, procs }),
+        );
+      }
+    });
+  } finally {
+    await direct?.close();
+    await tn?.stop();
+    await everything.stop();
+  }
+  const [d1, m1, d32, m32] = Object.values(rows);
+  report("MCP hop over streamable HTTP (server-everything streamableHttp, echo)", rows, [
+    ["req/s REST→remote MCP ÷ direct v2 client (c=1)", per(m1, d1, (m, d) => m.rps / d.rps), "(target ≥ 0.5)"],
+    ["req/s REST→remote MCP ÷ direct v2 client (c=32)", per(m32, d32, (m, d) => m.rps / d.rps)],
+    ["p50 REST→remote MCP − direct (ms, c=1)", per(m1, d1, (m, d) => m.p50 - d.p50)],
+    ["gateway CPU/call (µs, c=32)", m32.map((m) => m.cpuUs)],
+    ["direct client process CPU/call (µs, c=32)", d32.map((d) => d.genUs)],
   ]);
 }
 
@@ -237,7 +274,13 @@ async function startupScenario(dir) {
   ]);
 }
 
-const SCENARIOS = { startup: startupScenario, execute: executeScenario, mcp: mcpScenario, fastmcp: fastmcpScenario };
+const SCENARIOS = {
+  startup: startupScenario,
+  execute: executeScenario,
+  mcp: mcpScenario,
+  mcphttp: mcpHttpScenario,
+  fastmcp: fastmcpScenario,
+};
 const chosen = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(SCENARIOS).filter((s) => s !== "fastmcp" || hasFastMcp);
 if (chosen.includes("fastmcp") && !hasFastMcp) throw new Error("fastmcp needs Python's mcp<2 (pip install 'mcp<2')");
 const guard = setTimeout(

@@ -1,16 +1,17 @@
-// MCP echo through toolnexus (POST /tools/everything_echo/execute) versus a direct MCP SDK
-// client call to the same kind of stdio server (server-everything). Uses the built dist/:
-// run `npm run build` first. 127.0.0.1 only; every phase is time-bounded; children are
-// stopped on exit. Prints p50 / p99 / req/s at concurrency 1 and 32 and the p50 ratio.
+// MCP echo through toolnexus (POST /tools/everything_echo/execute) versus a direct MCP client
+// call (the v2 SDK's, as the gateway's) to the same kind of stdio server (server-everything);
+// then the same over streamable HTTP (server-everything in its streamableHttp mode, attached
+// as a remote server, `url:`). Uses the built dist/: run `npm run build` first. 127.0.0.1
+// only; every phase is time-bounded; children are stopped on exit. Prints p50 / p99 / req/s at
+// concurrency 1 and 32 and the ratios. `npm run bench mcp mcphttp` alternates them over rounds.
 import { spawn } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { Pool } from "undici";
+import { directClient, startEverythingHttp } from "./mcp-hop.mjs";
 
 const root = path.resolve(import.meta.dirname, "..");
 const CLI = path.join(root, "dist/cli.js");
@@ -19,7 +20,7 @@ const SECONDS = Number(process.env.BENCH_MCP_SECONDS ?? 5);
 // The MCP server and the service need a few seconds of JIT warm-up before latencies settle.
 const WARMUP_SECONDS = Number(process.env.BENCH_MCP_WARMUP_SECONDS ?? 3);
 const CONCURRENCY = [1, 32];
-const HARD_LIMIT_MS = (SECONDS + WARMUP_SECONDS) * 4 * 1000 + 60_000;
+const HARD_LIMIT_MS = (SECONDS + WARMUP_SECONDS) * 8 * 1000 + 60_000;
 
 const freePort = () =>
   new Promise((resolve, reject) => {
@@ -61,7 +62,7 @@ async function measure(call, concurrency) {
   return drive(call, concurrency, SECONDS);
 }
 
-async function startToolnexus(dir) {
+async function startToolnexus(dir, remoteUrl) {
   const port = await freePort();
   const config = path.join(dir, "toolnexus.json");
   await writeFile(
@@ -69,7 +70,7 @@ async function startToolnexus(dir) {
     JSON.stringify({
       // Like bench/run.mjs: warn level, so the per-call log line is not what is measured.
       server: { host: "127.0.0.1", port, maxConcurrent: 1024, logLevel: "warn" },
-      mcpServers: { everything: { command: [process.execPath, EVERYTHING, "stdio"] } },
+      mcpServers: { everything: { command: [process.execPath, EVERYTHING, "stdio"] }, remote: { url: remoteUrl } },
       // The native echo is the reference for the REST pipeline's own cost.
       plugins: [path.join(root, "bench/fixtures/plugins/echo.mjs")],
     }),
@@ -109,9 +110,12 @@ const guard = setTimeout(() => {
 guard.unref();
 let tn;
 let direct;
+let directHttp;
 let pool;
+let everythingHttp;
 try {
-  tn = await startToolnexus(dir);
+  everythingHttp = await startEverythingHttp();
+  tn = await startToolnexus(dir, everythingHttp.url);
   pool = new Pool(tn.url, { connections: Math.max(...CONCURRENCY) });
   const body = JSON.stringify({ arguments: { message: "hello" } });
   const viaRest = async () => {
@@ -135,12 +139,19 @@ try {
     await res.body.text();
     if (res.statusCode !== 200) throw new Error(`HTTP ${res.statusCode}`);
   };
-  direct = new Client({ name: "bench", version: "0" });
-  await direct.connect(new StdioClientTransport({ command: process.execPath, args: [EVERYTHING, "stdio"], stderr: "ignore" }));
-  const viaSdk = async () => {
-    const r = await direct.callTool({ name: "echo", arguments: { message: "hello" } });
-    if (r.content?.[0]?.text !== "Echo: hello") throw new Error("bad echo");
+  const viaRemote = async () => {
+    const res = await pool.request({
+      path: "/tools/remote_echo/execute",
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body,
+    });
+    const text = await res.body.text();
+    if (res.statusCode !== 200 || !text.includes("Echo: hello")) throw new Error(`HTTP ${res.statusCode}`);
   };
+  direct = await directClient();
+  directHttp = await directClient(everythingHttp.url);
+  const viaSdk = direct.call;
 
   console.log(`\nMCP echo (server-everything over stdio), ${SECONDS} s per run (${new Date().toISOString().slice(0, 10)})`);
   for (const c of CONCURRENCY) {
@@ -148,16 +159,26 @@ try {
     const sdk = await measure(viaSdk, c);
     const native = await measure(viaRestNative, c);
     console.log(fmt(`c=${c}  REST POST /tools/everything_echo`, rest));
-    console.log(fmt(`c=${c}  direct MCP SDK callTool`, sdk));
+    console.log(fmt(`c=${c}  direct v2 SDK callTool`, sdk));
     console.log(fmt(`c=${c}  (reference) REST native echo`, native));
     console.log(
-      `c=${c}  ratio REST p50 ÷ direct p50: ${(rest.p50 / sdk.p50).toFixed(2)}   (target ≤ 1.25)   req/s ratio ${(rest.rps / sdk.rps).toFixed(2)}`,
+      `c=${c}  ratio REST p50 ÷ (native p50 + direct p50): ${(rest.p50 / (native.p50 + sdk.p50)).toFixed(2)}   (target ≤ 1.15 at c=1)   req/s ratio ${(rest.rps / sdk.rps).toFixed(2)}`,
     );
   }
+  console.log(`\nMCP echo (server-everything over streamable HTTP), ${SECONDS} s per run`);
+  for (const c of CONCURRENCY) {
+    const rest = await measure(viaRemote, c);
+    const sdk = await measure(directHttp.call, c);
+    console.log(fmt(`c=${c}  REST POST /tools/remote_echo`, rest));
+    console.log(fmt(`c=${c}  direct v2 SDK callTool (HTTP)`, sdk));
+    console.log(`c=${c}  ratio req/s REST ÷ direct: ${(rest.rps / sdk.rps).toFixed(2)}   (target ≥ 0.5 at c=1)`);
+  }
 } finally {
-  await direct?.close().catch(() => {});
+  await direct?.close();
+  await directHttp?.close();
   await pool?.close().catch(() => {});
   await tn?.stop();
+  await everythingHttp?.stop();
   await rm(dir, { recursive: true, force: true });
   clearTimeout(guard);
 }

@@ -112,6 +112,12 @@ describe.each(["http", "stdio"] as const)("a 2026-07-28 upstream's task-only too
     await eventually(async () => (await upstreamEvents()).includes("cancelled left"));
   });
 
+  it("cancels the upstream task when the call's deadline passes (504)", async () => {
+    const res = await execute("report", { arguments: { label: "late", steps: 500, everyMs: 40 }, timeoutMs: 400 });
+    expect(res.status).toBe(504);
+    await eventually(async () => (await upstreamEvents()).includes("cancelled late"));
+  });
+
   it("cancels the upstream task when the execution is cancelled", async () => {
     const submitted = (await (
       await post(`${srv.url}/tools/tasks_report/executions`, { arguments: { label: "abandoned", steps: 500, everyMs: 40 } })
@@ -151,6 +157,27 @@ describe.each(["http", "stdio"] as const)("a 2026-07-28 upstream's task-only too
     expect(done.status).toBe(200);
     expect(await done.json()).toMatchObject({ output: "deploy confirmed", isError: false });
     expect(await upstreamEvents()).toContain("answered deploy");
+  });
+
+  it("an execution holds the task's input request (input_required) and its answer goes upstream by tasks/update", async () => {
+    const submitted = (await (await post(`${srv.url}/tools/tasks_confirm/executions`, { arguments: { label: "held" } })).json()) as {
+      id: string;
+    };
+    const waiting = await eventually(async () => {
+      const e = (await (await fetch(`${srv.url}/executions/${submitted.id}`)).json()) as { status: string; inputRequests?: Json };
+      return e.status === "input_required" && e;
+    });
+    expect(waiting.inputRequests).toMatchObject({ ok: { method: "elicitation/create", params: { message: "Go ahead with held?" } } });
+    const answered = await post(`${srv.url}/executions/${submitted.id}/input`, {
+      inputResponses: { ok: { action: "accept", content: { go: true } } },
+    });
+    expect(answered.status).toBe(200);
+    const done = await eventually(async () => {
+      const e = (await (await fetch(`${srv.url}/executions/${submitted.id}`)).json()) as { status: string; result?: Json };
+      return e.status === "succeeded" && e;
+    });
+    expect(done.result).toMatchObject({ output: "held confirmed", isError: false });
+    expect(await upstreamEvents()).toContain("answered held");
   });
 
   it("a declined answer is delivered as declined", async () => {

@@ -69,6 +69,8 @@ class CallContext implements ToolContext {
   /** What goes upstream for a `forwardAuth` tool and a JWT caller only (API keys never leave): see UpstreamCredentials. */
   auth?: { bearer: string };
   clientCapabilities?: Record<string, unknown>;
+  /** Asks the caller with the call's deadline paused meanwhile (the wait is bounded by inputTimeoutMs instead). */
+  readonly onInputRequest?: ToolContext["onInputRequest"];
   constructor(
     private readonly call: CallSignal,
     readonly timeout: number,
@@ -76,10 +78,11 @@ class CallContext implements ToolContext {
     caller: Caller,
     readonly answer?: Answer,
     readonly onProgress?: (p: Progress) => void,
-    readonly onInputRequest?: ToolContext["onInputRequest"],
+    ask?: ToolContext["onInputRequest"],
     readonly onLog?: (m: LogMessage) => void,
   ) {
     this.caller = caller.id;
+    this.onInputRequest = ask && ((requests) => call.pausedWhile(ask(requests)));
   }
   get signal(): AbortSignal {
     return this.call.signal;

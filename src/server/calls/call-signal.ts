@@ -7,6 +7,11 @@ export interface CallSignal {
   run<T>(fn: () => Promise<T>): Promise<T>;
   /** Aborts the call with `reason` (shutdown, a disconnect, a cancel request). */
   abort(reason: ToolnexusError): void;
+  /**
+   * Stops the call's deadline until `wait` settles, and returns it: time spent waiting for
+   * the caller's answer is the caller's (`inputTimeoutMs` bounds each wait), not the tool's.
+   */
+  pausedWhile<T>(wait: Promise<T>): Promise<T>;
   /** Runs `fn` when the call is disposed (a transport unhooks its disconnect listener here). */
   onDispose(fn: () => void): void;
   /** True while the tool's own work is unsettled — also after `run` gave up on it at an abort. */
@@ -46,10 +51,33 @@ class Call implements CallSignal {
   private reason?: ToolnexusError;
   private rejectRun?: (reason: unknown) => void;
   private disposers?: (() => void)[];
-  private readonly timer: NodeJS.Timeout;
+  private timer?: NodeJS.Timeout;
+  // The deadline is `started + shift + timeoutMs`: `shift` is the time spent paused (waits for the caller).
+  private readonly started = performance.now();
+  private pauses = 0;
+  private pausedAt = 0;
+  private shift = 0;
+  private disposed = false;
 
-  constructor(timeoutMs: number) {
+  constructor(private readonly timeoutMs: number) {
     this.timer = setTimeout(fireTimeout, timeoutMs, this, timeoutMs);
+  }
+
+  pausedWhile<T>(wait: Promise<T>): Promise<T> {
+    if (this.reason || this.disposed) return wait;
+    if (this.pauses++ === 0) {
+      clearTimeout(this.timer);
+      this.pausedAt = performance.now();
+    }
+    return wait.finally(() => this.resume());
+  }
+
+  private resume(): void {
+    if (--this.pauses > 0 || this.disposed || this.reason) return;
+    const now = performance.now();
+    this.shift += now - this.pausedAt;
+    const left = Math.max(this.started + this.shift + this.timeoutMs - now, 0);
+    this.timer = setTimeout(fireTimeout, left, this, this.timeoutMs);
   }
 
   get signal(): AbortSignal {
@@ -103,6 +131,7 @@ class Call implements CallSignal {
   }
 
   dispose(): void {
+    this.disposed = true;
     clearTimeout(this.timer);
     if (this.disposers) for (const fn of this.disposers) fn();
   }

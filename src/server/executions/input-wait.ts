@@ -50,10 +50,11 @@ export class InputWaits {
 
   /**
    * Ends execution `id`'s wait, if one is left (its call ended first: a deadline, an upstream that
-   * gave up), so the question's handler settles instead of waiting out `timeoutMs`.
+   * gave up), so the question's handler settles instead of waiting out `timeoutMs`. `reason`
+   * is made only then: every execution ends here, and most never waited.
    */
-  end(id: string, reason: unknown): void {
-    this.waits.get(id)?.reject(reason);
+  end(id: string, reason: () => unknown): void {
+    this.waits.get(id)?.reject(reason());
   }
 
   /** Hands the answer to execution `id`'s wait; false when no wait of this process has that id. */

@@ -1,10 +1,10 @@
-import { randomBytes } from "node:crypto";
 import { ToolnexusError } from "../../core/errors.js";
-import type { InputRequests, InputResponses } from "../../core/input-requests.js";
+import type { InputResponses } from "../../core/input-requests.js";
 import type { Progress } from "../../core/types.js";
 import type { ExecutionsConfig } from "../../config/schema/index.js";
 import { isTerminal, type ExecutionStatusT, type ExecutionT } from "./schemas.js";
-import { checkResponses, InputWaits, notWaiting, stillOpen } from "./input-wait.js";
+import { emit, iso, newExecutionId, update, type MemoryEntry } from "./memory-entry.js";
+import { MemoryInput } from "./memory-input.js";
 import type {
   Adopted,
   Adoption,
@@ -18,33 +18,12 @@ import type {
   Watch,
 } from "./store.js";
 
-interface Entry {
-  execution: ExecutionT;
-  owner: string;
-  seq: number;
-  fingerprint: string;
-  idempotencyKey?: string;
-  expiresAtMs: number;
-  events: ExecutionEvent[];
-  listeners: Set<(e: ExecutionEvent) => void>;
-  cancel: AbortController;
-  /** Settles once the run's outcome is recorded. */
-  done?: Promise<void>;
-  /** Responses given so far to the requests the execution waits on (a partial answer). */
-  answered?: InputResponses;
-}
-
-/** A fresh execution id: 128 random bits, hex. */
-export function newExecutionId(): string {
-  return randomBytes(16).toString("hex");
-}
-
 /**
  * Executions held in this process (the default: one replica, nothing else to run). Runs
  * start at once; expired entries are dropped lazily and by an unref'd sweep.
  */
 export class MemoryExecutionStore implements ExecutionStore {
-  private readonly entries = new Map<string, Entry>();
+  private readonly entries = new Map<string, MemoryEntry>();
   private readonly byOwner = new Map<string, string[]>();
   private readonly idempotency = new Map<string, string>();
   private readonly active = new Map<string, number>();
@@ -52,14 +31,15 @@ export class MemoryExecutionStore implements ExecutionStore {
   private readonly finished = new Map<string, string[]>();
   private seq = 0;
   private readonly sweep: NodeJS.Timeout;
-  private readonly waits = new InputWaits();
+  private readonly inputs: MemoryInput;
 
   constructor(
     private readonly config: () => ExecutionsConfig,
     private readonly runner: Runner,
     /** `server.inputTimeoutMs`, read per wait. */
-    private readonly inputTimeoutMs: () => number = () => 600_000,
+    inputTimeoutMs: () => number = () => 600_000,
   ) {
+    this.inputs = new MemoryInput(inputTimeoutMs);
     this.sweep = setInterval(() => this.expire(), Math.min(config().retentionMs, 60_000));
     this.sweep.unref();
   }
@@ -94,27 +74,10 @@ export class MemoryExecutionStore implements ExecutionStore {
 
   async input(owner: string, id: string, responses: InputResponses, partial = false): Promise<ExecutionT | undefined> {
     const e = this.entry(owner, id);
-    if (!e) return undefined;
-    const { status, inputRequests, error } = e.execution;
-    if (status !== "input_required" || !inputRequests) {
-      if (error?.code === "INPUT_TIMEOUT") throw new ToolnexusError("INPUT_TIMEOUT", "The input request has expired");
-      throw notWaiting(status);
-    }
-    checkResponses(inputRequests, responses, partial);
-    if (Object.keys(responses).length === 0) return e.execution;
-    const answered = { ...e.answered, ...responses };
-    const open = stillOpen(inputRequests, answered);
-    if (Object.keys(open).length > 0) {
-      e.answered = answered;
-      this.update(e, { inputRequests: open });
-      return e.execution;
-    }
-    this.running(e);
-    this.waits.answer(id, answered);
-    return e.execution;
+    return e && this.inputs.answer(e, responses, partial);
   }
 
-  private create(s: Adoption, status: "queued" | "running", fingerprint: string, idemKey?: string): Entry {
+  private create(s: Adoption, status: "queued" | "running", fingerprint: string, idemKey?: string): MemoryEntry {
     const { maxActivePerCaller, retentionMs } = this.config();
     const active = this.active.get(s.owner) ?? 0;
     if (active >= maxActivePerCaller) {
@@ -124,7 +87,7 @@ export class MemoryExecutionStore implements ExecutionStore {
     }
     const now = Date.now();
     const id = newExecutionId();
-    const entry: Entry = {
+    const entry: MemoryEntry = {
       execution: {
         id,
         tool: s.tool,
@@ -159,7 +122,7 @@ export class MemoryExecutionStore implements ExecutionStore {
     this.expire();
     const before = q.cursor === undefined ? Infinity : Number(q.cursor);
     const ids = this.byOwner.get(owner) ?? [];
-    const page: Entry[] = [];
+    const page: MemoryEntry[] = [];
     for (let i = ids.length - 1; i >= 0 && page.length <= q.limit; i--) {
       const e = this.entries.get(ids[i] ?? "");
       if (!e || e.seq >= before || (q.status && e.execution.status !== q.status)) continue;
@@ -197,7 +160,7 @@ export class MemoryExecutionStore implements ExecutionStore {
     await Promise.allSettled([...this.entries.values()].map((e) => e.done));
   }
 
-  private async run(e: Entry, s: Submission): Promise<void> {
+  private async run(e: MemoryEntry, s: Submission): Promise<void> {
     const outcome: Outcome = await this.runner(
       {
         id: e.execution.id,
@@ -212,51 +175,30 @@ export class MemoryExecutionStore implements ExecutionStore {
     this.record(e, s.owner, outcome);
   }
 
-  private hooks(e: Entry): RunHooks {
+  private hooks(e: MemoryEntry): RunHooks {
     return {
       signal: e.cancel.signal,
-      onStart: () => this.update(e, { status: "running" }),
+      onStart: () => update(e, { status: "running" }),
       onProgress: (p: Progress) => {
         if (isTerminal(e.execution.status)) return;
-        this.update(e, { progress: p });
-        this.emit(e, { id: e.events.length + 1, event: "progress", data: p });
+        update(e, { progress: p });
+        emit(e, { event: "progress", data: p });
       },
-      onInputRequest: (requests, onAsked) => this.ask(e, requests, onAsked),
+      onInputRequest: (requests, onAsked) => this.inputs.ask(e, requests, onAsked),
     };
   }
 
-  private async ask(e: Entry, inputRequests: InputRequests, onAsked?: () => void): Promise<InputResponses> {
-    if (isTerminal(e.execution.status)) throw notWaiting(e.execution.status);
-    delete e.answered;
-    this.update(e, { status: "input_required", inputRequests });
-    this.emit(e, { id: e.events.length + 1, event: "input_required", data: { inputRequests } });
-    try {
-      const answer = this.waits.wait(e.execution.id, this.inputTimeoutMs(), e.cancel.signal);
-      onAsked?.();
-      return await answer;
-    } finally {
-      if (e.execution.status === "input_required") this.running(e);
-    }
-  }
-
-  /** Back to `running`, without the requests that were answered. */
-  private running(e: Entry): void {
-    const { inputRequests: _answered, ...rest } = e.execution;
-    e.execution = { ...rest, status: "running", updatedAt: iso(Date.now()) };
-  }
-
-  private record(e: Entry, owner: string, outcome: Outcome): void {
-    this.waits.end(e.execution.id, new ToolnexusError("CANCELLED", "The call ended before the answer came"));
+  private record(e: MemoryEntry, owner: string, outcome: Outcome): void {
+    this.inputs.end(e);
     const now = Date.now();
     e.expiresAtMs = now + this.config().retentionMs;
     this.active.set(owner, (this.active.get(owner) ?? 1) - 1);
-    if (e.execution.inputRequests) this.running(e);
     if (outcome.status === "succeeded") {
-      this.update(e, { status: "succeeded", result: outcome.result, expiresAt: iso(e.expiresAtMs) });
-      this.emit(e, { id: e.events.length + 1, event: "result", data: outcome.result });
+      update(e, { status: "succeeded", result: outcome.result, expiresAt: iso(e.expiresAtMs) });
+      emit(e, { event: "result", data: outcome.result });
     } else {
-      this.update(e, { status: outcome.status, error: outcome.error, expiresAt: iso(e.expiresAtMs) });
-      this.emit(e, { id: e.events.length + 1, event: "error", data: outcome.error });
+      update(e, { status: outcome.status, error: outcome.error, expiresAt: iso(e.expiresAtMs) });
+      emit(e, { event: "error", data: outcome.error });
     }
     e.listeners.clear();
     this.trim(owner, e.execution.id);
@@ -276,17 +218,7 @@ export class MemoryExecutionStore implements ExecutionStore {
     }
   }
 
-  // Executions are replaced, not mutated: a snapshot handed out earlier stays what it was.
-  private update(e: Entry, change: Partial<ExecutionT>): void {
-    e.execution = { ...e.execution, ...change, updatedAt: iso(Date.now()) };
-  }
-
-  private emit(e: Entry, ev: ExecutionEvent): void {
-    e.events.push(ev);
-    for (const fn of e.listeners) fn(ev);
-  }
-
-  private entry(owner: string, id: string): Entry | undefined {
+  private entry(owner: string, id: string): MemoryEntry | undefined {
     const e = this.entries.get(id);
     if (!e || e.owner !== owner) return undefined;
     if (e.expiresAtMs <= Date.now()) {
@@ -301,7 +233,7 @@ export class MemoryExecutionStore implements ExecutionStore {
     for (const e of this.entries.values()) if (e.expiresAtMs <= now) this.drop(e);
   }
 
-  private drop(e: Entry): void {
+  private drop(e: MemoryEntry): void {
     // A run outlasting its expiry (timeoutMs + retention) is cut so nothing stays active forever.
     if (!isTerminal(e.execution.status)) e.cancel.abort();
     this.entries.delete(e.execution.id);
@@ -320,8 +252,4 @@ export class MemoryExecutionStore implements ExecutionStore {
 
 function reused(): ToolnexusError {
   return new ToolnexusError("IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key was already used for another call");
-}
-
-function iso(ms: number): string {
-  return new Date(ms).toISOString();
 }

@@ -2,24 +2,24 @@ import { Queue, Worker, type Job as BullJob } from "bullmq";
 import type { Redis } from "ioredis";
 import type { FastifyBaseLogger } from "fastify";
 import { ToolnexusError } from "../../core/errors.js";
-import type { InputRequests, InputResponses } from "../../core/input-requests.js";
+import type { InputResponses } from "../../core/input-requests.js";
 import type { Progress } from "../../core/types.js";
 import type { ExecutionsConfig } from "../../config/schema/index.js";
 import { toProblem } from "../http/problem.js";
-import { newExecutionId } from "./memory-store.js";
+import { newExecutionId } from "./memory-entry.js";
 import { RedisChannels } from "./redis-channels.js";
 import { key, store, toExecution, unavailable } from "./redis-records.js";
 import { withExecutionCommands, type ExecutionCommands } from "./redis-scripts.js";
 import { iso, OrphanSweep, recordOutcome } from "./redis-outcomes.js";
-import { createWithJob, precheck, submitArgs, type SubmitCall, type SubmitVerdict } from "./redis-submit.js";
-import { checkResponses, InputWaits, notWaiting, stillOpen } from "./input-wait.js";
+import { createWithJob, precheck, submitArgs, submitCallOf, submitted, type SubmitVerdict } from "./redis-submit.js";
+import { RedisInput } from "./redis-input.js";
+import { listExecutions, watchExecution } from "./redis-reads.js";
+import { HeldLeases, HeldSweep, heldTimings } from "./redis-held.js";
 import { isTerminal, type ExecutionStatusT, type ExecutionT } from "./schemas.js";
 import type { Adopted, Adoption, ExecutionEvent, ExecutionPage, ExecutionStore, Job, Outcome, Runner, Submission, Watch } from "./store.js";
 
 const QUEUE = "toolnexus-executions";
 const CANCEL_CHANNEL = "toolnexus:cancel";
-// Answers to held calls travel like cancels: broadcast, and the replica holding the call takes it.
-const INPUT_CHANNEL = "toolnexus:input";
 // BullMQ's reason for a job whose worker stopped renewing its lock (its replica died).
 const STALLED = /stalled/i;
 
@@ -38,7 +38,8 @@ export interface RedisConnections {
  * queue so any replica's worker may take one. Cancel is broadcast and the replica running
  * the job aborts it (BullMQ's per-job AbortSignal); a replica that dies stops renewing its
  * job locks and BullMQ's stalled-job check on a live replica fails the job, which marks the
- * execution EXECUTION_LOST within `executions.lostAfterMs`.
+ * execution EXECUTION_LOST within `executions.lostAfterMs`; a call adopted here (no job) keeps a
+ * lease instead, which a live replica's sweep finds lapsed (redis-held.ts).
  */
 export class RedisExecutionStore implements ExecutionStore {
   private readonly redis: Redis & ExecutionCommands;
@@ -48,10 +49,13 @@ export class RedisExecutionStore implements ExecutionStore {
   /** Runs of this replica until their outcome is recorded. */
   private readonly running = new Set<Promise<void>>();
   private readonly sweeper: NodeJS.Timeout;
-  /** This replica's held calls waiting for an answer. */
-  private readonly waits = new InputWaits();
+  /** Questions of this replica's calls to their callers, and the answers (on any replica). */
+  private readonly inputs: RedisInput;
   /** Calls of this replica adopted as executions (promoted when they asked mid-call): their cancel. */
   private readonly adopted = new Map<string, AbortController>();
+  /** The leases of this replica's adopted calls: they have no job whose lock would say the replica died. */
+  private readonly leases: HeldLeases;
+  private readonly heldSweeper: NodeJS.Timeout;
 
   constructor(
     conns: RedisConnections,
@@ -60,7 +64,7 @@ export class RedisExecutionStore implements ExecutionStore {
     private readonly log: FastifyBaseLogger,
     concurrency: number,
     /** `server.inputTimeoutMs`, read per wait. */
-    private readonly inputTimeoutMs: () => number = () => 600_000,
+    inputTimeoutMs: () => number = () => 600_000,
   ) {
     this.redis = withExecutionCommands(conns.commands);
     // The queue's connection runs the submit script in the MULTI that also adds the job.
@@ -90,22 +94,27 @@ export class RedisExecutionStore implements ExecutionStore {
       this.worker.cancelJob(id, "cancelled");
       this.adopted.get(id)?.abort(cancelled());
     });
-    this.channels.always(INPUT_CHANNEL, (message) => {
-      const { id, responses } = JSON.parse(message) as { id: string; responses: InputResponses };
-      this.waits.answer(id, responses);
-    });
+    this.inputs = new RedisInput(this.redis, this.channels, inputTimeoutMs);
     const orphans = new OrphanSweep(this.redis, (id) => this.queue.toKey(id), config, log);
     this.sweeper = setInterval(
       () => void orphans.run().catch((err: Error) => log.debug({ err: err.message }, "orphan sweep failed")),
       lostAfterMs,
     );
     this.sweeper.unref();
+    const { leaseMs, sweepMs } = heldTimings(lostAfterMs);
+    this.leases = new HeldLeases(this.redis, leaseMs, log);
+    const held = new HeldSweep(this.redis, config, log);
+    this.heldSweeper = setInterval(
+      () => void held.run().catch((err: Error) => log.debug({ err: err.message }, "held sweep failed")),
+      sweepMs,
+    );
+    this.heldSweeper.unref();
   }
 
   async submit(s: Submission, fingerprint: string): Promise<{ execution: ExecutionT; replayed: boolean }> {
     const { maxActivePerCaller } = this.config();
     const id = newExecutionId();
-    const call = this.submitCall(s, id, fingerprint);
+    const call = submitCallOf(this.config(), s, id, fingerprint);
     const job: Job = {
       id,
       owner: s.owner,
@@ -122,19 +131,18 @@ export class RedisExecutionStore implements ExecutionStore {
       const execution = await this.get(s.owner, earlier);
       if (execution) return { execution, replayed: true };
     }
-    const execution = await this.get(s.owner, id);
-    if (!execution) throw unavailable();
-    return { execution, replayed: false };
+    // A replay whose execution expired in between: nothing was created.
+    if (verdict !== "created") throw unavailable();
+    return { execution: submitted(call), replayed: false };
   }
 
-  // No job: the call already runs here. A replica that dies with it leaves it to its expiry
-  // (BullMQ's stalled check, which finds lost jobs, knows nothing of it).
+  // No job: the call already runs here. Its lease (redis-held.ts) says this replica is alive.
   async adopt(a: Adoption): Promise<Adopted> {
     const id = newExecutionId();
-    const c = this.submitCall(a, id, "");
+    const c = submitCallOf(this.config(), a, id, "");
     const [verdict] = (await store(this.redis.tnxSubmit(...submitArgs(c)))) as SubmitVerdict;
     if (verdict === "overloaded") throw overloaded(c.max);
-    await store(this.redis.tnxStart(c.record, iso(Date.now())));
+    await this.leases.start(id);
     const execution = await this.get(a.owner, id);
     if (!execution) throw unavailable();
     const cancel = new AbortController();
@@ -148,11 +156,12 @@ export class RedisExecutionStore implements ExecutionStore {
         signal: cancel.signal,
         onStart: () => undefined,
         onProgress: (p) => void this.progress(id, p),
-        onInputRequest: (requests, onAsked) => this.ask(id, requests, cancel.signal, onAsked),
+        onInputRequest: (requests, onAsked) => this.inputs.ask(id, requests, cancel.signal, onAsked),
       },
       finish: async (outcome) => {
         try {
           await this.record(job, outcome);
+          await this.leases.release(id);
         } finally {
           this.adopted.delete(id);
           settle();
@@ -161,78 +170,16 @@ export class RedisExecutionStore implements ExecutionStore {
     };
   }
 
-  async input(owner: string, id: string, responses: InputResponses, partial = false): Promise<ExecutionT | undefined> {
-    const rec = await store(this.redis.hgetall(key.record(id)));
-    const execution = toExecution(rec, owner);
-    if (!execution) return undefined;
-    if (execution.status !== "input_required" || !execution.inputRequests) throw stateError(execution);
-    checkResponses(execution.inputRequests, responses, partial);
-    if (Object.keys(responses).length === 0) return execution;
-    const answered = { ...(rec.answered ? (JSON.parse(rec.answered) as InputResponses) : {}), ...responses };
-    const open = stillOpen(execution.inputRequests, answered);
-    const now = iso(Date.now());
-    // The record's inputs are compared in the script: of two answers racing, one is taken.
-    const verdict = await store(
-      Object.keys(open).length > 0
-        ? this.redis.tnxPartial(key.record(id), now, rec.inputs ?? "", JSON.stringify(open), JSON.stringify(answered))
-        : this.redis.tnxAnswer(key.record(id), now, rec.inputs ?? ""),
-    );
-    if (verdict !== "ok") throw notWaiting(verdict);
-    if (Object.keys(open).length === 0) await store(this.redis.publish(INPUT_CHANNEL, JSON.stringify({ id, responses: answered })));
-    return this.get(owner, id);
-  }
-
-  private submitCall(s: Adoption & { idempotencyKey?: string }, id: string, fingerprint: string): SubmitCall {
-    const { maxActivePerCaller, retentionMs } = this.config();
-    const now = Date.now();
-    const expireAt = now + s.timeoutMs + retentionMs;
-    return {
-      idem: s.idempotencyKey === undefined ? "" : key.idempotency(s.owner, s.idempotencyKey),
-      active: key.active(s.owner),
-      ownerIndex: key.owner(s.owner),
-      seq: key.seq,
-      record: key.record(id),
-      id,
-      fingerprint,
-      max: maxActivePerCaller,
-      expireAt,
-      nowIso: iso(now),
-      tool: s.tool,
-      owner: s.owner,
-      expiresAtIso: iso(expireAt),
-    };
+  input(owner: string, id: string, responses: InputResponses, partial = false): Promise<ExecutionT | undefined> {
+    return this.inputs.answer(owner, id, responses, partial);
   }
 
   async get(owner: string, id: string): Promise<ExecutionT | undefined> {
     return toExecution(await store(this.redis.hgetall(key.record(id))), owner);
   }
 
-  async list(owner: string, q: { status?: ExecutionStatusT; limit: number; cursor?: string }): Promise<ExecutionPage> {
-    const page: { seq: string; execution: ExecutionT }[] = [];
-    let max = q.cursor === undefined ? "+inf" : `(${q.cursor}`;
-    // Batches until the page is full (a status filter or expired entries may skip some).
-    for (;;) {
-      const batch = await store(this.redis.zrevrangebyscore(key.owner(owner), max, "-inf", "WITHSCORES", "LIMIT", 0, q.limit + 1));
-      if (batch.length === 0) break;
-      const pipeline = this.redis.pipeline();
-      const ids: string[] = [];
-      for (let i = 0; i < batch.length; i += 2) {
-        ids.push(batch[i] ?? "");
-        pipeline.hgetall(key.record(batch[i] ?? ""));
-      }
-      const records = (await store(pipeline.exec())) ?? [];
-      const gone: string[] = [];
-      records.forEach(([, rec], i) => {
-        const execution = toExecution(rec as Record<string, string>, owner);
-        if (!execution) gone.push(ids[i] ?? "");
-        else if (!q.status || execution.status === q.status) page.push({ seq: batch[i * 2 + 1] ?? "", execution });
-      });
-      if (gone.length) await store(this.redis.zrem(key.owner(owner), ...gone));
-      max = `(${batch.at(-1)}`;
-      if (page.length > q.limit || batch.length < 2 * (q.limit + 1)) break;
-    }
-    const shown = page.slice(0, q.limit);
-    return { executions: shown.map((p) => p.execution), ...(page.length > q.limit ? { next: shown.at(-1)?.seq } : {}) };
+  list(owner: string, q: { status?: ExecutionStatusT; limit: number; cursor?: string }): Promise<ExecutionPage> {
+    return listExecutions(this.redis, owner, q);
   }
 
   async cancel(owner: string, id: string): Promise<ExecutionT | undefined> {
@@ -254,56 +201,18 @@ export class RedisExecutionStore implements ExecutionStore {
     }
   }
 
-  async watch(owner: string, id: string, after: number, onEvent: (e: ExecutionEvent) => void): Promise<Watch | undefined> {
-    let last = after;
-    let early: ExecutionEvent[] | undefined = [];
-    const deliver = (e: ExecutionEvent) => {
-      if (e.id <= last) return;
-      last = e.id;
-      onEvent(e);
-    };
-    // Reads the stored events after the last delivered one: the backlog, and what pub/sub
-    // missed while the subscriber was reconnecting.
-    const catchUp = async () => {
-      for (const line of await store(this.redis.lrange(key.events(id), last, -1))) deliver(JSON.parse(line) as ExecutionEvent);
-    };
-    // Subscribe first, then read: an event published in between is in the list or the buffer.
-    const unlisten = await store(
-      this.channels.listen(key.channel(id), (line) => {
-        const e = JSON.parse(line) as ExecutionEvent;
-        if (early) early.push(e);
-        else deliver(e);
-      }),
-    );
-    const noResync = this.channels.onReconnect(() => void catchUp().catch(() => undefined));
-    const stop = () => {
-      unlisten();
-      noResync();
-    };
-    try {
-      const execution = await this.get(owner, id);
-      if (!execution) {
-        stop();
-        return undefined;
-      }
-      await catchUp();
-      const buffered = early;
-      early = undefined;
-      for (const e of buffered) deliver(e);
-      if (isTerminal(execution.status)) stop();
-      return { execution, stop };
-    } catch (err) {
-      stop();
-      throw err;
-    }
+  watch(owner: string, id: string, after: number, onEvent: (e: ExecutionEvent) => void): Promise<Watch | undefined> {
+    return watchExecution(this.redis, this.channels, owner, id, after, onEvent);
   }
 
   async close(): Promise<void> {
     clearInterval(this.sweeper);
+    clearInterval(this.heldSweeper);
     // Waits for the runs of this replica (shutdown aborts them after its grace period) so
     // their outcome is recorded before the connections close.
     await this.worker.pause(true).catch(() => undefined);
     await Promise.allSettled([...this.running]);
+    this.leases.stop();
     await this.worker.close();
     await this.queue.close();
   }
@@ -322,14 +231,14 @@ export class RedisExecutionStore implements ExecutionStore {
       signal: aborted,
       onStart: () => undefined,
       onProgress: (p) => void this.progress(job.id, p),
-      onInputRequest: (requests, onAsked) => this.ask(job.id, requests, aborted, onAsked),
+      onInputRequest: (requests, onAsked) => this.inputs.ask(job.id, requests, aborted, onAsked),
     });
     await this.record(job, outcome);
   }
 
   // The outcome must reach Redis; a short outage is waited out rather than losing it.
   private async record(job: Job, outcome: Outcome): Promise<void> {
-    this.waits.end(job.id, new ToolnexusError("CANCELLED", "The call ended before the answer came"));
+    this.inputs.end(job.id);
     for (let attempt = 0; ; attempt++) {
       try {
         await this.finish(job, outcome);
@@ -340,23 +249,6 @@ export class RedisExecutionStore implements ExecutionStore {
         await new Promise((r) => setTimeout(r, 500));
       }
     }
-  }
-
-  private async ask(id: string, requests: InputRequests, signal: AbortSignal, onAsked?: () => void): Promise<InputResponses> {
-    const json = JSON.stringify(requests);
-    // Waiting before the record says so: an answer published at once is not missed.
-    const answer = this.waits.wait(id, this.inputTimeoutMs(), signal);
-    try {
-      if ((await store(this.redis.tnxAsk(key.record(id), key.events(id), iso(Date.now()), json, key.channel(id)))) !== 1) {
-        throw notWaiting("over");
-      }
-    } catch (err) {
-      this.waits.answer(id, {});
-      void answer.catch(() => undefined);
-      throw err;
-    }
-    onAsked?.();
-    return answer;
   }
 
   private async progress(id: string, p: Progress): Promise<void> {
@@ -384,12 +276,6 @@ function overloaded(max: number): ToolnexusError {
   return new ToolnexusError("OVERLOADED", `More than ${max} executions queued or running for this caller`, {
     headers: { "retry-after": "1" },
   });
-}
-
-/** Why an execution that is not `input_required` takes no answer: its wait timed out, or it waits on nothing. */
-function stateError(e: ExecutionT): ToolnexusError {
-  if (e.error?.code === "INPUT_TIMEOUT") return new ToolnexusError("INPUT_TIMEOUT", "The input request has expired");
-  return notWaiting(e.status);
 }
 
 function cancelled(): ToolnexusError {

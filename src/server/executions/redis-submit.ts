@@ -1,8 +1,11 @@
 import { Job as BullJob, type Queue } from "bullmq";
 import type { Redis } from "ioredis";
-import { RECORD_PREFIX, store, unavailable } from "./redis-records.js";
+import type { ExecutionsConfig } from "../../config/schema/index.js";
+import { iso } from "./redis-outcomes.js";
+import { key, RECORD_PREFIX, store, unavailable } from "./redis-records.js";
 import type { ExecutionCommands } from "./redis-scripts.js";
-import type { Job } from "./store.js";
+import type { ExecutionT } from "./schemas.js";
+import type { Adoption, Job } from "./store.js";
 
 /** What the submit script decided: a new record, or why not (with the earlier id for a replay). */
 export type SubmitVerdict = [verdict: "created" | "reused" | "replay" | "overloaded", earlier?: string];
@@ -31,16 +34,25 @@ export interface SubmitCall {
  * a race between two submits is settled there.
  */
 export async function precheck(redis: Redis, c: SubmitCall): Promise<SubmitVerdict | undefined> {
-  // Sent together: one round trip.
-  const [prev, active] = await store(Promise.all([c.idem === "" ? null : redis.get(c.idem), redis.smembers(c.active)]));
+  // Sent together: one round trip. A count, not the members: every submit pays for this reply.
+  const [prev, count] = await store(Promise.all([c.idem === "" ? null : redis.get(c.idem), redis.scard(c.active)]));
   if (prev) {
     const fp = await store(redis.hget(RECORD_PREFIX + prev, "fp"));
     if (fp) return fp === c.fingerprint ? ["replay", prev] : ["reused"];
   }
-  if (active.length < c.max) return undefined;
+  if (count < c.max) return undefined;
   // Ids whose record expired unfinished no longer count (the script drops them from the set).
+  const active = await store(redis.smembers(c.active));
   const live = active.length ? await store(redis.exists(...active.map((id) => RECORD_PREFIX + id))) : 0;
   return live >= c.max ? ["overloaded"] : undefined;
+}
+
+/**
+ * The execution the submit script just created, as it wrote it: the 202 needs no read back
+ * (a worker may have started it meanwhile; `queued` was still true when it was accepted).
+ */
+export function submitted(c: SubmitCall): ExecutionT {
+  return { id: c.id, tool: c.tool, status: "queued", createdAt: c.nowIso, updatedAt: c.nowIso, expiresAt: c.expiresAtIso };
 }
 
 /** The submit script's keys and arguments for `c`, in its order (redis-scripts.ts SUBMIT). */
@@ -84,4 +96,31 @@ export async function createWithJob(queue: Queue<Job>, c: SubmitCall, job: Job):
   const v = verdict as SubmitVerdict;
   if (v[0] !== "created") await queue.remove(job.id).catch(() => undefined);
   return v;
+}
+
+/** The submit script's keys and arguments for call `s` as execution `id` (expiring after its timeout and the retention). */
+export function submitCallOf(
+  config: ExecutionsConfig,
+  s: Adoption & { idempotencyKey?: string },
+  id: string,
+  fingerprint: string,
+): SubmitCall {
+  const { maxActivePerCaller, retentionMs } = config;
+  const now = Date.now();
+  const expireAt = now + s.timeoutMs + retentionMs;
+  return {
+    idem: s.idempotencyKey === undefined ? "" : key.idempotency(s.owner, s.idempotencyKey),
+    active: key.active(s.owner),
+    ownerIndex: key.owner(s.owner),
+    seq: key.seq,
+    record: key.record(id),
+    id,
+    fingerprint,
+    max: maxActivePerCaller,
+    expireAt,
+    nowIso: iso(now),
+    tool: s.tool,
+    owner: s.owner,
+    expiresAtIso: iso(expireAt),
+  };
 }

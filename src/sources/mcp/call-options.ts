@@ -20,7 +20,7 @@ const DEADLINE_SLACK_MS = 1000;
 export function callOptions(ctx: ToolContext): RequestOptions {
   return {
     ...(ctx.signal ? { signal: ctx.signal } : {}),
-    timeout: ctx.timeout !== undefined ? ctx.timeout + DEADLINE_SLACK_MS : DEFAULT_REQUEST_TIMEOUT_MSEC,
+    timeout: heldDeadline(ctx) ?? (ctx.timeout !== undefined ? ctx.timeout + DEADLINE_SLACK_MS : DEFAULT_REQUEST_TIMEOUT_MSEC),
   };
 }
 
@@ -45,4 +45,16 @@ export function requestMeta(
     ...(caps ? { [CLIENT_CAPABILITIES_META_KEY]: caps } : {}),
   };
   return Object.keys(m).length ? { _meta: m } : {};
+}
+
+// The longest a Node timer waits (a longer one fires at once).
+const MAX_TIMER_MS = 2_147_483_647;
+
+/**
+ * A call whose caller can be asked mid-call has a deadline that pauses while it waits for the
+ * answer (call-signal.ts): the SDK's timer cannot pause, so it is not the deadline; the
+ * caller's signal is (its abort sends notifications/cancelled).
+ */
+function heldDeadline(ctx: ToolContext): number | undefined {
+  return ctx.onInputRequest && ctx.signal ? MAX_TIMER_MS : undefined;
 }

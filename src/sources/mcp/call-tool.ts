@@ -79,6 +79,7 @@ export async function callTool(
   } finally {
     held.close();
     progress?.close();
+    asking?.dispose();
   }
 }
 
@@ -86,19 +87,26 @@ export async function callTool(
  * The caller's answer route of a held call, when it has one. A wait that failed (no answer
  * within `inputTimeoutMs`) ends the call with that error: the upstream is told to stop
  * (notifications/cancelled) rather than left to go on with no answer.
+ *
+ * The call's own signal is forwarded by one listener, not combined with `AbortSignal.any`:
+ * every REST call carries this route, and a composite signal (weak references kept until a
+ * collection) cost a visible share of the MCP hop's CPU and allocations (bench/README.md).
  */
-function heldAsk(ctx: ToolContext): { ask: NonNullable<ToolContext["onInputRequest"]>; signal: AbortSignal } | undefined {
-  const onInputRequest = ctx.onInputRequest?.bind(ctx);
+function heldAsk(ctx: ToolContext): { ask: NonNullable<ToolContext["onInputRequest"]>; signal: AbortSignal; dispose(): void } | undefined {
+  const onInputRequest = ctx.onInputRequest;
   if (!onInputRequest) return undefined;
   const failed = new AbortController();
-  const signal = ctx.signal ? AbortSignal.any([ctx.signal, failed.signal]) : failed.signal;
+  const outer = ctx.signal;
+  const forward = () => failed.abort(outer?.reason);
+  if (outer?.aborted) forward();
+  else outer?.addEventListener("abort", forward, { once: true });
   const ask: NonNullable<ToolContext["onInputRequest"]> = async (requests) => {
     try {
-      return await onInputRequest(requests);
+      return await onInputRequest.call(ctx, requests);
     } catch (err) {
       failed.abort(err);
       throw err;
     }
   };
-  return { ask, signal };
+  return { ask, signal: failed.signal, dispose: () => outer?.removeEventListener("abort", forward) };
 }

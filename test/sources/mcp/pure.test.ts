@@ -111,6 +111,12 @@ describe("callOptions", () => {
     const ac = new AbortController();
     expect(callOptions({ signal: ac.signal }).signal).toBe(ac.signal);
   });
+  it("leaves the deadline of a call that may be held to its signal: the SDK's timer cannot pause while the caller answers", () => {
+    const ac = new AbortController();
+    const ask = () => Promise.resolve({});
+    expect(callOptions({ timeout: 100, signal: ac.signal, onInputRequest: ask }).timeout).toBe(2_147_483_647);
+    expect(callOptions({ timeout: 100, onInputRequest: ask }).timeout).toBeLessThan(2_000);
+  });
 });
 
 describe("backoffDelay", () => {
