@@ -43,9 +43,15 @@ wait_ok "http://localhost:$ev_port/mcp" || { echo "conformance: the reference se
 # Not pinned: toolnexus negotiates 2026-07-28 with it (its 2026-only tools are then visible).
 # The tasks-* scenarios call native tools of their own (greet, slow_compute, …): a fixture plugin
 # beside the reference server; taskAfterMs well under the 1 s those scenarios expect to become tasks.
+# Its tools that ask mid-call (test_sampling, test_elicitation*) are reached over a second,
+# 2025-pinned session: on its 2026 path the reference server runs tools through an in-memory
+# client of its own that answers their elicitation/create and sampling/createMessage "Method not
+# found" (a 2026 server asks through input_required instead), so only a 2025 session relays them.
+ASKING='{ test_sampling: ASK, test_elicitation: ASK, test_elicitation_sep1034_defaults: ASK, test_elicitation_sep1330_enums: ASK }'
 cat > "$OUT/toolnexus.yaml" <<YAML
 mcpServers:
-  everything: { url: "http://localhost:$ev_port/mcp", prefix: false }
+  everything: { url: "http://localhost:$ev_port/mcp", prefix: false, tools: ${ASKING//ASK/false} }
+  everything2025: { url: "http://localhost:$ev_port/mcp", prefix: false, protocolVersion: "2025-11-25", tools: ${ASKING//ASK/true} }
 plugins: ["$PWD/test/fixtures/plugins/conformance-tasks.mjs"]
 server: { mcp: { taskAfterMs: 200 } }
 YAML

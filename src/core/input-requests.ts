@@ -20,6 +20,14 @@ export type InputRequests = Record<string, InputRequest>;
 /** The `inputResponses` map of the retry: each value is the bare result answering one request. */
 export type InputResponses = Record<string, Record<string, unknown>>;
 
+/**
+ * The one key of a response that is a client's JSON-RPC reply passed on verbatim
+ * (`{ result }` or `{ error: { code, message, data? } }`): a 2025 `/mcp` client's answer to a
+ * relayed request. The upstream that asked gets exactly that result or error, and checks it
+ * itself, as it would from a client of its own.
+ */
+export const INPUT_REPLY_KEY = "toolnexus/reply";
+
 /** The pending kinds an input request maps to (a tool's own kinds, e.g. `question`, stay as they are). */
 type InputKind = "elicitation" | "sampling" | "roots";
 

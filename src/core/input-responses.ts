@@ -1,5 +1,5 @@
 import type { FieldError } from "./errors.js";
-import type { InputRequests, InputResponses } from "./input-requests.js";
+import { INPUT_REPLY_KEY, type InputRequests, type InputResponses } from "./input-requests.js";
 import type { JSONSchema } from "./types.js";
 import { ArgsValidator } from "./validate-args.js";
 
@@ -25,6 +25,8 @@ export function inputResponseErrors(requests: InputRequests, responses: InputRes
       errors.push({ pointer: at, message: "must be an object" });
       continue;
     }
+    // A 2025 /mcp client's verbatim reply: the upstream that asked checks it.
+    if (Object.hasOwn(response, INPUT_REPLY_KEY)) continue;
     if (request.method === "elicitation/create") {
       if (typeof response.action !== "string" || !ACTIONS.has(response.action)) {
         errors.push({ pointer: `${at}/action`, message: "must be accept, decline or cancel" });

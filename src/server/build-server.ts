@@ -183,6 +183,7 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
     events,
     (err) => logger.debug({ err: err.message }, "mcp protocol error"),
     executions.store,
+    executions.promotion,
   );
   if (server.mcp.enabled) await app.register(mcpEndpoint, { catalog: mcp, path: server.mcp.path, scrub });
   await registerBundles(app, state, { mcp, scrub, log: logger, mcpEnabled: server.mcp.enabled });

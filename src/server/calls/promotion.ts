@@ -43,6 +43,8 @@ export class PromotableCall {
   private held?: Promise<Promoted>;
   private adopted = false;
   private settleFirst!: (p: { promoted: Promoted; requests: InputRequests }) => void;
+  /** Called once each round's questions are recorded (an answer is taken), the first round's included. */
+  onAsked?: (promoted: Promoted, requests: InputRequests) => void;
   /** Resolves once the call was promoted and its first question is recorded (an answer is taken). */
   readonly promoted = new Promise<{ promoted: Promoted; requests: InputRequests }>((r) => (this.settleFirst = r));
 
@@ -73,7 +75,10 @@ export class PromotableCall {
       return p;
     });
     const promoted = await this.held;
-    return promoted.ask(requests, first ? () => this.settleFirst({ promoted, requests }) : undefined);
+    return promoted.ask(requests, () => {
+      if (first) this.settleFirst({ promoted, requests });
+      this.onAsked?.(promoted, requests);
+    });
   };
 
   /** Progress of a promoted call also reaches its execution. */

@@ -23,7 +23,7 @@ import { AjvJsonSchemaValidator } from "@modelcontextprotocol/server/validators/
 import { isToolnexusError, ToolnexusError } from "../../core/errors.js";
 import type { ToolResult } from "../../core/types.js";
 import { ownerKey, type Caller } from "../auth/index.js";
-import { bindAbort, onSignalAbort } from "../calls/bind-abort.js";
+import { bindAbort, onSignalAbort, type AbortListen } from "../calls/bind-abort.js";
 import type { CallPipeline } from "../calls/call-pipeline.js";
 import type { CatalogViews } from "../catalog/view.js";
 import { scrubDeep } from "../observability/scrub-deep.js";
@@ -35,6 +35,8 @@ import { invalidArgumentsResult, JsonRpcError, toCallToolResult, toJsonRpcError 
 import { TASKS_EXTENSION } from "./task-wire.js";
 import { registerTaskMethods } from "./task-methods.js";
 import type { McpTasks } from "./tasks.js";
+import type { LegacyRelay, RelaySink } from "./legacy-relay.js";
+import type { HeldRetry } from "./held-retry.js";
 
 const { version } = createRequire(import.meta.url)("../../../package.json") as { version: string };
 const SKILL_TOOL = "skill";
@@ -52,6 +54,8 @@ export interface McpSession {
   requestId(id: RequestId): string;
   /** How calls of this session are logged and audited (default "mcp": over HTTP). */
   transport?: "mcp" | "stdio";
+  /** A 2025 client's call stream that can carry an upstream's mid-call questions (legacy-relay.ts). */
+  relay?: RelaySink;
   /**
    * A `tools/call` the plain path (plain-answer.ts) already ran, whose answer only the SDK
    * gives (an input_required result, a capability error): the SDK's handler returns or
@@ -83,6 +87,10 @@ export class McpCatalog {
     private readonly scrub: (s: string) => string,
     /** The tasks extension, where executions exist to back it. */
     private readonly tasks?: McpTasks,
+    /** Server-to-client requests for 2025 clients, where executions exist to carry the answers. */
+    readonly relay?: LegacyRelay,
+    /** A 2026 client's plain call whose upstream asks mid-call: input_required, answered by retry. */
+    private readonly heldRetry?: HeldRetry,
   ) {}
 
   /**
@@ -233,10 +241,22 @@ export class McpCatalog {
         if (support === "required") throw tasks.missingCapability();
       }
       const requestState = modern ? mcpReq.requestState() : undefined;
+      // The retry of a held call's input_required: it answers the call running wherever it is.
+      const resumed =
+        typeof requestState === "string"
+          ? await this.heldRetry?.resume(caller, params.name, requestState, mcpReq.inputResponses ?? {}, mcpReq.signal)
+          : undefined;
+      if (resumed) return "result" in resumed ? toCallToolResult(resumed.result) : resumed.inputRequired;
       // A retry: its state is opened before the call runs (a forged one is refused here).
       const answer =
         typeof requestState === "string" ? answerOf(requestState, mcpReq.inputResponses ?? {}, params.name, caller.id, input) : undefined;
-      const result = await this.pipeline.call(
+      const relayed = !modern && session.relay ? this.relay?.call(caller, params.name, requestId, session.relay) : undefined;
+      // Only an MCP server's tool can ask mid-call.
+      const held =
+        modern && !answer && this.relaysLogs(params.name) ? this.heldRetry?.start(caller, params.name, requestId, caps) : undefined;
+      // A promoted call outlives this request: its end no longer cancels the call (its execution's cancel does).
+      const listen: AbortListen<AbortSignal> = held ? (s, abort) => onSignalAbort(s, () => !held.promoted && abort()) : onSignalAbort;
+      const run = this.pipeline.call(
         params.name,
         { arguments: params.arguments ?? {}, ...(answer ? { answer } : {}) },
         {
@@ -246,9 +266,11 @@ export class McpCatalog {
           log: session.log,
           clientCapabilities: caps,
           onStart: (call) => {
+            relayed?.bind(call);
             this.inFlight.add(ownerKey(caller), mcpReq.id, call);
             // The SDK aborts this signal when the transport closes: over HTTP, the response stream.
-            bindAbort(call, mcpReq.signal, onSignalAbort, clientClosed);
+            held?.bind(call);
+            bindAbort(call, mcpReq.signal, listen, clientClosed);
           },
           ...(progressToken === undefined
             ? {}
@@ -258,8 +280,13 @@ export class McpCatalog {
                 },
               }),
           ...(wantsLogs ? { onLog: (m) => void mcpReq.log(m.level, scrubDeep(m.data, this.scrub), m.logger).catch(() => {}) } : {}),
+          ...(relayed || held ? { onInputRequest: (relayed ?? held)!.ask } : {}),
         },
       );
+      relayed?.track(run);
+      const outcome = held ? await held.settle(run) : { result: await run };
+      if ("inputRequired" in outcome) return outcome.inputRequired;
+      const { result } = outcome;
       const missing = missingCapabilities(result);
       // A 2026 client is told in kind that the upstream needs a client capability (-32021, HTTP 400).
       if (missing && modern) throw new MissingRequiredClientCapabilityError({ requiredCapabilities: missing }, result.output);

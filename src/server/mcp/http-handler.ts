@@ -8,6 +8,7 @@ import {
 } from "@modelcontextprotocol/server";
 import type { IncomingHttpHeaders } from "node:http";
 import type { McpCatalog, McpSession } from "./catalog-server.js";
+import { isRelayReply } from "./legacy-relay.js";
 import { answerPlain, type PlainOutcome } from "./plain-answer.js";
 import { plainRequestOf } from "./plain-request.js";
 
@@ -58,12 +59,27 @@ export function mcpHttp(catalog: McpCatalog, bus: ServerEventBus, onerror: (err:
       sessionIdGenerator: undefined,
       enableJsonResponse: !streams(catalog, body),
     });
-    const server = catalog.server(session);
+    // A client that declared it answers elicitation or sampling (its session memo says so) gets an
+    // upstream's mid-call questions on this call's stream.
+    const caps =
+      body.method === "tools/call" ? catalog.relay?.capabilities(session.caller, request.headers.get("mcp-session-id")) : undefined;
+    const relayed: McpSession = caps
+      ? {
+          ...session,
+          relay: { capabilities: caps, send: (m) => transport.send(m as never, { relatedRequestId: body.id as string | number }) },
+        }
+      : session;
+    const server = catalog.server(relayed);
     server.onerror = onerror;
     await server.connect(transport);
     // The response closed before it ended: the transport closes and the SDK aborts the call's signal.
     request.signal.addEventListener("abort", () => void transport.close(), { once: true });
-    return transport.handleRequest(request, { parsedBody: body });
+    const response = await transport.handleRequest(request, { parsedBody: body });
+    if (body.method === "initialize" && response.ok) {
+      const memo = catalog.relay?.sessionId(session.caller, body.params);
+      if (memo) response.headers.set("mcp-session-id", memo);
+    }
+    return response;
   }
 
   return {
@@ -76,6 +92,11 @@ export function mcpHttp(catalog: McpCatalog, bus: ServerEventBus, onerror: (err:
       const { body, session } = exchange;
       // Stateless HTTP delivers a cancellation in a POST of its own (maybe to another Server).
       if (body.method === "notifications/cancelled") catalog.cancel(session, body.params);
+      // A 2025 client's reply to a relayed request (legacy-relay.ts): accepted, as streamable HTTP says, with 202.
+      if (catalog.relay && isRelayReply(body)) {
+        await catalog.relay.deliver(session.caller, body);
+        return new Response(null, { status: 202 });
+      }
       if (await isLegacyRequest(exchange.request, body)) return legacy(exchange);
       const authInfo: AuthInfo = { token: "", clientId: session.caller.id, scopes: [] };
       sessions.set(authInfo, session);

@@ -1,4 +1,5 @@
 import type { CallPipeline } from "../calls/call-pipeline.js";
+import type { Promotion } from "../calls/promotion.js";
 import type { CatalogViews } from "../catalog/view.js";
 import type { ExecutionStore } from "../executions/store.js";
 import type { ServiceState } from "../service/service-state.js";
@@ -33,6 +34,7 @@ export function lazyCatalog(
   events: McpEvents,
   onerror: (err: Error) => void,
   executions?: ExecutionStore,
+  promotion?: Promotion,
 ): McpConnector {
   let catalog: Promise<McpCatalog> | undefined;
   let http: Promise<McpHttp> | undefined;
@@ -44,9 +46,26 @@ export function lazyCatalog(
   const connector: McpConnector = {
     events,
     catalog() {
-      return (catalog ??= Promise.all([import("./catalog-server.js"), import("./tasks.js")]).then(
-        ([{ McpCatalog }, { McpTasks }]) =>
-          new McpCatalog(state, views, pipeline, scrub, executions && new McpTasks(state, pipeline, executions)),
+      return (catalog ??= Promise.all([
+        import("./catalog-server.js"),
+        import("./tasks.js"),
+        import("./legacy-relay.js"),
+        import("./held-retry.js"),
+      ]).then(
+        ([{ McpCatalog }, { McpTasks }, { LegacyRelay }, { HeldRetry }]) => {
+          const inputTimeoutMs = () => state.loaded.config.server.inputTimeoutMs;
+          // Answers to an upstream's mid-call questions travel through executions (both eras).
+          const held = executions && promotion ? ([state.sealer, executions, promotion, inputTimeoutMs] as const) : undefined;
+          return new McpCatalog(
+            state,
+            views,
+            pipeline,
+            scrub,
+            executions && new McpTasks(state, pipeline, executions),
+            held && new LegacyRelay(...held),
+            held && new HeldRetry(...held),
+          );
+        },
         retry(() => (catalog = undefined)),
       ));
     },

@@ -1,5 +1,5 @@
 import { ProtocolError, ProtocolErrorCode, type Client } from "@modelcontextprotocol/client";
-import type { InputRequest, InputRequests, InputResponses } from "../../core/input-requests.js";
+import { INPUT_REPLY_KEY, type InputRequest, type InputRequests, type InputResponses } from "../../core/input-requests.js";
 import type { ToolContext } from "../../core/types.js";
 
 /**
@@ -56,6 +56,17 @@ export class HeldInput {
     const responses: InputResponses = await call.ask({ [key]: request } satisfies InputRequests);
     const response = responses[key];
     if (!response) throw new ProtocolError(ProtocolErrorCode.InternalError, "The caller gave no response to this request");
+    const reply = response[INPUT_REPLY_KEY] as
+      { result?: unknown; error?: { code?: unknown; message?: unknown; data?: unknown } } | undefined;
+    if (reply?.error) {
+      const { code, message, data } = reply.error;
+      throw new ProtocolError(
+        typeof code === "number" ? code : ProtocolErrorCode.InternalError,
+        typeof message === "string" ? message : "The client refused the request",
+        data,
+      );
+    }
+    if (reply) return reply.result as never;
     return response as never;
   }
 }
