@@ -57,6 +57,11 @@ export class InputWaits {
     this.waits.get(id)?.reject(reason());
   }
 
+  /** Ends every wait of this process with `reason` (the store closes: nobody is left to answer here). */
+  endAll(reason: () => unknown): void {
+    for (const w of [...this.waits.values()]) w.reject(reason());
+  }
+
   /** Hands the answer to execution `id`'s wait; false when no wait of this process has that id. */
   answer(id: string, responses: InputResponses): boolean {
     const w = this.waits.get(id);

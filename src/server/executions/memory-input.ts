@@ -58,4 +58,9 @@ export class MemoryInput {
     this.waits.end(e.execution.id, () => new ToolnexusError("CANCELLED", "The call ended before the answer came"));
     if (e.execution.inputRequests) backToRunning(e);
   }
+
+  /** The store closes: every wait of this process ends (its call then ends, recorded as failed NOT_READY). */
+  close(): void {
+    this.waits.endAll(() => new ToolnexusError("NOT_READY", "The service is shutting down"));
+  }
 }

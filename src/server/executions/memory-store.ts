@@ -157,6 +157,7 @@ export class MemoryExecutionStore implements ExecutionStore {
   // period) so their sources are not closed under them.
   async close(): Promise<void> {
     clearInterval(this.sweep);
+    this.inputs.close();
     await Promise.allSettled([...this.entries.values()].map((e) => e.done));
   }
 

@@ -80,6 +80,11 @@ export class RedisInput {
   end(id: string): void {
     this.waits.end(id, () => new ToolnexusError("CANCELLED", "The call ended before the answer came"));
   }
+
+  /** The store closes: every wait of this process ends (its call then ends, recorded as failed NOT_READY). */
+  close(): void {
+    this.waits.endAll(() => new ToolnexusError("NOT_READY", "The service is shutting down"));
+  }
 }
 
 /** Why an execution that is not `input_required` takes no answer: its wait timed out, or it waits on nothing. */

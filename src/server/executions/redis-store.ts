@@ -211,6 +211,7 @@ export class RedisExecutionStore implements ExecutionStore {
     // Waits for the runs of this replica (shutdown aborts them after its grace period) so
     // their outcome is recorded before the connections close.
     await this.worker.pause(true).catch(() => undefined);
+    this.inputs.close();
     await Promise.allSettled([...this.running]);
     this.leases.stop();
     await this.worker.close();
