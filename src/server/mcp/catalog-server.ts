@@ -5,23 +5,17 @@ import {
   ProtocolError,
   LOG_LEVEL_META_KEY,
   MissingRequiredClientCapabilityError,
-  CLIENT_CAPABILITIES_META_KEY,
-  ProtocolErrorCode,
   Server,
   type CallToolRequest,
   type CallToolResult,
   type InputRequiredResult,
-  type GetPromptResult,
-  type ListPromptsResult,
   type ListToolsResult,
   type RequestId,
   type ServerContext,
   type ServerOptions,
-  type Tool as McpTool,
 } from "@modelcontextprotocol/server";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/server/validators/ajv";
 import { isToolnexusError, ToolnexusError } from "../../core/errors.js";
-import type { ToolResult } from "../../core/types.js";
 import { ownerKey, type Caller } from "../auth/index.js";
 import { bindAbort, onSignalAbort, type AbortListen } from "../calls/bind-abort.js";
 import type { CallPipeline } from "../calls/call-pipeline.js";
@@ -30,8 +24,17 @@ import { scrubDeep } from "../observability/scrub-deep.js";
 import type { ServiceState } from "../service/service-state.js";
 import { InFlightMcpCalls } from "./in-flight.js";
 import { McpSkills } from "./skills-extension.js";
+import { getPrompt, hasSkills, listPrompts } from "./skills-prompt.js";
+import { listToolsPage } from "./tools-listing.js";
 import { answerOf, toInputRequired } from "./input-required.js";
-import { invalidArgumentsResult, JsonRpcError, toCallToolResult, toJsonRpcError } from "./results.js";
+import {
+  clientCapabilitiesOf,
+  invalidArgumentsResult,
+  JsonRpcError,
+  missingCapabilities,
+  toCallToolResult,
+  toJsonRpcError,
+} from "./results.js";
 import { TASKS_EXTENSION } from "./task-wire.js";
 import { registerTaskMethods } from "./task-methods.js";
 import type { McpTasks } from "./tasks.js";
@@ -39,9 +42,7 @@ import type { LegacyRelay, RelaySink } from "./legacy-relay.js";
 import type { HeldRetry } from "./held-retry.js";
 
 const { version } = createRequire(import.meta.url)("../../../package.json") as { version: string };
-const SKILL_TOOL = "skill";
 const clientClosed = () => new ToolnexusError("CLIENT_CLOSED", "The client closed the connection");
-const SKILLS_PROMPT = "skills";
 // How long a 2026-era client may keep a tools/list. Short, because a reload changes it; a client
 // that holds a subscriptions/listen stream hears of the change at once anyway.
 const LIST_TTL_MS = 60_000;
@@ -118,7 +119,7 @@ export class McpCatalog {
    */
   servesPlainly(caller: Caller, tool: string | undefined, modern: boolean): boolean {
     try {
-      if (this.hasSkills(caller)) return false;
+      if (hasSkills(this.state.toolkit(), caller)) return false;
       if (tool === undefined) return true;
       return !this.relaysLogs(tool) && !(modern && this.tasks?.supportOf(tool));
     } catch {
@@ -178,35 +179,14 @@ export class McpCatalog {
       return ran.outcome.value;
     });
     if (tasks) registerTaskMethods(server, tasks, caller, (id) => session.requestId(id), this.scrub);
-    server.setRequestHandler("prompts/list", (_req, ctx) => guard(ctx, () => this.listPrompts(caller)));
-    server.setRequestHandler("prompts/get", (req, ctx) => guard(ctx, () => this.getPrompt(caller, req.params.name)));
+    server.setRequestHandler("prompts/list", (_req, ctx) => guard(ctx, () => listPrompts(this.state.toolkit(), caller)));
+    server.setRequestHandler("prompts/get", (req, ctx) => guard(ctx, () => getPrompt(this.state.toolkit(), caller, req.params.name)));
     return server;
   }
 
   /** `tools/list`: exactly the caller's `GET /tools`, a page of `server.mcp.pageSize` at a time. */
   listTools(caller: Caller, cursor: string | undefined): ListToolsResult {
-    const tools = this.listing(caller);
-    const pageSize = this.state.loaded.config.server.mcp.pageSize;
-    const start = cursor === undefined ? 0 : offsetOf(cursor);
-    const end = start + pageSize;
-    return { tools: tools.slice(start, end), ...(end < tools.length ? { nextCursor: cursorOf(end) } : {}) };
-  }
-
-  private listing(caller: Caller): McpTool[] {
-    const view = this.views.of(caller);
-    return view.form("mcp tools/list", () => {
-      const infos = view.tools.map((t): McpTool => ({
-        name: t.name,
-        ...(t.title === undefined ? {} : { title: t.title }),
-        description: t.description,
-        inputSchema: { type: "object", ...t.inputSchema },
-        ...(t.outputSchema === undefined ? {} : { outputSchema: { type: "object", ...t.outputSchema } as McpTool["outputSchema"] }),
-        ...(t.annotations === undefined ? {} : { annotations: t.annotations }),
-        ...(t.icons === undefined ? {} : { icons: t.icons as McpTool["icons"] }),
-      }));
-      // A description derived from a URL may hold an expanded ${VAR}: never list it (as GET /tools).
-      return scrubDeep(infos, this.scrub);
-    });
+    return listToolsPage(this.views, this.scrub, caller, cursor, this.state.loaded.config.server.mcp.pageSize);
   }
 
   /**
@@ -303,57 +283,12 @@ export class McpCatalog {
     }
   }
 
-  /** The skills catalog as one prompt, for a caller that may use the skill tool and when skills exist. */
-  private listPrompts(caller: Caller): ListPromptsResult {
-    if (!this.hasSkills(caller)) return { prompts: [] };
-    return {
-      prompts: [
-        { name: SKILLS_PROMPT, description: "The agent skills this gateway serves, as a system-prompt catalog (GET /skills/prompt)." },
-      ],
-    };
-  }
-
-  private getPrompt(caller: Caller, name: string): GetPromptResult {
-    if (name !== SKILLS_PROMPT || !this.hasSkills(caller))
-      throw new JsonRpcError(ProtocolErrorCode.InvalidParams, `No prompt named "${name}"`);
-    const text = this.state.toolkit().skillsPrompt();
-    return { description: "The agent skills catalog", messages: [{ role: "user", content: { type: "text", text } }] };
-  }
-
   // Before the sources have loaded there are no skills yet (and no error to answer here).
   private hasSkillsNow(caller: Caller): boolean {
     try {
-      return this.hasSkills(caller);
+      return hasSkills(this.state.toolkit(), caller);
     } catch {
       return false;
     }
   }
-
-  private hasSkills(caller: Caller): boolean {
-    return caller.allows(SKILL_TOOL) && this.state.toolkit().skills().length > 0;
-  }
-}
-
-/** The client capabilities an upstream MCP server said it needs (its -32021), kept by the MCP source. */
-function missingCapabilities(result: ToolResult): Record<string, unknown> | undefined {
-  const m = result.metadata;
-  const caps = result.isError && m?.mcpErrorCode === ProtocolErrorCode.MissingRequiredClientCapability ? m.requiredCapabilities : undefined;
-  return typeof caps === "object" && caps !== null && !Array.isArray(caps) ? (caps as Record<string, unknown>) : undefined;
-}
-
-/** The client capabilities a 2026 request declared in its envelope (none when absent). */
-function clientCapabilitiesOf(envelope: unknown): Record<string, unknown> {
-  const caps = (envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY];
-  return typeof caps === "object" && caps !== null ? (caps as Record<string, unknown>) : {};
-}
-
-// Cursors are opaque to clients (MCP pagination): an offset into the caller's listing.
-function cursorOf(offset: number): string {
-  return Buffer.from(`o:${offset}`).toString("base64url");
-}
-
-function offsetOf(cursor: string): number {
-  const m = /^o:(\d{1,9})$/.exec(Buffer.from(cursor, "base64url").toString());
-  if (!m) throw new JsonRpcError(ProtocolErrorCode.InvalidParams, "Invalid cursor");
-  return Number(m[1]);
 }

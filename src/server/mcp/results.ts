@@ -1,4 +1,4 @@
-import { ProtocolErrorCode, type CallToolResult } from "@modelcontextprotocol/server";
+import { CLIENT_CAPABILITIES_META_KEY, ProtocolErrorCode, type CallToolResult } from "@modelcontextprotocol/server";
 import type { ErrorCode as ToolnexusCode, ToolnexusError } from "../../core/errors.js";
 import { pendingOf } from "../../core/pending.js";
 import type { ToolResult } from "../../core/types.js";
@@ -74,4 +74,17 @@ export function toJsonRpcError(err: ToolnexusError, requestId: string, scrub: (s
     requestId,
     ...(retryAfter ? { retryAfter: Number(retryAfter) } : {}),
   });
+}
+
+/** The client capabilities an upstream MCP server said it needs (its -32021), kept by the MCP source. */
+export function missingCapabilities(result: ToolResult): Record<string, unknown> | undefined {
+  const m = result.metadata;
+  const caps = result.isError && m?.mcpErrorCode === ProtocolErrorCode.MissingRequiredClientCapability ? m.requiredCapabilities : undefined;
+  return typeof caps === "object" && caps !== null && !Array.isArray(caps) ? (caps as Record<string, unknown>) : undefined;
+}
+
+/** The client capabilities a 2026 request declared in its envelope (none when absent). */
+export function clientCapabilitiesOf(envelope: unknown): Record<string, unknown> {
+  const caps = (envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY];
+  return typeof caps === "object" && caps !== null ? (caps as Record<string, unknown>) : {};
 }
