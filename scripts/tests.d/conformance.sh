@@ -53,7 +53,7 @@ mcpServers:
   everything: { url: "http://localhost:$ev_port/mcp", prefix: false, tools: ${ASKING//ASK/false} }
   everything2025: { url: "http://localhost:$ev_port/mcp", prefix: false, protocolVersion: "2025-11-25", tools: ${ASKING//ASK/true} }
 plugins: ["$PWD/test/fixtures/plugins/conformance-tasks.mjs"]
-server: { mcp: { taskAfterMs: 200 } }
+server: { logLevel: debug, mcp: { taskAfterMs: 200 } }
 YAML
 node dist/cli.js serve --config "$OUT/toolnexus.yaml" --port "$tn_port" > "$OUT/serve.log" 2>&1 &
 pids+=($!)
@@ -85,5 +85,20 @@ print(passed, failed, baselined)
 PY
 )
 echo "-- conformance: $passed checks passed, $failed failed ($baselined failed in expected-failure scenarios)"
+# Every request's duration is in serve.log (logLevel debug): the slowest say whether a scenario
+# that ran out of time waited on toolnexus, and on which MCP method (all of them when one failed).
+python3 - "$OUT/serve.log" "$([ "$rc" -eq 0 ] && [ "$failed" -eq 0 ] && echo 3 || echo 40)" <<'PY'
+import datetime, json, sys
+lines = []
+for raw in open(sys.argv[1], errors="replace"):
+    try: l = json.loads(raw)
+    except ValueError: continue
+    if isinstance(l.get("durationMs"), (int, float)): lines.append(l)
+lines.sort(key=lambda l: -l["durationMs"])
+print(f"-- conformance: {len(lines)} requests timed; the slowest:")
+for l in lines[: int(sys.argv[2])]:
+    what = l.get("mcpMethod") or l.get("tool") or l.get("url")
+    print(f"   {l['durationMs']:>8} ms  {l.get('method', 'POST')} {what}  {l.get('statusCode')}  at {datetime.datetime.fromtimestamp(l.get('time', 0) / 1000, datetime.UTC):%H:%M:%S.%f}")
+PY
 echo "$passed $failed" > .tmp/counts/conformance
 [ "$rc" -eq 0 ] && [ "$failed" -eq 0 ]

@@ -135,9 +135,19 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
     if (refused) return sendProblem(reply, request, refused, scrub);
     authenticateRequest(state, request, done);
   });
+  const timeRequests = app.log.level === "debug" || app.log.level === "trace";
   app.addHook("onResponse", (request, reply, done) => {
-    if (reply.statusCode >= 400 && request.routeOptions.url !== "/tools/:name/execute") {
-      request.log.info({ method: request.method, url: request.url, statusCode: reply.statusCode }, "request rejected");
+    // A REST tool call has its own line ("tool call", with its duration).
+    if (request.routeOptions.url === "/tools/:name/execute") return done();
+    const { method, url } = request;
+    if (reply.statusCode >= 400) {
+      request.log.info({ method, url, statusCode: reply.statusCode }, "request rejected");
+    } else if (timeRequests) {
+      // At debug every other request says how long it took (on /mcp, which method it was): what
+      // an operator needs to find the one slow request behind a stalled client.
+      const mcpMethod = request.headers["mcp-method"];
+      const durationMs = Math.round(reply.elapsedTime * 10) / 10;
+      request.log.debug({ method, url, mcpMethod, statusCode: reply.statusCode, durationMs }, "request completed");
     }
     done();
   });

@@ -188,3 +188,26 @@ describe("tools that ignore their signal", () => {
     }
   });
 });
+
+describe("request lines", () => {
+  it("at debug, say how long each request that is not a tool call took, and its MCP method", async () => {
+    await fetch(`${s.url}/tools`, { headers: { "x-request-id": "timed-1" } });
+    expect(s.logs.filter((l) => l.reqId === "timed-1")).toEqual([
+      expect.objectContaining({ msg: "request completed", method: "GET", url: "/tools", statusCode: 200, durationMs: expect.any(Number) }),
+    ]);
+    await fetch(`${s.url}/mcp`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-method": "ping",
+        "x-request-id": "timed-2",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
+    });
+    expect(s.logs.find((l) => l.reqId === "timed-2" && l.msg === "request completed")).toMatchObject({
+      mcpMethod: "ping",
+      statusCode: 200,
+    });
+  });
+});
