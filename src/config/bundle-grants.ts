@@ -1,5 +1,6 @@
 import type { ConfigIssue } from "./config-error.js";
-import { BUNDLE_NAME, type ToolnexusConfig } from "./schema/index.js";
+import { BUNDLE_NAME } from "./schema/constants.js";
+import type { ToolnexusConfig } from "./schema/index.js";
 
 /** A bundle name that cannot be a URL segment, or a key or policy granted a bundle the config does not define. */
 export function bundleGrantIssues(config: ToolnexusConfig): ConfigIssue[] {

@@ -1,10 +1,7 @@
 import { Type, type Static } from "@sinclair/typebox";
+import { JWT_ALGORITHMS } from "./constants.js";
 
-/**
- * Signature algorithms a token may use. Asymmetric only: keys come from a public JWKS, so an
- * HMAC algorithm would let anyone holding the public key mint tokens, and `none` is no signature.
- */
-export const JWT_ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"] as const;
+export { JWT_ALGORITHMS };
 
 /** `auth.jwt:` — bearer tokens from the organisation's identity provider. */
 export const JwtSection = Type.Object(

@@ -1,4 +1,7 @@
 import { Type, type Static } from "@sinclair/typebox";
+import { BUNDLE_NAME } from "./constants.js";
+
+export { BUNDLE_NAME };
 
 /** `audit:` — one JSON line per tool call, whatever the transport. */
 export const AuditSection = Type.Object(
@@ -54,9 +57,6 @@ export const PinningSection = Type.Object(
   },
   { additionalProperties: false, default: {} },
 );
-
-/** The characters of a bundle name: it is a URL segment (`/bundles/{name}/mcp`). */
-export const BUNDLE_NAME = "^[A-Za-z0-9_-]{1,64}$";
 
 /** One bundle (a virtual server): a named subset of the catalog. */
 const Bundle = Type.Object(

@@ -1,5 +1,5 @@
 import { Type, type Static } from "@sinclair/typebox";
-import { JWT_ALGORITHMS } from "./auth.js";
+import { JWT_ALGORITHMS } from "./constants.js";
 
 const HTTP_URL = "^[hH][tT][tT][pP][sS]?://";
 

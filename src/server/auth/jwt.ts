@@ -8,7 +8,8 @@ import {
   type JWTPayload,
   type JWTVerifyGetKey,
 } from "jose";
-import { JWT_ALGORITHMS, type JwtConfig } from "../../config/schema/index.js";
+import { JWT_ALGORITHMS } from "../../config/schema/constants.js";
+import type { JwtConfig } from "../../config/schema/index.js";
 import { ToolnexusError } from "../../core/errors.js";
 import type { Logger } from "../../core/types.js";
 import { VerifiedTokens } from "./token-cache.js";

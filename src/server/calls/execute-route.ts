@@ -1,4 +1,4 @@
-import { Type } from "@sinclair/typebox";
+import { Type } from "../http/typebox-lite.js";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { CallPipeline } from "./call-pipeline.js";
 import { abortOnDisconnect } from "./disconnect.js";

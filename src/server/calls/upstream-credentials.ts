@@ -1,11 +1,20 @@
 import { ToolnexusError } from "../../core/errors.js";
 import type { Logger, Tool, ToolResult } from "../../core/types.js";
 import type { TokenExchangeAuth, UpstreamAuth } from "../../core/upstream-auth.js";
-import { TokenExchanger } from "../../net/token-exchange.js";
+import type * as TokenExchange from "../../net/token-exchange.js";
 import type { Caller } from "../auth/index.js";
 import { scrubDeep } from "../observability/scrub-deep.js";
 
 const PASSTHROUGH: UpstreamAuth = { mode: "passthrough" };
+
+// The exchanger (oauth4webapi and jose, ~50 modules) loads on the first exchange, not at start-up.
+type ExchangeModule = typeof TokenExchange;
+let exchangeModule: ExchangeModule | undefined;
+let loadingExchange: Promise<ExchangeModule> | undefined;
+function loadExchange(): Promise<ExchangeModule> {
+  loadingExchange ??= import("../../net/token-exchange.js").then((m) => (exchangeModule = m));
+  return loadingExchange;
+}
 
 /**
  * Which bearer a call sends upstream (a tool's `upstreamAuth`): none for a tool that does not
@@ -15,7 +24,7 @@ const PASSTHROUGH: UpstreamAuth = { mode: "passthrough" };
  * config: a reload that keeps a source keeps its cache.
  */
 export class UpstreamCredentials {
-  private readonly exchangers = new WeakMap<TokenExchangeAuth, TokenExchanger>();
+  private readonly exchangers = new WeakMap<TokenExchangeAuth, TokenExchange.TokenExchanger>();
 
   constructor(
     /** auth.jwt.issuer of the config in force, where token endpoints are discovered. */
@@ -38,18 +47,18 @@ export class UpstreamCredentials {
       );
     }
     if (mode.mode === "passthrough") return subject;
-    const exchanger = this.exchanger(mode);
-    return exchanger.cached(subject) ?? exchanger.token(subject, log);
+    if (!exchangeModule) return loadExchange().then((m) => this.exchanged(m, mode, subject, log));
+    return this.exchanged(exchangeModule, mode, subject, log);
   }
 
-  private exchanger(cfg: TokenExchangeAuth): TokenExchanger {
+  private exchanged(m: ExchangeModule, cfg: TokenExchangeAuth, subject: string, log: Logger): string | Promise<string> {
     let e = this.exchangers.get(cfg);
     if (!e) {
       const issuer = this.issuer();
-      e = new TokenExchanger(cfg, issuer === undefined ? {} : { issuer });
+      e = new m.TokenExchanger(cfg, issuer === undefined ? {} : { issuer });
       this.exchangers.set(cfg, e);
     }
-    return e;
+    return e.cached(subject) ?? e.token(subject, log);
   }
 }
 

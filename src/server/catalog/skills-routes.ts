@@ -1,4 +1,4 @@
-import { Type } from "@sinclair/typebox";
+import { Type } from "../http/typebox-lite.js";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { NO_SKILLS_PROMPT } from "../../core/toolkit.js";
 import { ProblemResponse as problem, SkillList } from "../http/schemas.js";

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { Type } from "@sinclair/typebox";
+import { Type } from "../http/typebox-lite.js";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { toAnthropic, toGemini, toOpenAI } from "../../core/adapters.js";
 import { AdapterToolList, ProblemResponse as problem, ToolInfo, ToolList, ToolListQuery, ToolParams } from "../http/schemas.js";

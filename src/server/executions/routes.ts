@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { Type } from "@sinclair/typebox";
+import { Type } from "../http/typebox-lite.js";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { ToolnexusError } from "../../core/errors.js";
 import type { Sealer } from "../../core/seal.js";

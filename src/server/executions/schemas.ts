@@ -1,4 +1,5 @@
-import { Type, type Static } from "@sinclair/typebox";
+import type { Static } from "@sinclair/typebox";
+import { Type } from "../http/typebox-lite.js";
 import { Problem, Progress, StringEnum, ToolResult } from "../http/schemas.js";
 
 /**

@@ -1,4 +1,4 @@
-import { Type } from "@sinclair/typebox";
+import { Type } from "../http/typebox-lite.js";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { ProblemResponse as problem } from "../http/schemas.js";
 import { TOOL_NAME } from "../../core/tool-name.js";

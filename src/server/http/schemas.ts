@@ -1,5 +1,5 @@
-import { Type } from "@sinclair/typebox";
-import { BUNDLE_NAME } from "../../config/schema/index.js";
+import { Type } from "./typebox-lite.js";
+import { BUNDLE_NAME } from "../../config/schema/constants.js";
 import { TOOL_NAME } from "../../core/tool-name.js";
 import type { ToolSource } from "../../core/types.js";
 import { ApprovedPin, PendingPin, PinStatus } from "./pin-schemas.js";
