@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { tempDir } from "./helpers/temp-dir.js";
 import { freePort } from "./helpers/free-port.js";
 
@@ -130,9 +130,12 @@ describe("toolnexus CLI", () => {
       ].join("\n"),
     });
     const child = spawn(process.execPath, [cli, "serve", "--config", dir, "--port", String(port)], { stdio: ["ignore", "pipe", "pipe"] });
-    child.stdout.resume();
+    let stdout = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.resume();
     const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
+    // A failed expectation must not leave the server running.
+    onTestFinished(() => void child.kill("SIGKILL"));
     const url = `http://127.0.0.1:${port}`;
     for (let i = 0; i < 300; i++) {
       if (
@@ -158,7 +161,8 @@ describe("toolnexus CLI", () => {
     const inflight = [post(700), post(900)];
     await new Promise((r) => setTimeout(r, 200));
     child.kill("SIGTERM");
-    await new Promise((r) => setTimeout(r, 100));
+    // Once it says so it drains (a fixed pause raced the signal handler on a loaded machine).
+    await vi.waitFor(() => expect(stdout).toContain('"msg":"shutting down"'), { timeout: 10_000, interval: 20 });
     const late = await fetch(`${url}/tools/sleep/execute`, {
       method: "POST",
       headers: { "content-type": "application/json" },
