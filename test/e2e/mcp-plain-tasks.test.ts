@@ -21,6 +21,8 @@ interface Answer {
   status: number;
   type: string | null;
   text: string;
+  /** The HTTP request's id (x-request-id), which error data carry. */
+  reqId: string | null;
 }
 interface Options {
   key?: string;
@@ -57,9 +59,11 @@ async function post(method: string, params: Record<string, unknown>, opts: Optio
     },
     body: JSON.stringify({ jsonrpc: "2.0", id: opts.id ?? ++nextId, method, params: { ...params, _meta } }),
   });
-  return { status: res.status, type: res.headers.get("content-type"), text: await res.text() };
+  return { status: res.status, type: res.headers.get("content-type"), text: await res.text(), reqId: res.headers.get("x-request-id") };
 }
 
+// An answer without its HTTP request id (one per request).
+const bare = ({ reqId: _r, ...a }: Answer) => a;
 const body = (a: Answer) => JSON.parse(a.text) as { result?: Record<string, unknown>; error?: { code: number; data?: unknown } };
 
 /**
@@ -79,7 +83,9 @@ async function same(
     expect(built).toHaveBeenCalledTimes(opts.servers ?? 0);
     const sdk = await post(method, params, { ...opts, id, sdk: true });
     expect(built).toHaveBeenCalledTimes((opts.servers ?? 0) + 1);
-    expect({ ...plain, text: normalize(plain.text) }).toEqual({ ...sdk, text: normalize(sdk.text) });
+    // Each answer's own HTTP request id aside.
+    const norm = (a: Answer) => ({ ...a, reqId: undefined, text: normalize(a.text.replaceAll(a.reqId ?? "\u0000", "REQ")) });
+    expect(norm(plain)).toEqual(norm(sdk));
     return plain;
   } finally {
     built.mockRestore();
@@ -188,11 +194,54 @@ describe.each(["memory", "redis"] as const)("/mcp plain tasks, %s store", (store
     const id = ++nextId;
     const plain = await post("tasks/cancel", { taskId: one }, { id });
     const sdk = await post("tasks/cancel", { taskId: two }, { id, sdk: true });
-    expect(plain).toEqual(sdk);
+    expect(bare(plain)).toEqual(bare(sdk));
     expect(body(plain).result).toMatchObject({ resultType: "complete" });
     expect(await settled(one)).toMatchObject({ status: "cancelled" });
     await same("tasks/cancel", { taskId: one });
     await same("tasks/get", { taskId: one });
+  });
+
+  it("tasks/update: the SDK's answers to another caller, a bad or missing answer, dropped entries, a working and a terminal task", async () => {
+    const waiting = await newTask("confirm", { what: "a" });
+    expect(await settled(waiting)).toMatchObject({ status: "input_required", inputRequests: { input: {} } });
+    const accept = { input: { action: "accept", content: { confirm: true } } };
+    expect(body(await same("tasks/update", { taskId: waiting, inputResponses: accept }, { key: KEYS.bob })).error).toMatchObject({
+      code: -32602,
+    });
+    const bad = await same("tasks/update", { taskId: waiting, inputResponses: { input: { action: "maybe" } } });
+    expect(body(bad).error).toMatchObject({ code: -32602, data: { code: "INVALID_REQUEST" } });
+    expect(body(await same("tasks/update", { taskId: waiting })).error).toMatchObject({ code: -32602 });
+    // Entries the SDK drops (a request's or a result's shape) reach nobody: an ack, still waiting.
+    await same("tasks/update", { taskId: waiting, inputResponses: { input: { method: "elicitation/create" }, other: 1 } });
+    const working = await newTask("slow", { ms: 60_000 });
+    expect(body(await same("tasks/update", { taskId: working, inputResponses: accept })).result).toMatchObject({ resultType: "complete" });
+    await post("tasks/cancel", { taskId: working });
+    const done = await newTask("echo", { text: "x" });
+    await settled(done);
+    expect(body(await same("tasks/update", { taskId: done, inputResponses: accept })).error).toMatchObject({ code: -32602 });
+    expect(await settled(waiting)).toMatchObject({ status: "input_required" });
+    await post("tasks/cancel", { taskId: waiting });
+  });
+
+  it("tasks/update with the answer: the SDK's ack, and the task completes with it", async () => {
+    const [one, two] = [await newTask("confirm", { what: "a" }), await newTask("confirm", { what: "b" })];
+    await settled(one);
+    await settled(two);
+    const accept = { input: { action: "accept", content: { confirm: true } } };
+    const id = ++nextId;
+    const built = vi.spyOn(McpCatalog.prototype, "server");
+    const plain = await post("tasks/update", { taskId: one, inputResponses: accept }, { id });
+    expect(built).not.toHaveBeenCalled();
+    built.mockRestore();
+    expect(bare(plain)).toEqual(bare(await post("tasks/update", { taskId: two, inputResponses: accept }, { id, sdk: true })));
+    expect(await settled(one)).toMatchObject({
+      status: "completed",
+      result: { content: [{ text: expect.stringMatching(/^confirmed a/) }] },
+    });
+    expect(await settled(two)).toMatchObject({
+      status: "completed",
+      result: { content: [{ text: expect.stringMatching(/^confirmed b/) }] },
+    });
   });
 
   it("a client without the extension, or a request naming another task in Mcp-Name, gets the SDK's answer", async () => {
@@ -204,7 +253,7 @@ describe.each(["memory", "redis"] as const)("/mcp plain tasks, %s store", (store
     const other = "0".repeat(32);
     const id = ++nextId;
     const mismatch = await post("tasks/get", { taskId }, { id, mcpName: other });
-    expect(mismatch).toEqual(await post("tasks/get", { taskId }, { id, mcpName: other, sdk: true }));
+    expect(bare(mismatch)).toEqual(bare(await post("tasks/get", { taskId }, { id, mcpName: other, sdk: true })));
     expect(mismatch.status).toBe(400);
     expect(body(mismatch).error).toMatchObject({ code: -32020 });
   });

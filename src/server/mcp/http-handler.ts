@@ -29,7 +29,7 @@ export interface PlainExchange {
 
 /** What `/mcp` needs of the SDK: an answer to one exchange, and a way to stop. */
 export interface McpHttp {
-  /** A plain `tools/call`, `tools/list`, `tasks/get` or `tasks/cancel` answered without per-request SDK objects, or undefined: then {@link McpHttp.handle}. */
+  /** A plain `tools/call`, `tools/list` or tasks method answered without per-request SDK objects, or undefined: then {@link McpHttp.handle}. */
   plain(exchange: PlainExchange): Promise<PlainOutcome | undefined>;
   handle(exchange: McpExchange): Promise<Response>;
   close(): Promise<void>;

@@ -51,7 +51,7 @@ export async function answerPlain(
   session: McpSession,
   signal: AbortSignal,
 ): Promise<PlainOutcome | undefined> {
-  if (req.method === "tasks/get" || req.method === "tasks/cancel") return answerTask(catalog, req, session);
+  if (req.taskId !== undefined) return answerTask(catalog, req, session);
   const modern = req.envelope !== undefined;
   if (req.method === "tools/list") {
     let listed: ListToolsResult;
@@ -98,25 +98,41 @@ export async function answerPlain(
 }
 
 /**
- * `tasks/get` or `tasks/cancel` as the SDK's Server answers them (task-methods.ts): only for a
- * client that declared the extension (the SDK refuses the others, -32021), the result stamped
- * as every 2026 result is. An error other than those the methods answer goes the SDK's way,
- * which runs the method again: a read, or a cancel, which is idempotent.
+ * `tasks/get`, `tasks/cancel` or `tasks/update` as the SDK's Server answers them
+ * (task-methods.ts): only for a client that declared the extension (the SDK refuses the others,
+ * -32021); `tasks/update` gets the `inputResponses` the SDK would lift and keep (an entry that is
+ * not an object, or looks like a request or a result, is dropped); the result stamped as every
+ * 2026 result is; an error as the SDK encodes what a handler throws.
  */
 async function answerTask(catalog: McpCatalog, req: PlainRequest, session: McpSession): Promise<PlainOutcome | undefined> {
   const { tasks } = catalog;
   if (!tasks || !hasTaskClientCapabilityV2({ _meta: req.envelope })) return undefined;
+  const { caller } = session;
   const taskId = req.taskId as string;
   let value: Record<string, unknown>;
   try {
-    value = req.method === "tasks/get" ? await tasks.get(session.caller, taskId) : await tasks.cancel(session.caller, taskId);
+    if (req.method === "tasks/get") value = await tasks.get(caller, taskId);
+    else if (req.method === "tasks/cancel") value = await tasks.cancel(caller, taskId);
+    else value = await tasks.update(caller, taskId, req.inputResponses === undefined ? undefined : keptResponses(req.inputResponses));
   } catch (err) {
     if (err instanceof JsonRpcError) return failure(req, err);
-    return isToolnexusError(err) ? failure(req, toJsonRpcError(err, session.requestId(req.id), catalog.scrub)) : undefined;
+    if (isToolnexusError(err)) return failure(req, toJsonRpcError(err, session.requestId(req.id), catalog.scrub));
+    // Not thrown by these methods by design; the SDK's encoding of any other Error.
+    if (!(err instanceof Error)) return undefined;
+    const code = (err as { code?: unknown }).code;
+    const data = (err as { data?: Record<string, unknown> }).data;
+    return failure(req, new JsonRpcError(Number.isSafeInteger(code) ? (code as number) : -32603, err.message, data));
   }
   // The SDK stamps resultType "complete" after the task's own keys (and refuses any other).
   if (value.resultType !== undefined) return undefined;
   return result(req, stamp(catalog, { ...value, resultType: "complete" }));
+}
+
+// The SDK's partition of a request's inputResponses: what a handler sees of them.
+function keptResponses(responses: unknown): Record<string, unknown> {
+  if (typeof responses !== "object" || responses === null || Array.isArray(responses)) return {};
+  const isEntry = (e: unknown) => typeof e === "object" && e !== null && !Array.isArray(e) && !("method" in e) && !("result" in e);
+  return Object.fromEntries(Object.entries(responses).filter(([, e]) => isEntry(e)));
 }
 
 function result(req: PlainRequest, value: object): PlainOutcome {

@@ -13,7 +13,7 @@ import {
   type RequestId,
 } from "@modelcontextprotocol/server";
 
-/** A `tools/call`, `tools/list`, `tasks/get` or `tasks/cancel` that plain-answer.ts may answer without a per-request SDK Server. */
+/** A `tools/call`, `tools/list` or tasks method that plain-answer.ts may answer without a per-request SDK Server. */
 export interface PlainRequest {
   id: RequestId;
   method: "tools/call" | "tools/list" | TaskMethod;
@@ -23,13 +23,15 @@ export interface PlainRequest {
   name?: string;
   arguments?: Record<string, unknown>;
   cursor?: string;
-  /** `tasks/get`, `tasks/cancel`: the task. */
+  /** A tasks method: the task. */
   taskId?: string;
+  /** `tasks/update`: its `inputResponses`, as sent (undefined when absent). */
+  inputResponses?: unknown;
 }
 
-/** The tasks extension's methods the plain path answers (`tasks/update` carries input: the SDK's). */
-type TaskMethod = "tasks/get" | "tasks/cancel";
-const isTaskMethod = (m: unknown): m is TaskMethod => m === "tasks/get" || m === "tasks/cancel";
+/** The tasks extension's methods. */
+type TaskMethod = "tasks/get" | "tasks/cancel" | "tasks/update";
+const isTaskMethod = (m: unknown): m is TaskMethod => m === "tasks/get" || m === "tasks/cancel" || m === "tasks/update";
 // What a JSON-RPC request may hold (the SDK's JSONRPCRequestSchema is strict): anything more is the SDK's to refuse.
 const REQUEST_KEYS = new Set(["jsonrpc", "id", "method", "params"]);
 
@@ -49,8 +51,9 @@ const PLAIN_META = new Set([
 const ENVELOPE = [PROTOCOL_VERSION_META_KEY, CLIENT_INFO_META_KEY, CLIENT_CAPABILITIES_META_KEY];
 
 /**
- * The request as a plain `tools/call` or `tools/list`, or a 2026-07-28 `tasks/get` or
- * `tasks/cancel` (its params as the SDK checks them: a string `taskId`, mirrored by Mcp-Name),
+ * The request as a plain `tools/call` or `tools/list`, or a 2026-07-28 `tasks/get`,
+ * `tasks/cancel` or `tasks/update` (its params as the SDK checks them: a string `taskId`,
+ * mirrored by Mcp-Name),
  * or undefined for anything the SDK must see. Every check the SDK would make of such a request must pass here, else it goes the
  * SDK's way and gets the SDK's answer, errors included: so this only ever narrows, and when in
  * doubt says undefined. The era is decided as the SDK's classifier decides it (a
@@ -69,8 +72,10 @@ export function plainRequestOf(body: Record<string, unknown>, headers: IncomingH
   if (params !== undefined && !isPlainObject(params)) return undefined;
   const meta = params?._meta;
   if (meta !== undefined && (!isPlainObject(meta) || !Object.keys(meta).every((k) => PLAIN_META.has(k)))) return undefined;
-  // No retry of an input_required round, no task augmentation: the SDK's.
-  if (params && ("requestState" in params || "inputResponses" in params || "task" in params)) return undefined;
+  // No retry of an input_required round, no task augmentation: the SDK's. (A tasks/update
+  // carries its answers in inputResponses.)
+  if (params && ("requestState" in params || ("inputResponses" in params && method !== "tasks/update") || "task" in params))
+    return undefined;
 
   const version = one(headers["mcp-protocol-version"]);
   let envelope: Record<string, unknown> | undefined;
@@ -84,7 +89,10 @@ export function plainRequestOf(body: Record<string, unknown>, headers: IncomingH
     if (task && (typeof params?.taskId !== "string" || one(headers["mcp-name"])?.trim() !== params.taskId)) return undefined;
     if (!validEnvelope(body, meta, headers)) return undefined;
     envelope = Object.fromEntries(ENVELOPE.filter((k) => k in meta).map((k) => [k, meta[k]]));
-    if (task) return { id: id as RequestId, method, envelope, taskId: params?.taskId as string };
+    if (task) {
+      const answers = params && "inputResponses" in params ? { inputResponses: params.inputResponses } : {};
+      return { id: id as RequestId, method, envelope, taskId: params?.taskId as string, ...answers };
+    }
   } else {
     // The tasks extension is the 2026 era's.
     if (task) return undefined;
