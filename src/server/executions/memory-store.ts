@@ -30,6 +30,7 @@ export class MemoryExecutionStore implements ExecutionStore {
   /** Each owner's finished executions, in the order they finished (trimmed from the front). */
   private readonly finished = new Map<string, string[]>();
   private seq = 0;
+  private sweptAt = 0;
   private readonly sweep: NodeJS.Timeout;
   private readonly inputs: MemoryInput;
 
@@ -45,9 +46,10 @@ export class MemoryExecutionStore implements ExecutionStore {
   }
 
   async submit(s: Submission, fingerprint: string): Promise<{ execution: ExecutionT; replayed: boolean }> {
-    this.expire();
+    this.expireSometimes();
     const idemKey = s.idempotencyKey === undefined ? undefined : `${s.owner}\n${s.idempotencyKey}`;
-    const earlier = idemKey === undefined ? undefined : this.entries.get(this.idempotency.get(idemKey) ?? "");
+    // An expired one is gone (entry() drops it), whenever the last sweep ran.
+    const earlier = idemKey === undefined ? undefined : this.entry(s.owner, this.idempotency.get(idemKey) ?? "");
     if (earlier) {
       if (earlier.fingerprint !== fingerprint) throw reused();
       return { execution: earlier.execution, replayed: true };
@@ -58,7 +60,7 @@ export class MemoryExecutionStore implements ExecutionStore {
   }
 
   async adopt(a: Adoption): Promise<Adopted> {
-    this.expire();
+    this.expireSometimes();
     const entry = this.create(a, "running", "");
     let settle = () => {};
     entry.done = new Promise<void>((r) => (settle = r));
@@ -227,6 +229,15 @@ export class MemoryExecutionStore implements ExecutionStore {
       return undefined;
     }
     return e;
+  }
+
+  // The sweep of every entry, on the submit path at most once a second: a submit must not cost
+  // more the more executions are kept (an expired entry is dropped when it is read anyway).
+  private expireSometimes(): void {
+    const now = Date.now();
+    if (now - this.sweptAt < 1000) return;
+    this.sweptAt = now;
+    this.expire();
   }
 
   private expire(): void {

@@ -85,9 +85,10 @@ export class McpCatalog {
     private readonly state: ServiceState,
     private readonly views: CatalogViews,
     private readonly pipeline: CallPipeline,
-    private readonly scrub: (s: string) => string,
+    /** Scrubs secrets from what a caller is told. */
+    readonly scrub: (s: string) => string,
     /** The tasks extension, where executions exist to back it. */
-    private readonly tasks?: McpTasks,
+    readonly tasks?: McpTasks,
     /** Server-to-client requests for 2025 clients, where executions exist to carry the answers. */
     readonly relay?: LegacyRelay,
     /** A 2026 client's plain call whose upstream asks mid-call: input_required, answered by retry. */
@@ -112,16 +113,15 @@ export class McpCatalog {
   }
 
   /**
-   * True when a `tools/call` of `tool` (or a `tools/list`, without one) by `caller` needs
-   * nothing of a per-request SDK Server: no skills extension (its McpServer checks more), not
-   * an MCP server's tool (which may stream progress and log messages, and brings content the
-   * SDK checks), no task support on a 2026 request. False too when unsure (not loaded yet).
+   * True when a `tools/call` of `tool` (or a `tools/list` or tasks method, without one) by
+   * `caller` needs nothing of a per-request SDK Server: no skills extension (its McpServer
+   * checks more), not an MCP server's tool (which may stream progress and log messages, and
+   * brings content the SDK checks). False too when unsure (not loaded yet).
    */
-  servesPlainly(caller: Caller, tool: string | undefined, modern: boolean): boolean {
+  servesPlainly(caller: Caller, tool: string | undefined): boolean {
     try {
       if (hasSkills(this.state.toolkit(), caller)) return false;
-      if (tool === undefined) return true;
-      return !this.relaysLogs(tool) && !(modern && this.tasks?.supportOf(tool));
+      return tool === undefined || !this.relaysLogs(tool);
     } catch {
       return false;
     }

@@ -29,7 +29,7 @@ export interface PlainExchange {
 
 /** What `/mcp` needs of the SDK: an answer to one exchange, and a way to stop. */
 export interface McpHttp {
-  /** A plain `tools/call` or `tools/list` answered without per-request SDK objects, or undefined: then {@link McpHttp.handle}. */
+  /** A plain `tools/call`, `tools/list` or tasks method answered without per-request SDK objects, or undefined: then {@link McpHttp.handle}. */
   plain(exchange: PlainExchange): Promise<PlainOutcome | undefined>;
   handle(exchange: McpExchange): Promise<Response>;
   close(): Promise<void>;
@@ -85,7 +85,7 @@ export function mcpHttp(catalog: McpCatalog, bus: ServerEventBus, onerror: (err:
   return {
     async plain({ body, headers, session, signal }) {
       const req = plainRequestOf(body, headers);
-      if (!req || !catalog.servesPlainly(session.caller, req.name, req.envelope !== undefined)) return undefined;
+      if (!req || !catalog.servesPlainly(session.caller, req.name)) return undefined;
       return answerPlain(catalog, req, session, signal);
     },
     async handle(exchange) {

@@ -13,17 +13,27 @@ import {
   type RequestId,
 } from "@modelcontextprotocol/server";
 
-/** A `tools/call` or `tools/list` that plain-answer.ts may answer without a per-request SDK Server. */
+/** A `tools/call`, `tools/list` or tasks method that plain-answer.ts may answer without a per-request SDK Server. */
 export interface PlainRequest {
   id: RequestId;
-  method: "tools/call" | "tools/list";
+  method: "tools/call" | "tools/list" | TaskMethod;
   /** The 2026-07-28 per-request envelope (the reserved `_meta` keys); undefined on a 2025-era request. */
   envelope?: Record<string, unknown>;
   /** `tools/call`: the tool; `tools/list`: undefined. */
   name?: string;
   arguments?: Record<string, unknown>;
   cursor?: string;
+  /** A tasks method: the task. */
+  taskId?: string;
+  /** `tasks/update`: its `inputResponses`, as sent (undefined when absent). */
+  inputResponses?: unknown;
 }
+
+/** The tasks extension's methods. */
+type TaskMethod = "tasks/get" | "tasks/cancel" | "tasks/update";
+const isTaskMethod = (m: unknown): m is TaskMethod => m === "tasks/get" || m === "tasks/cancel" || m === "tasks/update";
+// What a JSON-RPC request may hold (the SDK's JSONRPCRequestSchema is strict): anything more is the SDK's to refuse.
+const REQUEST_KEYS = new Set(["jsonrpc", "id", "method", "params"]);
 
 // The only modern revision the SDK serves; any other claim is answered (refused) by the SDK.
 const MODERN = "2026-07-28";
@@ -41,8 +51,10 @@ const PLAIN_META = new Set([
 const ENVELOPE = [PROTOCOL_VERSION_META_KEY, CLIENT_INFO_META_KEY, CLIENT_CAPABILITIES_META_KEY];
 
 /**
- * The request as a plain `tools/call` or `tools/list`, or undefined for anything the SDK must
- * see. Every check the SDK would make of such a request must pass here, else it goes the
+ * The request as a plain `tools/call` or `tools/list`, or a 2026-07-28 `tasks/get`,
+ * `tasks/cancel` or `tasks/update` (its params as the SDK checks them: a string `taskId`,
+ * mirrored by Mcp-Name),
+ * or undefined for anything the SDK must see. Every check the SDK would make of such a request must pass here, else it goes the
  * SDK's way and gets the SDK's answer, errors included: so this only ever narrows, and when in
  * doubt says undefined. The era is decided as the SDK's classifier decides it (a
  * protocol-version claim in `_meta` makes a 2026-07-28 request), the params are checked with
@@ -52,15 +64,18 @@ const ENVELOPE = [PROTOCOL_VERSION_META_KEY, CLIENT_INFO_META_KEY, CLIENT_CAPABI
  */
 export function plainRequestOf(body: Record<string, unknown>, headers: IncomingHttpHeaders): PlainRequest | undefined {
   const { method, id, params } = body;
-  if (method !== "tools/call" && method !== "tools/list") return undefined;
+  const task = isTaskMethod(method);
+  if (method !== "tools/call" && method !== "tools/list" && !task) return undefined;
   // A JSON-RPC request (the SDK's RequestId: a string or an integer), and nothing else.
-  if ((typeof id !== "string" && !Number.isSafeInteger(id)) || "result" in body || "error" in body) return undefined;
+  if ((typeof id !== "string" && !Number.isSafeInteger(id)) || !Object.keys(body).every((k) => REQUEST_KEYS.has(k))) return undefined;
   if (!isJsonContentType(one(headers["content-type"]) ?? null)) return undefined;
   if (params !== undefined && !isPlainObject(params)) return undefined;
   const meta = params?._meta;
   if (meta !== undefined && (!isPlainObject(meta) || !Object.keys(meta).every((k) => PLAIN_META.has(k)))) return undefined;
-  // No retry of an input_required round, no task augmentation: the SDK's.
-  if (params && ("requestState" in params || "inputResponses" in params || "task" in params)) return undefined;
+  // No retry of an input_required round, no task augmentation: the SDK's. (A tasks/update
+  // carries its answers in inputResponses.)
+  if (params && ("requestState" in params || ("inputResponses" in params && method !== "tasks/update") || "task" in params))
+    return undefined;
 
   const version = one(headers["mcp-protocol-version"]);
   let envelope: Record<string, unknown> | undefined;
@@ -70,9 +85,17 @@ export function plainRequestOf(body: Record<string, unknown>, headers: IncomingH
     if (meta[PROTOCOL_VERSION_META_KEY] !== MODERN || version?.trim() !== MODERN || one(headers["mcp-method"])?.trim() !== method)
       return undefined;
     if (method === "tools/call" && one(headers["mcp-name"])?.trim() !== params?.name) return undefined;
+    // A task's id is its Mcp-Name, and a string (the SDK's params check of the tasks methods).
+    if (task && (typeof params?.taskId !== "string" || one(headers["mcp-name"])?.trim() !== params.taskId)) return undefined;
     if (!validEnvelope(body, meta, headers)) return undefined;
     envelope = Object.fromEntries(ENVELOPE.filter((k) => k in meta).map((k) => [k, meta[k]]));
+    if (task) {
+      const answers = params && "inputResponses" in params ? { inputResponses: params.inputResponses } : {};
+      return { id: id as RequestId, method, envelope, taskId: params?.taskId as string, ...answers };
+    }
   } else {
+    // The tasks extension is the 2026 era's.
+    if (task) return undefined;
     // 2025: what the streamable HTTP transport checks of a request after initialize.
     const accept = one(headers.accept);
     if (!accept?.includes("application/json") || !accept.includes("text/event-stream")) return undefined;

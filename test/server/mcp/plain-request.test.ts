@@ -78,5 +78,39 @@ describe("plainRequestOf: which /mcp requests skip the per-request SDK Server", 
     const noInfo = { ...ENVELOPE, "io.modelcontextprotocol/clientInfo": undefined };
     delete noInfo["io.modelcontextprotocol/clientInfo"];
     expect(plainRequestOf(call26(noInfo), h26)).toBeDefined();
+    // A key JSON-RPC's request does not have (the SDK's schema is strict).
+    expect(plainRequestOf(call({}, { extra: 1 }), h25)).toBeUndefined();
+    expect(plainRequestOf(call26(ENVELOPE, {}), h26)).toBeDefined();
+    expect(plainRequestOf({ ...call26(), extra: 1 }, h26)).toBeUndefined();
+  });
+
+  it("takes a 2026 tasks/get, tasks/cancel or tasks/update whose string taskId Mcp-Name mirrors; 2025 ones are the SDK's", () => {
+    const taskId = "0123456789abcdef0123456789abcdef";
+    const task = (method: string, params: Record<string, unknown> = { taskId }) => ({
+      jsonrpc: "2.0",
+      id: 9,
+      method,
+      params: { ...params, _meta: ENVELOPE },
+    });
+    const h = (method: string, name: string | null = taskId) => ({ ...h26, "mcp-method": method, "mcp-name": name ?? undefined });
+    expect(plainRequestOf(task("tasks/get"), h("tasks/get"))).toEqual({ id: 9, method: "tasks/get", taskId, envelope: ENVELOPE });
+    expect(plainRequestOf(task("tasks/cancel"), h("tasks/cancel"))).toMatchObject({ method: "tasks/cancel", taskId });
+    const answers = { input: { action: "accept" } };
+    expect(plainRequestOf(task("tasks/update", { taskId, inputResponses: answers }), h("tasks/update"))).toMatchObject({
+      method: "tasks/update",
+      taskId,
+      inputResponses: answers,
+    });
+    expect(plainRequestOf(task("tasks/update"), h("tasks/update"))).not.toHaveProperty("inputResponses");
+    expect(plainRequestOf(task("tasks/update", { taskId, requestState: "s" }), h("tasks/update"))).toBeUndefined();
+    expect(plainRequestOf(task("tasks/get", { taskId, inputResponses: {} }), h("tasks/get"))).toBeUndefined();
+    expect(plainRequestOf(task("tasks/result"), h("tasks/result"))).toBeUndefined();
+    expect(plainRequestOf(task("tasks/get"), h("tasks/get", null))).toBeUndefined();
+    expect(plainRequestOf(task("tasks/get"), h("tasks/get", "other"))).toBeUndefined();
+    expect(plainRequestOf(task("tasks/get", { taskId: 5 }), h("tasks/get", "5"))).toBeUndefined();
+    expect(plainRequestOf(task("tasks/get", {}), h("tasks/get", null))).toBeUndefined();
+    expect(
+      plainRequestOf({ jsonrpc: "2.0", id: 9, method: "tasks/get", params: { taskId } }, { ...h25, "mcp-name": taskId }),
+    ).toBeUndefined();
   });
 });
