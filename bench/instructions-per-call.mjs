@@ -5,7 +5,8 @@
 // (GC helpers and the JIT's compile threads too).
 // Usage: npm run build && node bench/instructions-per-call.mjs [variant|bare] [warm] [n] [c]
 // variant: execute (= none), or a variant of bench/variants.mjs (apikey, jwt, traced, sampled10,
-// unsampled). BENCH_CLI=<other dist>/cli.js for a before/after. Slow: ~50× under valgrind,
+// unsampled), or mcp: REST → server-everything's echo over stdio (the gateway counted, not the
+// MCP server, which valgrind does not follow). BENCH_CLI=<other dist>/cli.js for a before/after. Slow: ~50× under valgrind,
 // start-up ~1 min. BENCH_CALLGRIND_OUT=<file> keeps the measured dump (for callgrind_annotate).
 import { execFileSync, spawn } from "node:child_process";
 import { openSync } from "node:fs";
@@ -13,7 +14,7 @@ import { copyFile, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/pro
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Pool } from "undici";
-import { CLI, ROOT, freePort } from "./lib.mjs";
+import { CLI, EVERYTHING, ROOT, freePort } from "./lib.mjs";
 import { startVariants } from "./variants.mjs";
 
 const [what = "execute", warm = "20000", n = "5000", c = "32"] = process.argv.slice(2);
@@ -24,7 +25,9 @@ const variants = await startVariants();
 let args = [path.join(ROOT, "bench/bare-server.mjs"), String(port)];
 let v = { headers: {}, env: {} };
 if (what !== "bare") {
-  v = variants.variant(what === "execute" ? "none" : what);
+  v = what === "mcp" ? { ...variants.variant("none") } : variants.variant(what === "execute" ? "none" : what);
+  // The MCP server runs under plain node: only the gateway is under valgrind.
+  if (what === "mcp") v.config = { ...v.config, mcpServers: { everything: { command: [process.execPath, EVERYTHING, "stdio"] } } };
   const file = path.join(dir, "toolnexus.json");
   await writeFile(
     file,
@@ -72,8 +75,8 @@ try {
     if (child.exitCode !== null || Date.now() > deadline) throw new Error("the server did not start under valgrind");
     await new Promise((r) => setTimeout(r, 200));
   }
-  const route = what === "bare" ? "/echo" : "/tools/echo/execute";
-  const body = JSON.stringify({ arguments: { text: "hello" } });
+  const route = what === "bare" ? "/echo" : what === "mcp" ? "/tools/everything_echo/execute" : "/tools/echo/execute";
+  const body = JSON.stringify({ arguments: what === "mcp" ? { message: "hello" } : { text: "hello" } });
   const run = async (total) => {
     let left = total;
     await Promise.all(

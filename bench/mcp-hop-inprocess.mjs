@@ -8,6 +8,7 @@
 //           its tool's execute with the context a REST call gives it (signal, timeout, and a held
 //           call's answer route)
 // Usage: npm run build && node bench/mcp-hop-inprocess.mjs <mode> [concurrency=32] [seconds=3]
+// CPUPROF=<file>: writes a CPU profile of the measured window (open it in Chrome DevTools).
 // Each mode in its own process; alternate them (and builds) over rounds for a before/after.
 import path from "node:path";
 import { performance } from "node:perf_hooks";
@@ -88,12 +89,24 @@ if (process.env.HEAP) {
   for (const [site, bytes] of [...sites].sort((a, b) => b[1] - a[1]).slice(0, Number(process.env.HEAP)))
     console.log(`${(bytes / n).toFixed(0).padStart(7)} B/call  ${site}`);
 } else {
+  // CPUPROF=<file>: a CPU profile (100 µs sampling) of the measured window only, after the warm-up.
+  const prof = process.env.CPUPROF ? new (await import("node:inspector/promises")).Session() : undefined;
+  if (prof) {
+    prof.connect();
+    await prof.post("Profiler.enable");
+    await prof.post("Profiler.setSamplingInterval", { interval: 100 });
+    await prof.post("Profiler.start");
+  }
   const cpu0 = process.cpuUsage();
   const srv0 = procCpuMs(serverPid());
   const t0 = performance.now();
   const n = await drive(Number(seconds));
   const cpu = process.cpuUsage(cpu0);
   const elapsed = (performance.now() - t0) / 1000;
+  if (prof) {
+    const { profile } = await prof.post("Profiler.stop");
+    (await import("node:fs")).writeFileSync(process.env.CPUPROF, JSON.stringify(profile));
+  }
   console.log(
     `${label.padEnd(24)} c=${c}  ${(n / elapsed).toFixed(0)} calls/s   client CPU ${((cpu.user + cpu.system) / n).toFixed(1)} µs/call   server-everything CPU ${(((procCpuMs(serverPid()) - srv0) * 1000) / n).toFixed(1)} µs/call`,
   );

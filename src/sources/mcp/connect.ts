@@ -1,5 +1,13 @@
 import { createRequire } from "node:module";
-import { Client, SdkError, SdkErrorCode, type PriorDiscovery, type Tool as McpToolDef, type Transport } from "@modelcontextprotocol/client";
+import {
+  SdkError,
+  SdkErrorCode,
+  type Client,
+  type PriorDiscovery,
+  type Tool as McpToolDef,
+  type Transport,
+} from "@modelcontextprotocol/client";
+import { GatewayClient } from "./gateway-client.js";
 import { HELD_INPUT_CAPABILITIES, HeldInput } from "./held-input.js";
 import { LogRouter } from "./log-router.js";
 import { ProgressRouter } from "./progress-router.js";
@@ -130,7 +138,7 @@ async function connectOver(
   prior?: PriorDiscovery,
 ): Promise<McpConnection> {
   const transport = createTransport(spec, wire, deps);
-  const client = new Client(CLIENT_INFO, {
+  const client = new GatewayClient(CLIENT_INFO, {
     // A held call's caller answers (executions, a promoted REST or SSE call): see held-input.ts.
     capabilities: HELD_INPUT_CAPABILITIES,
     listMaxPages: MAX_LIST_PAGES,
