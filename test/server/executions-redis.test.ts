@@ -1,7 +1,15 @@
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { defineTool } from "../../src/core/define-tool.js";
-import { acceptedExecution, pollUntil, readEvents, retentionChecks, submit, type ExecutionBody } from "../helpers/executions.js";
+import {
+  acceptedExecution,
+  longPollChecks,
+  pollUntil,
+  readEvents,
+  retentionChecks,
+  submit,
+  type ExecutionBody,
+} from "../helpers/executions.js";
 import { startRedis } from "../helpers/redis.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 import { testTools, type SignalLog } from "../helpers/tools.js";
@@ -40,6 +48,10 @@ describe("executions on Redis, two servers", () => {
     const e = await acceptedExecution(await submit(a.url, "echo", { arguments: { text: "shared" } }));
     const done = await pollUntil(b.url, e.id, ["succeeded"]);
     expect(done.result).toEqual({ output: "shared", isError: false });
+  });
+
+  it("Prefer: wait on B answers when the execution submitted on A ended or asks for input, or as it is after the wait", async () => {
+    await longPollChecks(a.url, b.url);
   });
 
   it("events on B: execution, progress…, result; Last-Event-ID resumes", async () => {
