@@ -105,6 +105,19 @@ describe("executions on Redis, two servers", () => {
     const running = (await (await fetch(`${b.url}/executions?status=running`)).json()) as { executions: unknown[] };
     expect(running.executions).toEqual([]);
   });
+
+  it("ids whose record expired unfinished do not count against the active limit", async () => {
+    const admin = new Redis(url);
+    try {
+      const gone = Array.from({ length: 5 }, (_, i) => `${"f".repeat(31)}${i}`);
+      await admin.sadd("toolnexus:active:anonymous", ...gone);
+      const e = await acceptedExecution(await submit(a.url, "echo", { arguments: { text: "room" } }));
+      await pollUntil(b.url, e.id, ["succeeded"]);
+      expect(await admin.smembers("toolnexus:active:anonymous")).toEqual([]);
+    } finally {
+      admin.disconnect();
+    }
+  });
 });
 
 describe("executions on Redis, retention per caller", () => {
