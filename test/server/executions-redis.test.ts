@@ -54,6 +54,22 @@ describe("executions on Redis, two servers", () => {
     await longPollChecks(a.url, b.url);
   });
 
+  it("many followers of one execution share the subscriber's listeners (no MaxListenersExceededWarning)", async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on("warning", onWarning);
+    try {
+      const e = await acceptedExecution(await submit(a.url, "slow", { arguments: { ms: 20_000 } }));
+      const waits = Array.from({ length: 12 }, () => fetch(`${b.url}/executions/${e.id}`, { headers: { prefer: "wait=1" } }));
+      for (const res of await Promise.all(waits)) expect(res.status).toBe(200);
+      await fetch(`${a.url}/executions/${e.id}/cancel`, { method: "POST" });
+      await new Promise((r) => setImmediate(r));
+      expect(warnings).not.toContain("MaxListenersExceededWarning");
+    } finally {
+      process.off("warning", onWarning);
+    }
+  });
+
   it("events on B: execution, progress…, result; Last-Event-ID resumes", async () => {
     const e = await acceptedExecution(await submit(a.url, "steps", { arguments: { n: 3 } }));
     const { events } = await readEvents(b.url, e.id);
