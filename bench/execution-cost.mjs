@@ -5,7 +5,7 @@
 // count too, so `evalsha`/`exec` are the round trips that carry them). With
 // BENCH_CLI_BEFORE=<other build>/dist/cli.js each row is run against both builds, alternated
 // within every round, each build on a Redis of its own. 127.0.0.1 only; bounded in time.
-// Env: BENCH_ROUNDS (3), BENCH_SECONDS (4), BENCH_CLI_BEFORE.
+// Env: BENCH_ROUNDS (3), BENCH_SECONDS (4), BENCH_CLI_BEFORE, BENCH_STORES (memory,redis).
 import { mkdtemp, rm } from "node:fs/promises";
 import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -14,6 +14,7 @@ import { Redis } from "ioredis";
 import { CLI, ECHO_PLUGIN, measure, spread, startRedis, startToolnexus } from "./lib.mjs";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const STORES = (process.env.BENCH_STORES ?? "memory,redis").split(",");
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const LIMIT_S = 600;
 const guard = setTimeout(() => {
@@ -65,7 +66,7 @@ try {
     servers[`${name} redis`] = { s: await startToolnexus(dir, { ...base, redis: { url: redis.url } }, `${name}-redis`, [], cli), redis };
   }
   for (let r = 0; r < ROUNDS; r++) {
-    for (const store of ["memory", "redis"]) {
+    for (const store of STORES) {
       for (const [c, mode] of [
         [1, "poll"],
         [32, "poll"],
@@ -106,7 +107,7 @@ try {
 console.error(`load average after: ${loadAvg()}`);
 console.log(`\n${ROUNDS} rounds of ${SECONDS} s, builds alternated within each round; median [min–max]\n`);
 console.log(
-  "| store | c | build | server CPU µs/execution | polls/execution | executions/s | Redis CPU µs/execution | Redis commands/execution |",
+  "| store | c | GET | build | server CPU µs/execution | polls/execution | executions/s | Redis CPU µs/execution | Redis commands/execution |",
 );
 console.log("|---|---:|---|---|---:|---:|---:|---:|---:|");
 for (const [key, rows] of Object.entries(results)) {
