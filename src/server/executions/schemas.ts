@@ -82,17 +82,6 @@ export const EventsHeaders = Type.Object({
   "last-event-id": Type.Optional(Type.String({ pattern: "^[0-9]{1,9}$", maxLength: 9, description: "Resume after this event." })),
 });
 
-/** Headers of `GET /executions/{id}`. */
-export const GetHeaders = Type.Object({
-  prefer: Type.Optional(
-    Type.String({
-      maxLength: 256,
-      description:
-        "RFC 7240. `wait=N`: while the execution is queued or running, hold the answer until it has ended or asks for input, at most N seconds (capped at 30); then answer as it is.",
-    }),
-  ),
-});
-
 /** Every execution schema with an $id, registered with Fastify next to the shared ones. */
 export const EXECUTION_SCHEMAS = [ExecutionStatus, InputRequests, Execution, ExecutionList];
 
