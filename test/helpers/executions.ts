@@ -114,3 +114,30 @@ export const retentionChecks = {
     expect((await fetch(`${baseUrl}/executions/${quick[2]}`)).status).toBe(200);
   },
 };
+
+/**
+ * `GET /executions/{id}` with `Prefer: wait` (submitted on `submitUrl`, read on `waitUrl`):
+ * answered once the execution has ended (its progress events do not end the wait), when it
+ * asks for input, or as it is when the wait runs out; 404 for an unknown id. Needs the `steps`
+ * tool (progress n times, then "did n") and testTools' `confirm` and `slow`.
+ */
+export async function longPollChecks(submitUrl: string, waitUrl: string, headers: Record<string, string> = {}): Promise<void> {
+  const waitFor = (id: string, s: number) => fetch(`${waitUrl}/executions/${id}`, { headers: { ...headers, prefer: `wait=${s}` } });
+  const steps = await acceptedExecution(await submit(submitUrl, "steps", { arguments: { n: 5 } }, headers));
+  const ended = await waitFor(steps.id, 20);
+  expect(ended.status).toBe(200);
+  expect(await ended.json()).toMatchObject({ status: "succeeded", result: { output: "did 5", isError: false } });
+  expect(ended.headers.get("retry-after")).toBeNull();
+
+  const asks = await acceptedExecution(await submit(submitUrl, "confirm", { arguments: { what: "it" } }, headers));
+  expect(await (await waitFor(asks.id, 20)).json()).toMatchObject({ status: "input_required" });
+
+  const slow = await acceptedExecution(await submit(submitUrl, "slow", { arguments: { ms: 20_000 } }, headers));
+  const held = await waitFor(slow.id, 1);
+  expect(held.status).toBe(200);
+  expect(held.headers.get("retry-after")).toBe("1");
+  expect(["queued", "running"]).toContain(((await held.json()) as ExecutionBody).status);
+
+  expect((await waitFor("0".repeat(32), 20)).status).toBe(404);
+  for (const id of [asks.id, slow.id]) await fetch(`${submitUrl}/executions/${id}/cancel`, { method: "POST", headers });
+}

@@ -1,7 +1,15 @@
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { defineTool } from "../../src/core/define-tool.js";
-import { acceptedExecution, pollUntil, readEvents, retentionChecks, submit, type ExecutionBody } from "../helpers/executions.js";
+import {
+  acceptedExecution,
+  longPollChecks,
+  pollUntil,
+  readEvents,
+  retentionChecks,
+  submit,
+  type ExecutionBody,
+} from "../helpers/executions.js";
 import { startRedis } from "../helpers/redis.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 import { testTools, type SignalLog } from "../helpers/tools.js";
@@ -40,6 +48,26 @@ describe("executions on Redis, two servers", () => {
     const e = await acceptedExecution(await submit(a.url, "echo", { arguments: { text: "shared" } }));
     const done = await pollUntil(b.url, e.id, ["succeeded"]);
     expect(done.result).toEqual({ output: "shared", isError: false });
+  });
+
+  it("Prefer: wait on B answers when the execution submitted on A ended or asks for input, or as it is after the wait", async () => {
+    await longPollChecks(a.url, b.url);
+  });
+
+  it("many followers of one execution share the subscriber's listeners (no MaxListenersExceededWarning)", async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on("warning", onWarning);
+    try {
+      const e = await acceptedExecution(await submit(a.url, "slow", { arguments: { ms: 20_000 } }));
+      const waits = Array.from({ length: 12 }, () => fetch(`${b.url}/executions/${e.id}`, { headers: { prefer: "wait=1" } }));
+      for (const res of await Promise.all(waits)) expect(res.status).toBe(200);
+      await fetch(`${a.url}/executions/${e.id}/cancel`, { method: "POST" });
+      await new Promise((r) => setImmediate(r));
+      expect(warnings).not.toContain("MaxListenersExceededWarning");
+    } finally {
+      process.off("warning", onWarning);
+    }
   });
 
   it("events on B: execution, progress…, result; Last-Event-ID resumes", async () => {
@@ -92,6 +120,19 @@ describe("executions on Redis, two servers", () => {
     await Promise.all(ids.map((id) => fetch(`${a.url}/executions/${id}/cancel`, { method: "POST" })));
     const running = (await (await fetch(`${b.url}/executions?status=running`)).json()) as { executions: unknown[] };
     expect(running.executions).toEqual([]);
+  });
+
+  it("ids whose record expired unfinished do not count against the active limit", async () => {
+    const admin = new Redis(url);
+    try {
+      const gone = Array.from({ length: 5 }, (_, i) => `${"f".repeat(31)}${i}`);
+      await admin.sadd("toolnexus:active:anonymous", ...gone);
+      const e = await acceptedExecution(await submit(a.url, "echo", { arguments: { text: "room" } }));
+      await pollUntil(b.url, e.id, ["succeeded"]);
+      expect(await admin.smembers("toolnexus:active:anonymous")).toEqual([]);
+    } finally {
+      admin.disconnect();
+    }
   });
 });
 

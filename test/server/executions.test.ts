@@ -3,6 +3,7 @@ import { defineTool } from "../../src/core/define-tool.js";
 import {
   acceptedExecution,
   getExecution,
+  longPollChecks,
   pollUntil,
   readEvents,
   retentionChecks,
@@ -10,6 +11,7 @@ import {
   type ExecutionBody,
 } from "../helpers/executions.js";
 import { startServer, type TestServer } from "../helpers/server.js";
+import { preferredWait } from "../../src/server/executions/long-poll.js";
 import { testTools, type SignalLog } from "../helpers/tools.js";
 
 const KEY_A = "key-a-0123456789abcdef";
@@ -241,6 +243,21 @@ describe("executions in the process", () => {
     await accepted(await submit(s.url, "echo", { arguments: { text: "a" } }, A));
     await Promise.all(ids.map((id) => cancel(id, headers)));
     await accepted(await submit(s.url, "echo", { arguments: { text: "b" } }, headers));
+  });
+});
+
+describe("Prefer: wait", () => {
+  it("a GET that asks to wait is answered once the execution ended or asks for input, or as it is after the wait", async () => {
+    await longPollChecks(s.url, s.url, A);
+  });
+
+  it("reads wait=N among other preferences, capped at 30 s; anything else asks no wait", () => {
+    expect(preferredWait("wait=5")).toBe(5);
+    expect(preferredWait("respond-async, WAIT = 12")).toBe(12);
+    expect(preferredWait('wait="7"')).toBe(7);
+    expect(preferredWait("wait=3600")).toBe(30);
+    for (const none of [undefined, "", "respond-async", "wait=", "wait=-1", "wait=1.5", "nowait=5", "wait=5x"])
+      expect(preferredWait(none)).toBe(0);
   });
 });
 

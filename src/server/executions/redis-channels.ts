@@ -7,29 +7,28 @@ import type { Redis } from "ioredis";
  */
 export class RedisChannels {
   private readonly handlers = new Map<string, Set<(message: string) => void>>();
+  /** What runs when the connection is back after an outage; one pair of listeners for all (a reader each would pile up). */
+  private readonly reconnected = new Set<() => void>();
 
   constructor(private readonly sub: Redis) {
     sub.on("message", (channel: string, message: string) => {
       for (const fn of this.handlers.get(channel) ?? []) fn(message);
     });
+    let wasDown = false;
+    sub.on("close", () => {
+      wasDown = true;
+    });
+    sub.on("ready", () => {
+      if (wasDown) for (const fn of [...this.reconnected]) fn();
+      wasDown = false;
+    });
   }
 
   /** Runs `fn` each time the connection is back after an outage (messages sent meanwhile are lost). Returns the way to stop. */
   onReconnect(fn: () => void): () => void {
-    let wasDown = false;
-    const down = () => {
-      wasDown = true;
-    };
-    const up = () => {
-      if (wasDown) fn();
-      wasDown = false;
-    };
-    this.sub.on("close", down);
-    this.sub.on("ready", up);
-    return () => {
-      this.sub.off("close", down);
-      this.sub.off("ready", up);
-    };
+    const own = () => fn();
+    this.reconnected.add(own);
+    return () => this.reconnected.delete(own);
   }
 
   /** Listens on `channel` for the life of the connection, across outages (a broadcast every replica needs). */

@@ -78,6 +78,8 @@ export class OrphanSweep {
         const owner = set.slice(prefix.length);
         for (const id of await this.redis.smembers(set)) {
           const [status, jobs] = await Promise.all([this.redis.hget(key.record(id), "status"), this.redis.exists(this.jobKey(id))]);
+          // A record that expired unfinished: its id no longer counts (submit prunes only at the limit).
+          if (status === null) await this.redis.srem(set, id);
           if (status !== "queued" || jobs > 0) continue;
           seen.add(id);
           if (!this.orphans.has(id)) continue;

@@ -17,6 +17,7 @@ import {
   isTerminal,
 } from "./schemas.js";
 import type { ExecutionEvent, ExecutionStore } from "./store.js";
+import { awaitExecution, preferredWait, responseGone, settled } from "./long-poll.js";
 import { ExecuteBody, ProblemResponse as problem, sseEvent, ToolParams } from "../http/schemas.js";
 import type { ServiceState } from "../service/service-state.js";
 import { openSse, type SseStream } from "../calls/sse.js";
@@ -42,6 +43,12 @@ const RETRY_AFTER_S = "1";
  */
 export const executionRoutes: FastifyPluginAsyncTypebox<ExecutionRoutesOptions> = async (app, { store, pipeline, state, sealer }) => {
   const config = () => state.loaded.config.executions;
+  // GETs held for `Prefer: wait` answer at once when the service closes.
+  const closing = new AbortController();
+  app.addHook("preClose", (done) => {
+    closing.abort();
+    done();
+  });
   app.addHook("preValidation", (request, _reply, done) => {
     if (request.routeOptions.url === "/tools/:name/executions") request.body ??= {};
     done();
@@ -130,7 +137,8 @@ export const executionRoutes: FastifyPluginAsyncTypebox<ExecutionRoutesOptions> 
       schema: {
         operationId: "getExecution",
         summary: "One execution",
-        description: "404 when unknown, expired or another caller's.",
+        description:
+          "404 when unknown, expired or another caller's. With the request header `Prefer: wait=N` (RFC 7240) a queued or running execution is answered once it has ended or asks for input (or after N seconds, at most 30): one request instead of a poll per round trip.",
         tags: ["executions"],
         params: ExecutionParams,
         response: {
@@ -147,7 +155,14 @@ export const executionRoutes: FastifyPluginAsyncTypebox<ExecutionRoutesOptions> 
       },
     },
     async (request, reply) => {
-      const execution = found(await store.get(ownerKey(request.caller), request.params.id));
+      const owner = ownerKey(request.caller);
+      // Read, not declared in the schema: a headers schema costs every GET its validation (~40 µs).
+      const wait = preferredWait(String(request.headers.prefer ?? ""));
+      let execution = found(await store.get(owner, request.params.id));
+      // Read first: an execution that already ended costs a waiting GET no more than any other.
+      if (wait > 0 && !settled(execution)) {
+        execution = found(await awaitExecution(store, owner, request.params.id, wait * 1000, responseGone(reply.raw, closing.signal)));
+      }
       if (!isTerminal(execution.status)) reply.header("retry-after", RETRY_AFTER_S);
       return execution;
     },
