@@ -1,8 +1,6 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { JWT_ALGORITHMS } from "./constants.js";
 
-export { JWT_ALGORITHMS };
-
 /** `auth.jwt:` — bearer tokens from the organisation's identity provider. */
 export const JwtSection = Type.Object(
   {

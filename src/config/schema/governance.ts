@@ -1,7 +1,4 @@
 import { Type, type Static } from "@sinclair/typebox";
-import { BUNDLE_NAME } from "./constants.js";
-
-export { BUNDLE_NAME };
 
 /** `audit:` — one JSON line per tool call, whatever the transport. */
 export const AuditSection = Type.Object(
