@@ -21,18 +21,23 @@ function isReply(init: RequestInit | undefined): boolean {
   return m.method === undefined && ("result" in m || "error" in m);
 }
 
-/** A raw reply of `key` to `replica`, with the id of a request the gateway sent. */
-async function reply(replica: ServeProcess, key: string, id: unknown, result: Json): Promise<{ status: number; body: Json }> {
-  const res = await fetch(`${replica.url}/mcp`, {
+/** One raw JSON-RPC POST of `key` to `replica`'s /mcp, with the headers every request here carries. */
+function postMcp(replica: ServeProcess, key: string, headers: Record<string, string>, body: Json): Promise<Response> {
+  return fetch(`${replica.url}/mcp`, {
     method: "POST",
     headers: {
       authorization: `Bearer ${key}`,
       "content-type": "application/json",
       accept: "application/json, text/event-stream",
-      "mcp-protocol-version": "2025-11-25",
+      ...headers,
     },
-    body: JSON.stringify({ jsonrpc: "2.0", id, result }),
+    body: JSON.stringify(body),
   });
+}
+
+/** A raw reply of `key` to `replica`, with the id of a request the gateway sent. */
+async function reply(replica: ServeProcess, key: string, id: unknown, result: Json): Promise<{ status: number; body: Json }> {
+  const res = await postMcp(replica, key, { "mcp-protocol-version": "2025-11-25" }, { jsonrpc: "2.0", id, result });
   const text = await res.text();
   return { status: res.status, body: (text ? JSON.parse(text) : {}) as Json };
 }
@@ -46,18 +51,12 @@ async function modernCall(replica: ServeProcess, key: string, name: string, extr
     "io.modelcontextprotocol/clientInfo": { name: "relay-test", version: "1.0.0" },
     "io.modelcontextprotocol/clientCapabilities": { elicitation: {} },
   };
-  const res = await fetch(`${replica.url}/mcp`, {
-    method: "POST",
-    headers: {
-      authorization: `Bearer ${key}`,
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": MODERN,
-      "mcp-method": "tools/call",
-      "mcp-name": name,
-    },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: {}, ...extra, _meta } }),
-  });
+  const res = await postMcp(
+    replica,
+    key,
+    { "mcp-protocol-version": MODERN, "mcp-method": "tools/call", "mcp-name": name },
+    { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: {}, ...extra, _meta } },
+  );
   const text = await res.text();
   // A JSON body, or the last message of an event stream.
   const data = text.startsWith("{")

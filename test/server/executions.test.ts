@@ -1,4 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { defineTool } from "../../src/core/define-tool.js";
 import {
   acceptedExecution,
@@ -11,7 +13,7 @@ import {
   type ExecutionBody,
 } from "../helpers/executions.js";
 import { startServer, type TestServer } from "../helpers/server.js";
-import { preferredWait } from "../../src/server/executions/long-poll.js";
+import { preferredWait, responseGone } from "../../src/server/executions/long-poll.js";
 import { testTools, type SignalLog } from "../helpers/tools.js";
 
 const KEY_A = "key-a-0123456789abcdef";
@@ -249,6 +251,42 @@ describe("executions in the process", () => {
 describe("Prefer: wait", () => {
   it("a GET that asks to wait is answered once the execution ended or asks for input, or as it is after the wait", async () => {
     await longPollChecks(s.url, s.url, A);
+  });
+
+  it("a waiting GET stops when its client leaves (before the wait began or during it) or the service closes", async () => {
+    const closing = new AbortController();
+    const seen: Record<string, boolean> = {};
+    let arrived = () => {};
+    const server = createServer((req, res) => {
+      if (req.url === "/left-before") {
+        // The client is gone by the time the wait begins: its "close" has already fired.
+        req.socket.once("close", () => (seen.leftBefore = responseGone(res, closing.signal).aborted));
+      } else {
+        responseGone(res, closing.signal).addEventListener("abort", () => (seen[req.url ?? ""] = true));
+      }
+      arrived();
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      for (const path of ["/left-before", "/leaves"]) {
+        const leave = new AbortController();
+        const there = new Promise<void>((r) => (arrived = r));
+        const held = fetch(`${url}${path}`, { signal: leave.signal }).catch(() => undefined);
+        await there;
+        leave.abort();
+        await held;
+      }
+      const there = new Promise<void>((r) => (arrived = r));
+      const held = fetch(`${url}/stays`).catch(() => undefined);
+      await there;
+      closing.abort();
+      await vi.waitFor(() => expect(seen).toEqual({ leftBefore: true, "/leaves": true, "/stays": true }));
+      server.closeAllConnections();
+      await held;
+    } finally {
+      server.close();
+    }
   });
 
   it("reads wait=N among other preferences, capped at 30 s; anything else asks no wait", () => {

@@ -36,6 +36,8 @@ export interface Caller {
    * API key is a gateway credential and never leaves the gateway. Never log it.
    */
   bearer?: string;
+  /** When {@link bearer} expires: its verified `exp` (seconds since the epoch), when it has one. */
+  bearerExp?: number;
 }
 
 /** Everyone, when no auth is configured. */

@@ -8,6 +8,8 @@ export interface Claims {
   sub: string;
   groups: ReadonlySet<string>;
   scopes: ReadonlySet<string>;
+  /** The token's `exp` (seconds since the epoch), when it has one. */
+  exp?: number;
 }
 
 interface CompiledPolicy {
@@ -76,6 +78,7 @@ export class Policies {
       allowedBy,
       ...(missingScopes ? { missingScopes } : {}),
       bearer,
+      ...(claims.exp === undefined ? {} : { bearerExp: claims.exp }),
     };
   }
 }
@@ -93,6 +96,7 @@ export function claimsOf(payload: JWTPayload, groupsClaim: string): Claims {
     sub: payload.sub ?? "",
     groups: new Set(strings(payload[groupsClaim])),
     scopes: new Set([...strings(payload.scope), ...strings(payload.scp)].flatMap((s) => s.split(" ")).filter(Boolean)),
+    ...(typeof payload.exp === "number" ? { exp: payload.exp } : {}),
   };
 }
 

@@ -12,7 +12,7 @@ const clientClosed = () => new ToolnexusError("CLIENT_CLOSED", "The client close
  * been read. `on`, not `once`: the call's dispose always removes it, and `once` allocates a
  * wrapper per call.
  */
-const onResponseGone: AbortListen<ServerResponse> = (res, abort) => {
+export const onResponseGone: AbortListen<ServerResponse> = (res, abort) => {
   const onClose = () => {
     if (!res.writableEnded) abort();
   };

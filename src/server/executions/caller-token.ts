@@ -9,24 +9,9 @@ const PURPOSE = "caller-token";
  * holds only ciphertext. It expires with the token (`exp`; `fallbackTtlMs` for a token
  * without one) and is bound to its owner: a sealed token moved to another caller's job does not open.
  */
-export function sealCallerToken(sealer: Sealer, owner: string, bearer: string, fallbackTtlMs: number): string {
-  const exp = expiryOf(bearer);
-  const ttl = typeof exp === "number" ? exp * 1000 - Date.now() : fallbackTtlMs;
+export function sealCallerToken(sealer: Sealer, owner: string, bearer: string, exp: number | undefined, fallbackTtlMs: number): string {
+  const ttl = exp === undefined ? fallbackTtlMs : exp * 1000 - Date.now();
   return sealer.seal(PURPOSE, { owner, bearer }, Math.max(ttl, 0));
-}
-
-// The `exp` claim of a JWT caller's token (verified by jose already), or undefined. Read here
-// rather than with jose's decodeJwt: importing jose costs ~50 modules at start-up without auth.jwt.
-function expiryOf(jwt: string): number | undefined {
-  const parts = jwt.split(".");
-  if (parts.length !== 3 || !parts[1]) return undefined;
-  try {
-    const claims: unknown = JSON.parse(Buffer.from(parts[1], "base64url").toString("utf8"));
-    const exp = typeof claims === "object" && claims !== null ? (claims as { exp?: unknown }).exp : undefined;
-    return typeof exp === "number" ? exp : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** The bearer sealed for `owner`, or undefined when it expired, was altered or belongs to someone else. */

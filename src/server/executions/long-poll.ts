@@ -1,4 +1,5 @@
 import type { ServerResponse } from "node:http";
+import { onResponseGone } from "../calls/disconnect.js";
 import { isTerminal, type ExecutionT } from "./schemas.js";
 import type { ExecutionStore } from "./store.js";
 
@@ -14,12 +15,11 @@ export function preferredWait(prefer: string | undefined): number {
 /** A state a waiting GET answers at once: the execution ended, or waits on the caller's answer. */
 export const settled = (e: ExecutionT) => isTerminal(e.status) || e.status === "input_required";
 
-/** Aborts when the response closes before it ended (the client left) or when `closing` aborts (the service closes). */
+/** Aborts when the response closes before it ended (the client left, perhaps already) or when `closing` aborts (the service closes). */
 export function responseGone(res: ServerResponse, closing: AbortSignal): AbortSignal {
   const gone = new AbortController();
-  res.once("close", () => {
-    if (!res.writableEnded) gone.abort();
-  });
+  // Not disposed: the listener goes with this request's response.
+  onResponseGone(res, () => gone.abort());
   return AbortSignal.any([gone.signal, closing]);
 }
 

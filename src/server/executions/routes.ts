@@ -91,7 +91,7 @@ export const executionRoutes: FastifyPluginAsyncTypebox<ExecutionRoutesOptions> 
       const { bearer } = request.caller;
       const callerToken =
         prepared.tool.forwardAuth && request.caller.kind === "jwt" && bearer !== undefined
-          ? sealCallerToken(sealer, owner, bearer, config().maxTimeoutMs)
+          ? sealCallerToken(sealer, owner, bearer, request.caller.bearerExp, config().maxTimeoutMs)
           : undefined;
       const { execution } = await store.submit(
         {
