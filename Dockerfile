@@ -11,6 +11,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+COPY scripts/bundle.mjs ./scripts/
 RUN npm run build
 
 FROM ${NODE_IMAGE}
@@ -47,5 +48,5 @@ VOLUME ["/tmp"]
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.TOOLNEXUS_PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 
-ENTRYPOINT ["/usr/bin/tini", "--", "node", "/app/dist/cli.js"]
+ENTRYPOINT ["/usr/bin/tini", "--", "node", "/app/dist/bundle/cli.js"]
 CMD ["serve"]

@@ -12,7 +12,7 @@ import { Pool } from "undici";
 
 export const ROOT = path.resolve(import.meta.dirname, "..");
 // BENCH_CLI runs another build (e.g. an older commit's dist/cli.js) for a before/after figure.
-export const CLI = process.env.BENCH_CLI ?? path.join(ROOT, "dist/cli.js");
+export const CLI = process.env.BENCH_CLI ?? path.join(ROOT, "dist/bundle/cli.js");
 export const AGENT = path.join(ROOT, "bench/stats-agent.mjs");
 export const EVERYTHING = path.join(ROOT, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
 export const ECHO_PLUGIN = path.join(ROOT, "bench/fixtures/plugins/echo.mjs");

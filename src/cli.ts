@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 import { parseArgs } from "node:util";
-import nodeModule, { createRequire } from "node:module";
+import nodeModule from "node:module";
 import type { LoadedConfig } from "./config/load.js";
 import { ConfigError } from "./config/config-error.js";
 import { isToolnexusError } from "./core/errors.js";
 import type { Progress } from "./core/types.js";
 import { exposureWarning, refusalReason } from "./server/service/startup-checks.js";
+import { VERSION } from "./version.js";
 
 // Node's on-disk cache of compiled modules (Node >= 22.1; NODE_COMPILE_CACHE picks the directory,
 // NODE_DISABLE_COMPILE_CACHE=1 turns it off): the ~700 modules of a start-up compile from it after
@@ -19,7 +20,6 @@ try {
 }
 
 // Heavy modules (Fastify, the sources) load only for the command that needs them: --help stays instant.
-const { version: VERSION } = createRequire(import.meta.url)("../package.json") as { version: string };
 
 const HELP: Record<string, string> = {
   main: `toolnexus ${VERSION} — one REST catalog for every tool an agent uses
@@ -114,7 +114,7 @@ async function main(argv: string[]): Promise<number> {
       return call(await config(values.config), rest[0], values.args, values.timeout, values.stream === true);
     case "pins": {
       const loaded = await config(values.config);
-      const [{ pinsCommand }, { pino }] = await Promise.all([import("./cli-pins.js"), import("pino")]);
+      const [{ pinsCommand }, { default: pino }] = await Promise.all([import("./cli-pins.js"), import("pino")]);
       const logger = pino({ level: process.env.TOOLNEXUS_LOG_LEVEL ?? "warn" }, pino.destination(2));
       return pinsCommand(
         loaded,
@@ -162,7 +162,8 @@ async function serve(loaded: LoadedConfig, host?: string, port?: string, insecur
 async function mcpStdio(loaded: LoadedConfig): Promise<number> {
   // Stdout is the protocol channel: a plugin's console.log must not corrupt it.
   console.log = console.info = console.debug = console.error;
-  const [{ buildServer }, { serveStdio }, { pino }] = await Promise.all([
+  // pino is CommonJS: its `default` is the one export a bundle's dynamic import of it carries.
+  const [{ buildServer }, { serveStdio }, { default: pino }] = await Promise.all([
     import("./server/build-server.js"),
     import("./server/mcp/stdio.js"),
     import("pino"),
@@ -260,7 +261,7 @@ async function openapi(configPath: string | undefined, keyId: string | undefined
 }
 
 async function toolkitOf(loaded: LoadedConfig) {
-  const [{ createToolkit }, { pino }] = await Promise.all([import("./create-toolkit.js"), import("pino")]);
+  const [{ createToolkit }, { default: pino }] = await Promise.all([import("./create-toolkit.js"), import("pino")]);
   return createToolkit(loaded, { logger: pino({ level: process.env.TOOLNEXUS_LOG_LEVEL ?? "warn" }, pino.destination(2)) });
 }
 

@@ -6,7 +6,7 @@ import { pollUntil } from "./helpers/executions.js";
 import { startServer, type TestServer } from "./helpers/server.js";
 import { testTools } from "./helpers/tools.js";
 
-const cli = path.join(path.resolve(import.meta.dirname, ".."), "dist/cli.js");
+const cli = path.join(path.resolve(import.meta.dirname, ".."), "dist/bundle/cli.js");
 const KEY = "cli-async-key-0123456789";
 let s: TestServer;
 

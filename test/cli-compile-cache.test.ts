@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { tempDir } from "./helpers/temp-dir.js";
 
 const root = path.resolve(import.meta.dirname, "..");
-const cli = path.join(root, "dist/cli.js");
+const cli = path.join(root, "dist/bundle/cli.js");
 const example = path.join(root, "examples/config");
 
 /** `toolnexus tools` with TMPDIR set (where Node puts its compile cache by default), no NODE_COMPILE_CACHE. */

@@ -8,7 +8,7 @@ import { tempDir } from "./helpers/temp-dir.js";
 import { freePort } from "./helpers/free-port.js";
 
 const root = path.resolve(import.meta.dirname, "..");
-const cli = path.join(root, "dist/cli.js");
+const cli = path.join(root, "dist/bundle/cli.js");
 const example = path.join(root, "examples/config");
 
 async function toolnexus(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {

@@ -9,10 +9,10 @@ export TOOLNEXUS_CLIENT_TEST_KEY="$TOOLNEXUS_KEY"
 start_client_deployment() {
   local work=$1 pid port="" i
   mkdir -p "$work"
-  if [ ! -f dist/cli.js ] || [ -n "$(find src -newer dist/cli.js -print -quit)" ]; then
+  if [ ! -f dist/bundle/cli.js ] || [ -n "$(find src -newer dist/bundle/cli.js -print -quit)" ]; then
     npm run build >/dev/null || return 1
   fi
-  node dist/cli.js serve --config test/fixtures/clients --port 0 >"$work/serve.log" 2>&1 &
+  node dist/bundle/cli.js serve --config test/fixtures/clients --port 0 >"$work/serve.log" 2>&1 &
   pid=$!
   # shellcheck disable=SC2064 # the pid is meant to be fixed now
   trap "kill $pid 2>/dev/null; wait $pid 2>/dev/null" EXIT

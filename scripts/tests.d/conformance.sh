@@ -15,7 +15,7 @@ BASELINES=test/fixtures/conformance/expected-failures
 mkdir -p .tmp/counts "$OUT"
 echo "0 1" > .tmp/counts/conformance
 if [ ! -d "$EVERYTHING_SRC" ]; then echo "conformance: $EVERYTHING_SRC is missing"; exit 1; fi
-if [ ! -f dist/cli.js ] || [ -n "$(find src -newer dist/cli.js -name '*.ts' -print -quit)" ]; then npm run build >/dev/null; fi
+if [ ! -f dist/bundle/cli.js ] || [ -n "$(find src -newer dist/bundle/cli.js -name '*.ts' -print -quit)" ]; then npm run build >/dev/null; fi
 
 # The suite and the reference server, installed once under .tmp (not project dependencies).
 TOOL=.tmp/conformance-tool
@@ -55,7 +55,7 @@ mcpServers:
 plugins: ["$PWD/test/fixtures/plugins/conformance-tasks.mjs"]
 server: { logLevel: debug, mcp: { taskAfterMs: 200 } }
 YAML
-node dist/cli.js serve --config "$OUT/toolnexus.yaml" --port "$tn_port" > "$OUT/serve.log" 2>&1 &
+node dist/bundle/cli.js serve --config "$OUT/toolnexus.yaml" --port "$tn_port" > "$OUT/serve.log" 2>&1 &
 pids+=($!)
 wait_ok "http://127.0.0.1:$tn_port/readyz" || { echo "conformance: toolnexus did not start"; exit 1; }
 

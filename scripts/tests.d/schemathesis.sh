@@ -8,7 +8,7 @@ cd "$(dirname "$0")/../.."
 mkdir -p .tmp/counts .tmp/schemathesis
 ST=.tmp/venv-schemathesis/bin/st
 [ -x "$ST" ] || bash scripts/setup.d/schemathesis.sh
-if [ ! -f dist/cli.js ] || [ -n "$(find src -newer dist/cli.js -name '*.ts' -print -quit)" ]; then npm run build >/dev/null; fi
+if [ ! -f dist/bundle/cli.js ] || [ -n "$(find src -newer dist/bundle/cli.js -name '*.ts' -print -quit)" ]; then npm run build >/dev/null; fi
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 pids=()
@@ -25,7 +25,7 @@ passed=0; failed=0
 run() { # run <name> [st options...]
   local name=$1; shift
   local port; port=$(free_port)
-  node dist/cli.js serve --config "test/fixtures/fuzz/toolnexus-$name.yaml" --port "$port" > ".tmp/schemathesis/$name-server.log" 2>&1 &
+  node dist/bundle/cli.js serve --config "test/fixtures/fuzz/toolnexus-$name.yaml" --port "$port" > ".tmp/schemathesis/$name-server.log" 2>&1 &
   local server=$!
   pids+=("$server")
   local auth=()

@@ -1,6 +1,6 @@
 import { stat } from "node:fs/promises";
 import path from "node:path";
-import { glob } from "tinyglobby";
+import { glob, isDynamicPattern } from "tinyglobby";
 import type { ConfigIssue } from "./config-error.js";
 import type { ToolnexusConfig } from "./schema/index.js";
 
@@ -17,7 +17,12 @@ export async function resolvePaths(config: ToolnexusConfig, baseDir: string): Pr
   if (config.plugins) {
     const files: string[] = [];
     for (const [i, pattern] of config.plugins.entries()) {
-      const matches = await glob(pattern, { cwd: baseDir, absolute: true, onlyFiles: true });
+      // A plain path is looked at, not crawled for: globbing an absolute path walks from its root.
+      const matches = isDynamicPattern(pattern)
+        ? await glob(pattern, { cwd: baseDir, absolute: true, onlyFiles: true })
+        : (await isFile(abs(pattern)))
+          ? [abs(pattern)]
+          : [];
       if (matches.length === 0) issues.push({ pointer: `/plugins/${i}`, message: "not found" });
       files.push(...matches.sort());
     }
@@ -31,13 +36,7 @@ export async function resolvePaths(config: ToolnexusConfig, baseDir: string): Pr
   }
   if (config.mcpConfig) {
     config.mcpConfig = abs(config.mcpConfig);
-    if (
-      !(await stat(config.mcpConfig).then(
-        (s) => s.isFile(),
-        () => false,
-      ))
-    )
-      issues.push({ pointer: "/mcpConfig", message: "not found" });
+    if (!(await isFile(config.mcpConfig))) issues.push({ pointer: "/mcpConfig", message: "not found" });
   }
   if (typeof config.builtins === "object") {
     config.builtins.workspace = abs(config.builtins.workspace ?? "workspace");
@@ -59,6 +58,13 @@ export async function resolvePaths(config: ToolnexusConfig, baseDir: string): Pr
 async function isDir(p: string): Promise<boolean> {
   return stat(p).then(
     (s) => s.isDirectory(),
+    () => false,
+  );
+}
+
+async function isFile(p: string): Promise<boolean> {
+  return stat(p).then(
+    (s) => s.isFile(),
     () => false,
   );
 }

@@ -17,6 +17,7 @@ const concernOf = (file: string): string | undefined => {
 // The layers of docs/architecture.md, lowest first: a file may import its own layer or a lower one.
 const LAYERS: [string, number][] = [
   ["src/core/", 0],
+  ["src/version.ts", 0],
   ["src/config/", 1],
   ["src/net/", 2],
   ["src/governance/", 2],

@@ -11,7 +11,7 @@ import { startRedis, type RedisServer } from "../helpers/redis.js";
 import { eventually } from "../helpers/wait.js";
 
 const root = path.resolve(fileURLToPath(import.meta.url), "../../..");
-const cli = path.join(root, "dist/cli.js");
+const cli = path.join(root, "dist/bundle/cli.js");
 const LOST_AFTER_MS = 3000;
 const GRACE_MS = 1000;
 

@@ -3,8 +3,8 @@ import path from "node:path";
 import { freePort } from "./free-port.js";
 import { eventually } from "./wait.js";
 
-/** The compiled CLI (`npm run build`; the vitest global setup builds it). */
-export const CLI = path.resolve(import.meta.dirname, "../../dist/cli.js");
+/** The `toolnexus` bin: the bundled CLI (`npm run build`; the vitest global setup builds it). */
+export const CLI = path.resolve(import.meta.dirname, "../../dist/bundle/cli.js");
 
 /** A `toolnexus serve` child process on a random loopback port. */
 export interface ServeProcess {
@@ -16,7 +16,7 @@ export interface ServeProcess {
   stop(): Promise<void>;
 }
 
-/** Starts `node dist/cli.js serve --config <config>` (in `env`) and waits until /readyz is 200. */
+/** Starts `node dist/bundle/cli.js serve --config <config>` (in `env`) and waits until /readyz is 200. */
 export async function startServeProcess(config: string, env: NodeJS.ProcessEnv = process.env): Promise<ServeProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, [CLI, "serve", "--config", config, "--port", String(port), "--host", "127.0.0.1"], {

@@ -108,7 +108,7 @@ describe("Docker image (final stage replayed without Docker)", async () => {
   });
 
   it("npm ci --omit=dev of the copied package serves the example config, executes a tool, and drains on SIGTERM", async () => {
-    expect(existsSync(path.join(root, "dist/cli.js")), "dist/ is built by the vitest globalSetup").toBe(true);
+    expect(existsSync(path.join(root, "dist/bundle/cli.js")), "dist/ is built by the vitest globalSetup").toBe(true);
     const app = await tempDir();
     for (const p of COPIED) await cp(path.join(root, p), path.join(app, p), { recursive: true });
 

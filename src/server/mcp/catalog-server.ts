@@ -1,4 +1,3 @@
-import { createRequire } from "node:module";
 import type { FastifyBaseLogger } from "fastify";
 import {
   McpServer,
@@ -40,8 +39,8 @@ import { registerTaskMethods } from "./task-methods.js";
 import type { McpTasks } from "./tasks.js";
 import type { LegacyRelay, RelaySink } from "./legacy-relay.js";
 import type { HeldRetry } from "./held-retry.js";
+import { VERSION as version } from "../../version.js";
 
-const { version } = createRequire(import.meta.url)("../../../package.json") as { version: string };
 const clientClosed = () => new ToolnexusError("CLIENT_CLOSED", "The client closed the connection");
 // How long a 2026-era client may keep a tools/list. Short, because a reload changes it; a client
 // that holds a subscriptions/listen stream hears of the change at once anyway.

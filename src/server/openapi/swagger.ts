@@ -1,8 +1,7 @@
 import swagger from "@fastify/swagger";
 import type { FastifyInstance } from "fastify";
-import { createRequire } from "node:module";
+import { VERSION as version } from "../../version.js";
 
-const { version } = createRequire(import.meta.url)("../../../package.json") as { version: string };
 
 /** Registers @fastify/swagger (OpenAPI 3.1 from the route schemas); the portal at /docs is portal.ts. */
 export async function registerSwagger(app: FastifyInstance): Promise<void> {

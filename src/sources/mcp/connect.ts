@@ -1,4 +1,3 @@
-import { createRequire } from "node:module";
 import {
   SdkError,
   SdkErrorCode,
@@ -18,8 +17,8 @@ import { RawRequests } from "./raw-requests.js";
 import type { WireKind } from "./negotiation.js";
 import { bridgeAbsentResultType } from "./result-type-bridge.js";
 import type { McpServerSpec } from "./server-spec.js";
+import { VERSION as version } from "../../version.js";
 
-const { version } = createRequire(import.meta.url)("../../../package.json") as { version: string };
 /** Who the gateway says it is to its MCP servers. */
 export const CLIENT_INFO = { name: "toolnexus", version };
 // A server paging forever (or echoing its cursor) must not hang the load.
