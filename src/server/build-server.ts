@@ -198,8 +198,11 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   if (server.mcp.enabled) await app.register(mcpEndpoint, { catalog: mcp, path: server.mcp.path, scrub });
   await registerBundles(app, state, { mcp, scrub, log: logger, mcpEnabled: server.mcp.enabled });
 
+  // Ready once the sources are loaded and Redis, when shared, was reached or found unreachable.
+  const redisTried = Promise.all([redis && redisModule?.firstAttempt(redis), executions.connected]);
   const ready = (opts.toolkit ? Promise.resolve(opts.toolkit) : createToolkit(loaded, { tools: opts.tools ?? [], logger }))
     .then(async (tk) => {
+      await redisTried;
       // Sources may add secrets while building (values expanded in an mcpConfig file).
       scrubber.set(state.loaded.secrets);
       // Shut down while still loading: nothing will serve this toolkit, close what it started.

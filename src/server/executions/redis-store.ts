@@ -22,6 +22,12 @@ const QUEUE = "toolnexus-executions";
 const CANCEL_CHANNEL = "toolnexus:cancel";
 // BullMQ's reason for a job whose worker stopped renewing its lock (its replica died).
 const STALLED = /stalled/i;
+// BullMQ's pause and close wait for a connection to Redis: with Redis unreachable they would
+// hold shutdown forever. They get this long while Redis is connected, no wait while it is not;
+// the connections are dropped right after (register.ts).
+const BULL_CLOSE_WITHIN_MS = 3_000;
+const settledWithin = (p: Promise<unknown>, ms: number): Promise<unknown> =>
+  Promise.race([p.catch(() => undefined), new Promise((r) => setTimeout(r, ms).unref())]);
 
 /** Connections the Redis store uses: commands (fail fast), and two that wait out an outage. */
 export interface RedisConnections {
@@ -210,12 +216,15 @@ export class RedisExecutionStore implements ExecutionStore {
     clearInterval(this.heldSweeper);
     // Waits for the runs of this replica (shutdown aborts them after its grace period) so
     // their outcome is recorded before the connections close.
-    await this.worker.pause(true).catch(() => undefined);
+    const within = () => (this.redis.status === "ready" ? BULL_CLOSE_WITHIN_MS : 0);
+    await settledWithin(this.worker.pause(true), within());
     this.inputs.close();
     await Promise.allSettled([...this.running]);
     this.leases.stop();
-    await this.worker.close();
-    await this.queue.close();
+    await settledWithin(
+      this.worker.close().then(() => this.queue.close()),
+      within(),
+    );
   }
 
   private track(run: Promise<void>): Promise<void> {

@@ -14,8 +14,8 @@ import type { ExecutionStore } from "./store.js";
  * Adds executions to the service: the store the config asks for (in the process, or Redis
  * when `redis:` is set) and its routes. Resolves with the store (MCP tasks are executions too),
  * its close, which waits for the runs of this process to be recorded (call it before the
- * sources and `redis` close), and the promotion of synchronous calls that ask their caller
- * mid-call.
+ * sources and `redis` close), the promotion of synchronous calls that ask their caller
+ * mid-call, and `connected`: settled once the store's Redis connections were first tried.
  */
 export async function registerExecutions(
   app: FastifyInstance,
@@ -23,7 +23,7 @@ export async function registerExecutions(
   pipeline: CallPipeline,
   scrub: (s: string) => string,
   redis?: Redis,
-): Promise<{ store: ExecutionStore; close: () => Promise<void>; promotion: Promotion }> {
+): Promise<{ store: ExecutionStore; close: () => Promise<void>; promotion: Promotion; connected: Promise<void> }> {
   for (const schema of EXECUTION_SCHEMAS) app.addSchema(schema);
   const config = () => state.loaded.config.executions;
   // Keyed by server.stateSecret: a caller's token sealed on one replica opens on every other.
@@ -32,6 +32,7 @@ export async function registerExecutions(
   const url = state.loaded.config.redis?.url;
   const inputTimeoutMs = () => state.loaded.config.server.inputTimeoutMs;
   let store: ExecutionStore;
+  let connected = Promise.resolve();
   const closers: (() => void)[] = [];
   if (redis && url) {
     if (!sealer.shared)
@@ -39,7 +40,7 @@ export async function registerExecutions(
         "server.stateSecret is not set: an execution of a tool with upstreamAuth (or forwardAuth) runs only on the replica that accepted it; set the same secret on every replica",
       );
     // BullMQ (~170 modules) is imported only for a Redis-backed store.
-    const [{ connectRedis }, { RedisExecutionStore }] = await Promise.all([
+    const [{ connectRedis, firstAttempt }, { RedisExecutionStore }] = await Promise.all([
       import("../redis/connect-redis.js"),
       import("./redis-store.js"),
     ]);
@@ -58,6 +59,8 @@ export async function registerExecutions(
     closers.push(() => {
       for (const c of [queue, worker, subscriber]) c.disconnect();
     });
+    // A submit needs the queue connection and a reader the subscriber: not ready before them.
+    connected = Promise.all([firstAttempt(queue), firstAttempt(subscriber)]).then(() => undefined);
   } else {
     store = new MemoryExecutionStore(config, runner, inputTimeoutMs);
   }
@@ -69,6 +72,7 @@ export async function registerExecutions(
   return {
     store,
     close,
+    connected,
     promotion: storePromotion(store, () => state.loaded.config.server.maxTimeoutMs, scrub),
   };
 }

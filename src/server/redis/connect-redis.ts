@@ -30,3 +30,19 @@ export function connectRedis(url: string, log: FastifyBaseLogger, opts: { blocki
   });
   return redis;
 }
+
+/**
+ * Settles once `redis` is connected or has failed its first attempt. Start-up waits on it so a
+ * replica is not ready before it can reach a reachable Redis (its fail-fast commands would answer
+ * 503 for the first moments), and never waits for an unreachable one (the rest still serves).
+ */
+export function firstAttempt(redis: Redis): Promise<void> {
+  if (redis.status === "ready") return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      for (const event of ["ready", "error", "end"]) redis.off(event, done);
+      resolve();
+    };
+    for (const event of ["ready", "error", "end"]) redis.once(event, done);
+  });
+}
