@@ -120,6 +120,53 @@ export async function drive(call, concurrency, seconds) {
   return { rps: latencies.length / elapsed, p50: q(0.5), p99: q(0.99), n: latencies.length };
 }
 
+/**
+ * Runs `call` open-loop at `rate` calls per second for `seconds` (started on a 1 ms tick,
+ * whatever the answers do), then waits for the last answers; at most `maxInFlight` at once
+ * (a start past that is counted in `skipped`, never queued). The load a server sees in
+ * production: at a rate it sustains, its CPU per call is that of the same work whatever a
+ * variant costs, where a closed loop at saturation runs a slower variant at fewer calls per
+ * second and so with less batching per event-loop turn.
+ */
+export async function pace(call, rate, seconds, maxInFlight = 256) {
+  let started = 0;
+  let inFlight = 0;
+  let skipped = 0;
+  let failed;
+  const t0 = performance.now();
+  const end = t0 + seconds * 1000;
+  const settled = () => inFlight--;
+  for (;;) {
+    const now = performance.now();
+    const due = Math.floor(((Math.min(now, end) - t0) * rate) / 1000);
+    for (; started < due; started++) {
+      if (inFlight >= maxInFlight) {
+        skipped++;
+        continue;
+      }
+      inFlight++;
+      call().then(settled, (e) => {
+        failed ??= e;
+        settled();
+      });
+    }
+    if (now >= end) break;
+    await new Promise((r) => setTimeout(r, 1));
+  }
+  while (inFlight > 0) await new Promise((r) => setTimeout(r, 2));
+  if (failed) throw failed;
+  return { n: started - skipped, skipped, seconds: (performance.now() - t0) / 1000 };
+}
+
+/** The server's CPU µs per call of an open-loop run at `rate` calls/s ({@link pace}), after `warmup` s of the same. */
+export async function measurePaced(call, rate, { seconds, warmup, server }) {
+  if (warmup > 0) await pace(call, rate, warmup);
+  const before = await server.stats();
+  const r = await pace(call, rate, seconds);
+  const after = await server.stats();
+  return { ...r, rate, cpuUs: ((after.cpuMs - before.cpuMs) * 1000) / r.n };
+}
+
 /** A POST of `body` (with `headers`) to `route` through the server's pool; rejects on a non-200 answer. */
 export function poster(server, route, body, expect, headers = {}) {
   const payload = JSON.stringify(body);
