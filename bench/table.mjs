@@ -110,6 +110,8 @@ const calls = {
 
 const ROWS = [
   ["REST execute, no auth", "open", (s) => calls.rest(s)],
+  // Its own pair of servers: "on" exports nothing, every request unsampled (parentbased_always_off).
+  ["REST execute, no auth, none sampled when on", "unsampled", (s) => calls.rest(s)],
   ["REST execute, API key", "auth", (s, v) => calls.rest(s, v.apikey)],
   ["REST execute, JWT (ES256, cached)", "auth", (s, v) => calls.rest(s, v.jwt)],
   ["`/mcp` tools/call, 2025-06-18", "open", (s) => calls.mcp(s)],
@@ -136,11 +138,13 @@ try {
     open: { ...base, mcpServers: { everything: { command: [process.execPath, EVERYTHING, "stdio"] } } },
     auth: { ...variants.variant("jwt").config, executions: base.executions },
     redis: { ...base, redis: { url: redis.url } },
+    unsampled: base,
   };
   const tracing = { config: { telemetry: variants.variant("traced").config.telemetry }, env: variants.variant("traced").env };
   for (const [name, config] of Object.entries(configs)) {
     servers[`${name} off`] = await startToolnexus(dir, config, `${name}-off`);
-    servers[`${name} on`] = await startToolnexus(dir, { ...config, ...tracing.config }, `${name}-on`, [], undefined, tracing.env);
+    const env = name === "unsampled" ? variants.variant("unsampled").env : tracing.env;
+    servers[`${name} on`] = await startToolnexus(dir, { ...config, ...tracing.config }, `${name}-on`, [], undefined, env);
   }
   const headers = { apikey: variants.variant("apikey").headers, jwt: variants.variant("jwt").headers };
   for (let r = 0; r < ROUNDS; r++) {
@@ -212,6 +216,7 @@ const ratio = (table, a, b) => {
 };
 const REST = "REST execute, no auth";
 const TARGETS = [
+  ["tracing on, no request sampled ÷ off, REST", `${REST}, none sampled when on on`, `${REST}, none sampled when on off`, "≤ 1.1"],
   ["tracing on (every request sampled) ÷ off, REST", `${REST} on`, `${REST} off`, "≤ 1.6"],
   ["tracing on ÷ off, `/mcp` 2026-07-28", "`/mcp` tools/call, 2026-07-28 on", "`/mcp` tools/call, 2026-07-28 off", "≤ 1.6"],
   [
@@ -230,5 +235,5 @@ for (const [name, a, b, target] of TARGETS) console.log(`| ${name} | ${ratio(res
 console.log(`
 Conditions: toolnexus ${commit}, Node ${process.version}, ${started.toISOString().slice(0, 16)}Z; ${cpus().length} × ${cpus()[0]?.model ?? "?"}, ${(totalmem() / 2 ** 30).toFixed(0)} GB, load average ${loadBefore} before and ${loadAvg()} after.
 Each server is one \`toolnexus serve\` process (one JavaScript thread) at logLevel info (the per-call line written to a file); the load generator is this process (undici Pool, 64 connections, closed loop of ${C} concurrent callers) on the same ${cpus().length} cores, so req/s is what the box does with the generator on it, and calls/s per server core (1 s ÷ the server's CPU per call) is the figure to compare across machines.
-Payload \`{"arguments":{"text":"hello"}}\` to the native \`echo\` plugin (\`{"message":"hello"}\` to server-everything's \`echo\` over stdio, whose own CPU is not in the column); ${ROUNDS} round(s) of ${SECONDS} s after a warm-up, medians; open loop: ${PACED_SECONDS} s at the row's rate after ${WARMUP} s of it, started on a 1 ms tick from this process, at most 256 in flight; ratios are per round, then median [min–max]. Tracing on: OTLP/HTTP protobuf to a sink in this process, every request sampled (\`OTEL_TRACES_SAMPLER=parentbased_always_on\`). JWT: ES256 against a local JWKS, the same token on every call (verified once, then cached). Executions: submit, then poll at once until terminal (one row = one execution); Redis ${redisVersion} on 127.0.0.1, no persistence.`);
+Payload \`{"arguments":{"text":"hello"}}\` to the native \`echo\` plugin (\`{"message":"hello"}\` to server-everything's \`echo\` over stdio, whose own CPU is not in the column); ${ROUNDS} round(s) of ${SECONDS} s after a warm-up, medians; open loop: ${PACED_SECONDS} s at the row's rate after ${WARMUP} s of it, started on a 1 ms tick from this process, at most 256 in flight; ratios are per round, then median [min–max]. Tracing on: OTLP/HTTP protobuf to a sink in this process, every request sampled (\`OTEL_TRACES_SAMPLER=parentbased_always_on\`), except in the row "none sampled when on" (\`parentbased_always_off\`: spans are decided, propagated, never recorded). JWT: ES256 against a local JWKS, the same token on every call (verified once, then cached). Executions: submit, then poll at once until terminal (one row = one execution); Redis ${redisVersion} on 127.0.0.1, no persistence.`);
 clearTimeout(guard);
