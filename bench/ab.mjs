@@ -5,19 +5,22 @@
 //                 the native echo behind no auth / an API key / a JWT, or with tracing on and every
 //                 request sampled / 10 % / none (bench/variants.mjs); each its own pair of servers
 // Usage: node bench/ab.mjs <A dist/cli.js> <B dist/cli.js> [path,path,…] [concurrency]
-// Env: BENCH_ROUNDS (5), BENCH_SECONDS (3). Prints medians [each round] per build and path, and
-// for the variants each one's CPU per call ÷ that of `none` in the same build and round.
+// Env: BENCH_ROUNDS (5), BENCH_SECONDS (3), BENCH_RATE (unset: closed loop at the concurrency;
+// a number: open loop at that many calls/s, every variant at the same rate, CPU per call only).
+// Prints medians [each round] per build and path, and for the variants each one's CPU per call
+// ÷ that of `none` in the same build and round.
 import { mkdtemp, rm } from "node:fs/promises";
 import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { ECHO_PLUGIN, EVERYTHING, childPid, measure, median, poster, procCpuMs, selfCpuMs, startToolnexus } from "./lib.mjs";
+import { ECHO_PLUGIN, EVERYTHING, childPid, measure, measurePaced, median, poster, procCpuMs, selfCpuMs, startToolnexus } from "./lib.mjs";
 import { startVariants } from "./variants.mjs";
 
 const [a, b, paths = "mcp", c = "32"] = process.argv.slice(2);
 if (!a || !b) throw new Error("usage: node bench/ab.mjs <A dist/cli.js> <B dist/cli.js> [path,…] [concurrency]");
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
+const RATE = process.env.BENCH_RATE ? Number(process.env.BENCH_RATE) : undefined;
 const stdio = {
   server: { logLevel: "info" },
   mcpServers: { everything: { command: [process.execPath, EVERYTHING, "stdio"] } },
@@ -53,8 +56,11 @@ try {
               : poster(server, "/tools/echo/execute", { arguments: { text: "hello" } }, "hello", v.headers);
           const mcpServer = p === "mcp" ? childPid(server.child.pid) : undefined;
           const procs = { srvUs: () => (mcpServer ? procCpuMs(mcpServer) : 0), genUs: selfCpuMs };
+          const warmup = r === 0 ? 2 : 0.5;
           (rows[`${x.label} ${p}`] ??= []).push(
-            await measure(call, Number(c), { seconds: SECONDS, warmup: r === 0 ? 2 : 0.5, server, procs }),
+            RATE
+              ? await measurePaced(call, RATE, { seconds: SECONDS, warmup, server })
+              : await measure(call, Number(c), { seconds: SECONDS, warmup, server, procs }),
           );
         }
       }
@@ -66,11 +72,13 @@ try {
   await rm(dir, { recursive: true, force: true });
 }
 const load = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
-console.log(`c=${c}, ${ROUNDS} rounds of ${SECONDS} s, ${new Date().toISOString().slice(0, 16)}Z, load avg ${load}; A=${a} B=${b}`);
+console.log(
+  `${RATE ? `open loop at ${RATE}/s` : `c=${c}`}, ${ROUNDS} rounds of ${SECONDS} s, ${new Date().toISOString().slice(0, 16)}Z, load avg ${load}; A=${a} B=${b}`,
+);
 for (const [name, runs] of Object.entries(rows)) {
   const col = (k, d) => `${k} ${median(runs.map((x) => x[k])).toFixed(d)} [${runs.map((x) => x[k].toFixed(d)).join(" ")}]`;
   console.log(
-    `${name.padEnd(12)} ${[col("rps", 0), col("p50", 3), col("cpuUs", 1), col("gcPct", 1), col("srvUs", 1), col("genUs", 1)].join("   ")}`,
+    `${name.padEnd(12)} ${(RATE ? [col("cpuUs", 1)] : [col("rps", 0), col("p50", 3), col("cpuUs", 1), col("gcPct", 1), col("srvUs", 1), col("genUs", 1)]).join("   ")}`,
   );
 }
 for (const x of builds) {
