@@ -60,7 +60,7 @@ export const executeRoute: FastifyPluginAsyncTypebox<{ pipeline: CallPipeline; s
       if (wantsEventStream(request.headers.accept))
         return streamCall(pipeline, reply, name, body, { caller, requestId, log }, stream, held);
       // One literal, not a spread of a shared `base`: with the spread, ~0.4 KB of every call
-      // was promoted to the old generation (bench/README.md, execute pipeline).
+      // was promoted to the old generation (bench/history/2026-12-notebook.md, "The execute pipeline and its tail").
       const run = pipeline.call(name, body, {
         caller,
         requestId,

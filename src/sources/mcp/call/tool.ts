@@ -99,7 +99,7 @@ export async function callTool(
  *
  * The call's own signal is forwarded by one listener, not combined with `AbortSignal.any`:
  * every REST call carries this route, and a composite signal (weak references kept until a
- * collection) cost a visible share of the MCP hop's CPU and allocations (bench/README.md).
+ * collection) cost a visible share of the MCP hop's CPU and allocations (bench/history/2026-12-notebook.md, "The MCP hop").
  */
 function heldAsk(ctx: ToolContext): { ask: NonNullable<ToolContext["onInputRequest"]>; signal: AbortSignal; dispose(): void } | undefined {
   const onInputRequest = ctx.onInputRequest;
