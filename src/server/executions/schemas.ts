@@ -1,6 +1,15 @@
 import type { Static } from "@sinclair/typebox";
 import { Type } from "../http/typebox-lite.js";
-import { Problem, Progress, StringEnum, ToolResult } from "../http/schemas.js";
+import {
+  ExecuteBody,
+  Problem,
+  ProblemResponse as problem,
+  Progress,
+  sseEvent,
+  StringEnum,
+  ToolParams,
+  ToolResult,
+} from "../http/schemas.js";
 
 /**
  * Wire shapes of asynchronous executions, one TypeBox schema each: Fastify
@@ -93,3 +102,113 @@ export type ExecutionStatusT = Static<typeof ExecutionStatus>;
 export function isTerminal(status: ExecutionStatusT): boolean {
   return status === "succeeded" || status === "failed" || status === "cancelled";
 }
+
+// The route schemas of the execution routes (routes.ts), one per route, beside the shapes they use.
+
+/** The Retry-After header of a non-terminal execution, in seconds. */
+const RetryAfterHeader = { type: "integer", format: "int32", minimum: 0, maximum: 3600, description: "Seconds to wait before polling." };
+
+/** `POST /tools/{name}/executions`. */
+export const SubmitExecutionSchema = {
+  operationId: "submitExecution",
+  summary: "Run one tool asynchronously",
+  description:
+    "Answers 202 at once with the Execution; poll `Location` or stream its events. Lookup, access, limits and arguments are checked before the 202.",
+  tags: ["executions"],
+  params: ToolParams,
+  headers: SubmitHeaders,
+  body: Type.Ref(ExecuteBody),
+  response: {
+    202: {
+      description: "Accepted: the Execution, queued or already running",
+      headers: {
+        location: { type: "string", maxLength: 2048, description: "/executions/{id}" },
+        "operation-location": { type: "string", maxLength: 2048, description: "The absolute URL of the execution." },
+        "retry-after": RetryAfterHeader,
+      },
+      content: { "application/json": { schema: Type.Ref(Execution) } },
+    },
+    "4xx": problem,
+    "5xx": problem,
+  },
+};
+
+/** `GET /executions`. */
+export const ListExecutionsSchema = {
+  operationId: "listExecutions",
+  summary: "The caller's own executions, newest first",
+  tags: ["executions"],
+  querystring: ExecutionListQuery,
+  response: { 200: Type.Ref(ExecutionList), "4xx": problem, "5xx": problem },
+};
+
+/** `GET /executions/{id}`. */
+export const GetExecutionSchema = {
+  operationId: "getExecution",
+  summary: "One execution",
+  description:
+    "404 when unknown, expired or another caller's. With the request header `Prefer: wait=N` (RFC 7240) a queued or running execution is answered once it has ended or asks for input (or after N seconds, at most 30): one request instead of a poll per round trip.",
+  tags: ["executions"],
+  params: ExecutionParams,
+  response: {
+    200: {
+      description: "The Execution",
+      headers: {
+        "retry-after": { ...RetryAfterHeader, description: "Set while queued or running: seconds to wait before polling again." },
+      },
+      content: { "application/json": { schema: Type.Ref(Execution) } },
+    },
+    "4xx": problem,
+    "5xx": problem,
+  },
+};
+
+/** `POST /executions/{id}/cancel`. */
+export const CancelExecutionSchema = {
+  operationId: "cancelExecution",
+  summary: "Cancel an execution wherever it runs",
+  description: "A terminal execution is returned unchanged.",
+  tags: ["executions"],
+  params: ExecutionParams,
+  response: { 200: Type.Ref(Execution), "4xx": problem, "5xx": problem },
+};
+
+/** `POST /executions/{id}/input`. */
+export const AnswerExecutionInputSchema = {
+  operationId: "answerExecutionInput",
+  summary: "Answer what an execution waits on",
+  description:
+    "For an `input_required` execution: one response per key of its `inputRequests` (an ElicitResult, a CreateMessageResult, a ListRootsResult), " +
+    "delivered to the call wherever it runs; the execution turns `running` again. 400 INVALID_REQUEST when it waits on nothing or the keys differ, " +
+    "410 INPUT_TIMEOUT when its wait ran out.",
+  tags: ["executions"],
+  params: ExecutionParams,
+  body: InputBody,
+  response: { 200: Type.Ref(Execution), "4xx": problem, "5xx": problem },
+};
+
+/** `GET /executions/{id}/events`. */
+export const ExecutionEventsSchema = {
+  operationId: "streamExecutionEvents",
+  summary: "An execution's events (Server-Sent Events)",
+  description:
+    "`execution` (the current state, no id), then `progress` and `input_required`… and a last `result` or `error`, each with an increasing `id:`. `Last-Event-ID` resumes after that event.",
+  tags: ["executions"],
+  params: ExecutionParams,
+  headers: EventsHeaders,
+  response: {
+    200: {
+      description: "text/event-stream",
+      content: {
+        "text/event-stream": {
+          schema: sseEvent(
+            ["execution", "progress", "input_required", "result", "error"],
+            "Server-sent events: `execution` (the Execution, first), `progress` (Progress) and `input_required` (`{ inputRequests }`: answer with POST /executions/{id}/input)…, then `result` (ToolResult) or `error` (Problem) last; each after the first numbered with `id:` for Last-Event-ID.",
+          ),
+        },
+      },
+    },
+    "4xx": problem,
+    "5xx": problem,
+  },
+};
