@@ -1,6 +1,6 @@
 import { ToolnexusError } from "./errors.js";
 import { pending } from "./pending.js";
-import type { Sealer } from "./seal.js";
+import { invalidState, type Sealer } from "./seal.js";
 import type { Answer, PendingRequest, ToolResult } from "./types.js";
 
 /**
@@ -170,7 +170,7 @@ export function openInputState(
   const state = sealer.open<InputState>(PURPOSE, token);
   if (state.tool !== tool || state.caller !== caller) {
     // The same message as a forged state: nothing is revealed about whose state it was.
-    throw new ToolnexusError("INVALID_STATE", "This state was not issued by this gateway, or was altered");
+    throw invalidState();
   }
   if (now > state.expiresAt) throw new ToolnexusError("INPUT_TIMEOUT", "The input request has expired; call the tool again");
   return state;

@@ -37,7 +37,7 @@ export function createSealer(secret: string | undefined, now: () => number = Dat
     },
     open<T>(purpose: string, token: string): T {
       const raw = Buffer.from(token, "base64url");
-      if (raw.length < 1 + IV_BYTES + TAG_BYTES + 1 || raw[0] !== VERSION) throw invalid();
+      if (raw.length < 1 + IV_BYTES + TAG_BYTES + 1 || raw[0] !== VERSION) throw invalidState();
       const decipher = createDecipheriv("aes-256-gcm", key, raw.subarray(1, 1 + IV_BYTES));
       decipher.setAAD(Buffer.from(purpose, "utf8"));
       decipher.setAuthTag(raw.subarray(1 + IV_BYTES, 1 + IV_BYTES + TAG_BYTES));
@@ -45,7 +45,7 @@ export function createSealer(secret: string | undefined, now: () => number = Dat
       try {
         plain = Buffer.concat([decipher.update(raw.subarray(1 + IV_BYTES + TAG_BYTES)), decipher.final()]);
       } catch {
-        throw invalid();
+        throw invalidState();
       }
       const { e, v } = JSON.parse(plain.toString("utf8")) as { e: number; v: T };
       if (now() > e) throw new ToolnexusError("INVALID_STATE", "This state has expired");
@@ -54,7 +54,8 @@ export function createSealer(secret: string | undefined, now: () => number = Dat
   };
 }
 
-function invalid(): ToolnexusError {
+/** The one error of a sealed state that does not open here (foreign, altered, another caller's or use). */
+export function invalidState(): ToolnexusError {
   // One message for every cause: a caller learns nothing about why a forged state failed.
   return new ToolnexusError("INVALID_STATE", "This state was not issued by this gateway, or was altered");
 }

@@ -98,6 +98,11 @@ export const EXECUTION_SCHEMAS = [ExecutionStatus, InputRequests, Execution, Exe
 export type ExecutionT = Static<typeof Execution>;
 export type ExecutionStatusT = Static<typeof ExecutionStatus>;
 
+/** An epoch-ms time as the ISO 8601 string executions carry (records, events, the wire). */
+export function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
 /** True for a status the execution never leaves. */
 export function isTerminal(status: ExecutionStatusT): boolean {
   return status === "succeeded" || status === "failed" || status === "cancelled";

@@ -34,7 +34,7 @@ import {
   toCallToolResult,
   toJsonRpcError,
 } from "./results.js";
-import { TASKS_EXTENSION } from "./tasks/wire.js";
+import { TASKS_EXTENSION } from "../../sources/mcp/call/task-v2.js";
 import { registerTaskMethods } from "./tasks/methods.js";
 import type { McpTasks } from "./tasks/tasks.js";
 import type { LegacyRelay, RelaySink } from "./input/legacy-relay.js";

@@ -5,7 +5,8 @@ import { ToolnexusError } from "../../../core/errors.js";
 import { toProblem } from "../../http/problem.js";
 import { RECORD_PREFIX, key, store } from "./records.js";
 import type { ExecutionCommands } from "./scripts.js";
-import { iso, recordOutcome } from "./outcomes.js";
+import { iso } from "../schemas.js";
+import { recordOutcome } from "./outcomes.js";
 
 /** Ids of the executions adopted by some replica and not yet ended (each with a lease key). */
 const HELD = "toolnexus:held";

@@ -10,12 +10,12 @@ import { newExecutionId } from "../memory/entry.js";
 import { RedisChannels } from "./channels.js";
 import { key, store, toExecution, unavailable } from "./records.js";
 import { withExecutionCommands, type ExecutionCommands } from "./scripts.js";
-import { iso, OrphanSweep, recordOutcome } from "./outcomes.js";
+import { OrphanSweep, recordOutcome } from "./outcomes.js";
 import { createWithJob, precheck, submitArgs, submitCallOf, submitted, type SubmitVerdict } from "./submit.js";
 import { RedisInput } from "./input.js";
 import { listExecutions, watchExecution } from "./reads.js";
 import { HeldLeases, HeldSweep, heldTimings } from "./held.js";
-import { isTerminal, type ExecutionStatusT, type ExecutionT } from "../schemas.js";
+import { isTerminal, iso, type ExecutionStatusT, type ExecutionT } from "../schemas.js";
 import type {
   Adopted,
   Adoption,

@@ -1,7 +1,7 @@
 import { Job as BullJob, type Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import type { ExecutionsConfig } from "../../../config/schema/index.js";
-import { iso } from "./outcomes.js";
+import { iso } from "../schemas.js";
 import { key, RECORD_PREFIX, store, unavailable } from "./records.js";
 import type { ExecutionCommands } from "./scripts.js";
 import type { ExecutionT } from "../schemas.js";

@@ -17,7 +17,8 @@ import type { ServiceState } from "../../service/service-state.js";
 import { answerOf } from "../input/input-required.js";
 import { JsonRpcError, toCallToolResult } from "../results.js";
 import { taskInputRequired, taskRetryOf } from "../input/task-input.js";
-import { TASKS_EXTENSION, createTaskResult, detailedTaskOf, problemError } from "./wire.js";
+import { TASKS_EXTENSION } from "../../../sources/mcp/call/task-v2.js";
+import { createTaskResult, detailedTaskOf, problemError } from "./wire.js";
 
 /** How a tool's calls may run as tasks on `/mcp`. */
 type TaskSupport = "optional" | "required";
