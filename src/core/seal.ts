@@ -17,6 +17,23 @@ export interface Sealer {
   readonly shared: boolean;
 }
 
+/**
+ * Every use the gateway seals state for, in one table: the purpose is bound into the
+ * ciphertext, so a state sealed for one use never opens as another.
+ */
+export const SEAL_PURPOSES = {
+  /** An input request's state: a REST pending's id, a 2026 `requestState` (core/input-requests.ts). */
+  inputRequest: "input-request",
+  /** The `requestState` of a held call's retry on `/mcp` (server/mcp/input/held-retry.ts). */
+  heldRetry: "mcp-held",
+  /** A 2025 client's relay session memo (server/mcp/input/legacy-relay.ts). */
+  relaySession: "mcp-session",
+  /** The id of a request relayed to a 2025 client, which its reply carries back (legacy-relay.ts). */
+  relayReply: "mcp-input",
+  /** A JWT caller's token kept for an execution (server/executions/engine/caller-token.ts). */
+  callerToken: "caller-token",
+} as const;
+
 const VERSION = 1;
 const IV_BYTES = 12;
 const TAG_BYTES = 16;

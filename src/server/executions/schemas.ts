@@ -32,7 +32,7 @@ const InputRequests = Type.Record(
 );
 
 /** Body of `POST /executions/{id}/input`: one bare result (ElicitResult, CreateMessageResult, ListRootsResult) per request id. */
-export const InputBody = Type.Object(
+const InputBody = Type.Object(
   {
     inputResponses: Type.Record(Type.String({ maxLength: 128 }), Type.Record(Type.String(), Type.Unknown()), {
       description: "Keyed by the ids of the execution's `inputRequests`, every one answered.",
@@ -42,7 +42,7 @@ export const InputBody = Type.Object(
 );
 
 /** An asynchronous call and, once it ended, its result or problem. */
-export const Execution = Type.Object(
+const Execution = Type.Object(
   {
     id: Type.String({ description: "Opaque id; the path segment of /executions/{id}." }),
     tool: Type.String(),
@@ -59,7 +59,7 @@ export const Execution = Type.Object(
 );
 
 /** `GET /executions`. */
-export const ExecutionList = Type.Object(
+const ExecutionList = Type.Object(
   {
     executions: Type.Array(Type.Ref(Execution)),
     next: Type.Optional(Type.String({ description: "Cursor of the next page; absent on the last one." })),
@@ -68,10 +68,10 @@ export const ExecutionList = Type.Object(
 );
 
 /** Path parameters naming an execution. */
-export const ExecutionParams = Type.Object({ id: Type.String({ pattern: "^[0-9a-f]{32}$", minLength: 32, maxLength: 32 }) });
+const ExecutionParams = Type.Object({ id: Type.String({ pattern: "^[0-9a-f]{32}$", minLength: 32, maxLength: 32 }) });
 
 /** Query of `GET /executions`. */
-export const ExecutionListQuery = Type.Object(
+const ExecutionListQuery = Type.Object(
   {
     status: Type.Optional(Type.Ref(ExecutionStatus)),
     limit: Type.Integer({ minimum: 1, maximum: 100, default: 20, format: "int32" }),
@@ -81,14 +81,14 @@ export const ExecutionListQuery = Type.Object(
 );
 
 /** Headers of `POST /tools/{name}/executions`. */
-export const SubmitHeaders = Type.Object({
+const SubmitHeaders = Type.Object({
   "idempotency-key": Type.Optional(
     Type.String({ minLength: 1, maxLength: 256, description: "Same key within the retention ⇒ the same execution; scoped to the caller." }),
   ),
 });
 
 /** Headers of `GET /executions/{id}/events`. */
-export const EventsHeaders = Type.Object({
+const EventsHeaders = Type.Object({
   "last-event-id": Type.Optional(Type.String({ pattern: "^[0-9]{1,9}$", maxLength: 9, description: "Resume after this event." })),
 });
 

@@ -1,7 +1,7 @@
 import type { InputRequiredResult } from "@modelcontextprotocol/server";
 import { ToolnexusError } from "../../../core/errors.js";
 import { INPUT_REPLY_KEY, type InputRequests, type InputResponses } from "../../../core/input-requests.js";
-import { invalidState, type Sealer } from "../../../core/seal.js";
+import { invalidState, SEAL_PURPOSES, type Sealer } from "../../../core/seal.js";
 import type { ToolResult } from "../../../core/types.js";
 import { ownerKey, type Caller } from "../../auth/index.js";
 import type { CallSignal } from "../../calls/call-signal.js";
@@ -10,7 +10,7 @@ import type { ExecutionEvent, ExecutionStore } from "../../executions/engine/sto
 import { problemError } from "../tasks/wire.js";
 
 // Bound into the requestState: a state of the stateless input path never opens here, nor the reverse.
-const PURPOSE = "mcp-held";
+const PURPOSE = SEAL_PURPOSES.heldRetry;
 const METHODS = { elicitation: "elicitation/create", sampling: "sampling/createMessage" } as const;
 
 /** A held call's requestState: owner, execution, tool, and the round it answers. */

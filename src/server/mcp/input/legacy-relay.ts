@@ -1,6 +1,6 @@
 import { INPUT_REPLY_KEY, type InputRequests, type InputResponses } from "../../../core/input-requests.js";
 import { ToolnexusError } from "../../../core/errors.js";
-import { invalidState, type Sealer } from "../../../core/seal.js";
+import { invalidState, SEAL_PURPOSES, type Sealer } from "../../../core/seal.js";
 import type { ToolResult } from "../../../core/types.js";
 import { ownerKey, type Caller } from "../../auth/index.js";
 import type { CallSignal } from "../../calls/call-signal.js";
@@ -8,8 +8,8 @@ import { PromotableCall, type Promotion } from "../../calls/promotion.js";
 import type { ExecutionStore } from "../../executions/engine/store.js";
 
 // Purposes bound into the sealed tokens: a session memo never opens as a reply id, nor the reverse.
-const SESSION = "mcp-session";
-const REPLY = "mcp-input";
+const SESSION = SEAL_PURPOSES.relaySession;
+const REPLY = SEAL_PURPOSES.relayReply;
 // The session memo holds only what the client declared; it outlives any sensible connection.
 const SESSION_TTL_MS = 7 * 24 * 3_600_000;
 

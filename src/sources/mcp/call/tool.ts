@@ -2,7 +2,8 @@ import type { ToolContext, ToolResult } from "../../../core/types.js";
 import { classifyCallError } from "./error.js";
 import { callOptions, requestMeta } from "./options.js";
 import type { McpConnection } from "../connection/connect.js";
-import { answerableCapabilities, openRetry, pendingOf, type InputDeps } from "./input-required.js";
+import type { InputDeps } from "../../../core/input-requests.js";
+import { answerableCapabilities, openRetry, pendingOf } from "./input-required.js";
 import { mapCallResult } from "./map-result.js";
 
 /** What a call needs to know about the source it runs in. */
