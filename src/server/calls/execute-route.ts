@@ -4,7 +4,7 @@ import type { CallPipeline } from "./call-pipeline.js";
 import { abortOnDisconnect } from "./disconnect.js";
 import { strayKeysError } from "./envelope.js";
 import { ExecuteBody, ExecuteOkResponse, ProblemResponse as problem, ToolParams } from "../http/schemas.js";
-import { PromotableCall, type Promotion } from "./promotion.js";
+import { PromotableCall, type Promotion } from "./promotable-call.js";
 import { streamCall, wantsEventStream, type StreamSettings } from "./stream-call.js";
 
 /** `POST /tools/{name}/execute`: the synchronous and the streaming (SSE) transports of the call pipeline. */

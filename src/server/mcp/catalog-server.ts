@@ -25,7 +25,7 @@ import { InFlightMcpCalls } from "./in-flight.js";
 import { McpSkills } from "./skills/extension.js";
 import { getPrompt, hasSkills, listPrompts } from "./skills/prompt.js";
 import { listToolsPage } from "./tools-listing.js";
-import { answerOf, toInputRequired } from "./input/input-required.js";
+import { answerOf, toInputRequired } from "./input/client-input.js";
 import {
   clientCapabilitiesOf,
   invalidArgumentsResult,

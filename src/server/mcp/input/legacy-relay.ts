@@ -4,7 +4,7 @@ import { invalidState, SEAL_PURPOSES, type Sealer } from "../../../core/seal.js"
 import type { ToolResult } from "../../../core/types.js";
 import { ownerKey, type Caller } from "../../auth/index.js";
 import type { CallSignal } from "../../calls/call-signal.js";
-import { PromotableCall, type Promotion } from "../../calls/promotion.js";
+import { PromotableCall, type Promotion } from "../../calls/promotable-call.js";
 import type { ExecutionStore } from "../../executions/engine/store.js";
 
 // Purposes bound into the sealed tokens: a session memo never opens as a reply id, nor the reverse.

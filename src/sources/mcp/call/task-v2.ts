@@ -6,7 +6,7 @@ import type { ToolContext, ToolResult } from "../../../core/types.js";
 import { callOptions, requestMeta } from "./options.js";
 import { failedCall, type CallSite } from "./tool.js";
 import { CLIENT_INFO, type McpConnection } from "../connection/connect.js";
-import { answerableCapabilities, openRetry, pendingOf, sealedPending, type Retry } from "./input-required.js";
+import { answerableCapabilities, openRetry, upstreamPending, sealedPending, type Retry } from "./upstream-input.js";
 import { mapCallResult } from "./map-result.js";
 
 /** The id of the MCP tasks extension, as servers announce it and clients opt in to it. */
@@ -94,7 +94,7 @@ async function follow(
       // The server decides: it may answer at once (a result, or its own input request).
       if (created.resultType !== "task") {
         const direct = created as Parameters<typeof mapCallResult>[0];
-        return pendingOf(site.input, site.server, tool, ctx, created, retry?.round ?? 1) ?? mapCallResult(direct, site.server, tool);
+        return upstreamPending(site.input, site.server, tool, ctx, created, retry?.round ?? 1) ?? mapCallResult(direct, site.server, tool);
       }
       if (typeof created.taskId !== "string") throw new SdkError(SdkErrorCode.InvalidResult, "a task without a taskId");
       taskId = created.taskId;

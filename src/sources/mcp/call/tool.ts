@@ -3,7 +3,7 @@ import { classifyCallError } from "./error.js";
 import { callOptions, requestMeta } from "./options.js";
 import type { McpConnection } from "../connection/connect.js";
 import type { InputDeps } from "../../../core/input-requests.js";
-import { answerableCapabilities, openRetry, pendingOf } from "./input-required.js";
+import { answerableCapabilities, openRetry, upstreamPending } from "./upstream-input.js";
 import { mapCallResult } from "./map-result.js";
 
 /** What a call needs to know about the source it runs in. */
@@ -39,7 +39,7 @@ const MAX_STATE_ONLY_RETRIES = 10;
  * server gets notifications/cancelled), progress is routed to `ctx.onProgress` and log messages
  * to `ctx.onLog`, the result is mapped by map-result.ts and failures by call-error.ts. On a
  * 2026 session an `input_required` result becomes a REST pending and `ctx.answer` the retry
- * (input-required.ts).
+ * (upstream-input.ts).
  */
 export async function callTool(
   conn: McpConnection,
@@ -78,7 +78,7 @@ export async function callTool(
         params = { name: tool, arguments: args, ...requestMeta(progress?.token, logLevel, caps), requestState: r.requestState };
         continue;
       }
-      const pending = pendingOf(site.input, site.server, tool, ctx, result, retry?.round ?? 1);
+      const pending = upstreamPending(site.input, site.server, tool, ctx, result, retry?.round ?? 1);
       return pending ?? mapCallResult(result as Parameters<typeof mapCallResult>[0], site.server, tool);
     }
   } catch (err) {

@@ -73,7 +73,7 @@ export function openRetry(deps: InputDeps, server: string, tool: string, ctx: To
  * needs; undefined when `result` is not one. A result that carries only a `requestState`
  * (the server sheds load) has nothing to ask: it is an error the caller may retry.
  */
-export function pendingOf(
+export function upstreamPending(
   deps: InputDeps,
   server: string,
   tool: string,
