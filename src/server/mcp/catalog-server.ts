@@ -57,7 +57,7 @@ export interface McpSession {
   /** A 2025 client's call stream that can carry an upstream's mid-call questions (legacy-relay.ts). */
   relay?: RelaySink;
   /**
-   * A `tools/call` the plain path (plain-answer.ts) already ran, whose answer only the SDK
+   * A `tools/call` the plain path (plain/answer.ts) already ran, whose answer only the SDK
    * gives (an input_required result, a capability error): the SDK's handler returns or
    * throws it instead of running the tool a second time.
    */

@@ -12,7 +12,7 @@ import { recordOutcome } from "./outcomes.js";
 const HELD = "toolnexus:held";
 const lease = (id: string) => `${RECORD_PREFIX}${id}:lease`;
 
-/** The lease's lifetime and the sweep's period for `lostAfterMs`: those of a BullMQ job's lock and stalled check (redis-store.ts). */
+/** The lease's lifetime and the sweep's period for `lostAfterMs`: those of a BullMQ job's lock and stalled check (store.ts). */
 export function heldTimings(lostAfterMs: number): { leaseMs: number; sweepMs: number } {
   return { leaseMs: Math.max(Math.floor(lostAfterMs / 3), 100), sweepMs: Math.max(Math.floor(lostAfterMs / 4), 50) };
 }

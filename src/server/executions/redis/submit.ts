@@ -55,7 +55,7 @@ export function submitted(c: SubmitCall): ExecutionT {
   return { id: c.id, tool: c.tool, status: "queued", createdAt: c.nowIso, updatedAt: c.nowIso, expiresAt: c.expiresAtIso };
 }
 
-/** The submit script's keys and arguments for `c`, in its order (redis-scripts.ts SUBMIT). */
+/** The submit script's keys and arguments for `c`, in its order (scripts.ts SUBMIT). */
 export function submitArgs(c: SubmitCall): string[] {
   return [
     c.idem,

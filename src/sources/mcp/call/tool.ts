@@ -37,7 +37,7 @@ const MAX_STATE_ONLY_RETRIES = 10;
 /**
  * One `tools/call` on `conn`: the caller's signal and deadline are passed on (abort ⇒ the
  * server gets notifications/cancelled), progress is routed to `ctx.onProgress` and log messages
- * to `ctx.onLog`, the result is mapped by map-result.ts and failures by call-error.ts. On a
+ * to `ctx.onLog`, the result is mapped by map-result.ts and failures by error.ts. On a
  * 2026 session an `input_required` result becomes a REST pending and `ctx.answer` the retry
  * (upstream-input.ts).
  */
