@@ -6,6 +6,15 @@ import type { InputDeps } from "../../../core/input-requests.js";
 import { answerableCapabilities, openRetry, upstreamPending } from "./upstream-input.js";
 import { mapCallResult } from "./map-result.js";
 
+/** One way of running a `tools/call` on a connection: plain, as a 2025 task, as a 2026 task. */
+export type McpCall = (
+  conn: McpConnection,
+  site: CallSite,
+  tool: string,
+  args: Record<string, unknown>,
+  ctx: ToolContext,
+) => Promise<ToolResult>;
+
 /** What a call needs to know about the source it runs in. */
 export interface CallSite {
   server: string;
@@ -41,13 +50,7 @@ const MAX_STATE_ONLY_RETRIES = 10;
  * 2026 session an `input_required` result becomes a REST pending and `ctx.answer` the retry
  * (upstream-input.ts).
  */
-export async function callTool(
-  conn: McpConnection,
-  site: CallSite,
-  tool: string,
-  args: Record<string, unknown>,
-  ctx: ToolContext,
-): Promise<ToolResult> {
+export const callTool: McpCall = async (conn, site, tool, args, ctx) => {
   ctx.signal?.throwIfAborted();
   const modern = conn.client.getProtocolEra() === "modern";
   // Opened before anything reaches the upstream: a forged or late answer stops here.
@@ -91,7 +94,7 @@ export async function callTool(
     progress?.close();
     asking?.dispose();
   }
-}
+};
 
 /**
  * The caller's answer route of a held call, when it has one. A wait that failed (no answer
