@@ -10,7 +10,7 @@ export interface ShapeLimits {
 
 /**
  * Generous for any real tool, yet far below what makes a recursive `JSON.stringify` (MCP and
- * HTTP transports) or a schema validator overflow the stack: ~5,000 levels did (issue 12).
+ * HTTP transports) or a schema validator overflow the stack: ~5,000 levels did.
  */
 export const DEFAULT_SHAPE_LIMITS: ShapeLimits = { maxDepth: 64, maxNodes: 100_000 };
 

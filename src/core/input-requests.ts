@@ -1,6 +1,6 @@
 import { ToolnexusError } from "./errors.js";
 import { pending } from "./pending.js";
-import type { Sealer } from "./seal.js";
+import { invalidState, SEAL_PURPOSES, type Sealer } from "./seal.js";
 import type { Answer, PendingRequest, ToolResult } from "./types.js";
 
 /**
@@ -145,7 +145,7 @@ export interface InputState {
   after?: number;
 }
 
-const PURPOSE = "input-request";
+const PURPOSE = SEAL_PURPOSES.inputRequest;
 
 /**
  * Seals `state` for a caller. The seal outlives `expiresAt` by a margin so that a late answer
@@ -170,8 +170,18 @@ export function openInputState(
   const state = sealer.open<InputState>(PURPOSE, token);
   if (state.tool !== tool || state.caller !== caller) {
     // The same message as a forged state: nothing is revealed about whose state it was.
-    throw new ToolnexusError("INVALID_STATE", "This state was not issued by this gateway, or was altered");
+    throw invalidState();
   }
   if (now > state.expiresAt) throw new ToolnexusError("INPUT_TIMEOUT", "The input request has expired; call the tool again");
   return state;
+}
+
+/**
+ * What every side of an input request needs from the service: the sealer of its states and how
+ * long an answer may take. One interface for the MCP source, `/mcp`'s input-required results
+ * and a task's input round.
+ */
+export interface InputDeps {
+  sealer: Sealer;
+  inputTimeoutMs: number;
 }

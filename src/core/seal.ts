@@ -17,6 +17,23 @@ export interface Sealer {
   readonly shared: boolean;
 }
 
+/**
+ * Every use the gateway seals state for, in one table: the purpose is bound into the
+ * ciphertext, so a state sealed for one use never opens as another.
+ */
+export const SEAL_PURPOSES = {
+  /** An input request's state: a REST pending's id, a 2026 `requestState` (core/input-requests.ts). */
+  inputRequest: "input-request",
+  /** The `requestState` of a held call's retry on `/mcp` (server/mcp/input/held-retry.ts). */
+  heldRetry: "mcp-held",
+  /** A 2025 client's relay session memo (server/mcp/input/legacy-relay.ts). */
+  relaySession: "mcp-session",
+  /** The id of a request relayed to a 2025 client, which its reply carries back (legacy-relay.ts). */
+  relayReply: "mcp-input",
+  /** A JWT caller's token kept for an execution (server/executions/engine/caller-token.ts). */
+  callerToken: "caller-token",
+} as const;
+
 const VERSION = 1;
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
@@ -37,7 +54,7 @@ export function createSealer(secret: string | undefined, now: () => number = Dat
     },
     open<T>(purpose: string, token: string): T {
       const raw = Buffer.from(token, "base64url");
-      if (raw.length < 1 + IV_BYTES + TAG_BYTES + 1 || raw[0] !== VERSION) throw invalid();
+      if (raw.length < 1 + IV_BYTES + TAG_BYTES + 1 || raw[0] !== VERSION) throw invalidState();
       const decipher = createDecipheriv("aes-256-gcm", key, raw.subarray(1, 1 + IV_BYTES));
       decipher.setAAD(Buffer.from(purpose, "utf8"));
       decipher.setAuthTag(raw.subarray(1 + IV_BYTES, 1 + IV_BYTES + TAG_BYTES));
@@ -45,7 +62,7 @@ export function createSealer(secret: string | undefined, now: () => number = Dat
       try {
         plain = Buffer.concat([decipher.update(raw.subarray(1 + IV_BYTES + TAG_BYTES)), decipher.final()]);
       } catch {
-        throw invalid();
+        throw invalidState();
       }
       const { e, v } = JSON.parse(plain.toString("utf8")) as { e: number; v: T };
       if (now() > e) throw new ToolnexusError("INVALID_STATE", "This state has expired");
@@ -54,7 +71,8 @@ export function createSealer(secret: string | undefined, now: () => number = Dat
   };
 }
 
-function invalid(): ToolnexusError {
+/** The one error of a sealed state that does not open here (foreign, altered, another caller's or use). */
+export function invalidState(): ToolnexusError {
   // One message for every cause: a caller learns nothing about why a forged state failed.
   return new ToolnexusError("INVALID_STATE", "This state was not issued by this gateway, or was altered");
 }

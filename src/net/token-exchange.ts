@@ -4,7 +4,7 @@ import { ToolnexusError } from "../core/errors.js";
 import type { Logger } from "../core/types.js";
 import type { TokenExchangeAuth } from "../core/upstream-auth.js";
 import { privateKeyJwt } from "./client-assertion.js";
-import { ExchangedTokens } from "./exchange-cache.js";
+import { ExpiringMap } from "../core/expiring-map.js";
 
 const GRANT = "urn:ietf:params:oauth:grant-type:token-exchange";
 const ACCESS_TOKEN = "urn:ietf:params:oauth:token-type:access_token";
@@ -28,7 +28,7 @@ export interface TokenExchangerOptions {
  * no token; the caller's own token is never a fallback.
  */
 export class TokenExchanger {
-  private readonly cache: ExchangedTokens;
+  private readonly cache: ExpiringMap<string>; // exchanged tokens, keyed by the caller's token
   private readonly inFlight = new Map<string, Promise<string>>();
   private readonly clientAuth: oauth.ClientAuth;
   private readonly client: oauth.Client;
@@ -40,7 +40,7 @@ export class TokenExchanger {
     private readonly opts: TokenExchangerOptions = {},
   ) {
     this.now = opts.now ?? Date.now;
-    this.cache = new ExchangedTokens(this.now);
+    this.cache = new ExpiringMap<string>(this.now);
     this.client = { client_id: cfg.clientId };
     this.clientAuth = cfg.privateKeyJwt
       ? privateKeyJwt(cfg.privateKeyJwt)

@@ -29,6 +29,7 @@ import { lazyCatalog, type McpConnector } from "./mcp/lazy-catalog.js";
 import { mcpEndpoint } from "./mcp/transport/http-endpoint.js";
 import { McpEvents, type EventsRedis } from "./mcp/events.js";
 import type { Redis } from "ioredis";
+import type { connectRedis } from "./redis/connect-redis.js";
 import { metricsRoute } from "./observability/metrics-route.js";
 import { metaRoutes } from "./service/meta-routes.js";
 import { openapiRoute } from "./openapi/openapi-route.js";
@@ -93,12 +94,7 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   const { server } = loaded.config;
   const scrubber = new SecretScrubber(loaded.secrets);
   const scrub = (text: string) => scrubber.scrub(text);
-  const logger =
-    opts.logger === false
-      ? pino({ level: "silent" })
-      : isLogger(opts.logger)
-        ? opts.logger
-        : redactingLogger(scrubber, { level: server.logLevel, ...opts.logger }, opts.logDestination);
+  const logger = serviceLogger(opts, server.logLevel, scrubber);
   // Off (and the OpenTelemetry SDK not even loaded) unless an OTLP endpoint is configured.
   const telemetry = await startTelemetry(loaded.config, logger);
 
@@ -126,31 +122,7 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   // First of the hooks: a request refused by auth or the Host guard gets its server span too.
   if (telemetry) traceRequests(app, telemetry);
   // Callback-style hooks: these run on every request, and an async hook costs a promise each.
-  // One onRequest hook does the request id, the Host guard and auth: each hook is one more
-  // step of Fastify's hook runner on every request.
-  app.addHook("onRequest", (request, reply, done) => {
-    reply.header("x-request-id", request.id);
-    const refused =
-      hostlessRequestError(request) ?? hostGuard.check(state.loaded.config.server, request.headers.host, request.headers.origin);
-    if (refused) return sendProblem(reply, request, refused, scrub);
-    authenticateRequest(state, request, done);
-  });
-  const timeRequests = app.log.level === "debug" || app.log.level === "trace";
-  app.addHook("onResponse", (request, reply, done) => {
-    // A REST tool call has its own line ("tool call", with its duration).
-    if (request.routeOptions.url === "/tools/:name/execute") return done();
-    const { method, url } = request;
-    if (reply.statusCode >= 400) {
-      request.log.info({ method, url, statusCode: reply.statusCode }, "request rejected");
-    } else if (timeRequests) {
-      // At debug every other request says how long it took (on /mcp, which method it was): what
-      // an operator needs to find the one slow request behind a stalled client.
-      const mcpMethod = request.headers["mcp-method"];
-      const durationMs = Math.round(reply.elapsedTime * 10) / 10;
-      request.log.debug({ method, url, mcpMethod, statusCode: reply.statusCode, durationMs }, "request completed");
-    }
-    done();
-  });
+  installRequestHooks(app, state, hostGuard, scrub);
 
   await registerSwagger(app);
   // Shared state of several replicas: rate-limit counters and executions.
@@ -179,12 +151,7 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   await app.register(openapiRoute, { documents });
   await registerPortal(app, documents);
   // Catalog changes reach subscriptions/listen streams on every replica when Redis is shared.
-  const events = new McpEvents(
-    redis && redisModule && redisUrl
-      ? mcpEventsRedis(redis, () => redisModule.connectRedis(redisUrl, logger, { blocking: true, name: "mcp-events" }))
-      : undefined,
-    (err) => logger.debug({ err: err.message }, "mcp events"),
-  );
+  const events = mcpEvents(logger, redis, redisUrl ? redisModule?.connectRedis : undefined, redisUrl);
   const mcp = lazyCatalog(
     state,
     views,
@@ -200,7 +167,105 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
 
   // Ready once the sources are loaded and Redis, when shared, was reached or found unreachable.
   const redisTried = Promise.all([redis && redisModule?.firstAttempt(redis), executions.connected]);
-  const ready = (opts.toolkit ? Promise.resolve(opts.toolkit) : createToolkit(loaded, { tools: opts.tools ?? [], logger }))
+  const ready = loadSources(opts, loaded, state, scrubber, logger, redisTried);
+
+  const reloader = configReloader(opts, loaded, state, logger, scrubber);
+  if (reloader && opts.watch) void ready.then(() => reloader.start());
+
+  const shutdown = installShutdown(app, state, { mcp, reloader, ready, redis, telemetry, executions }, server.shutdownGraceMs);
+
+  const reload = async () => (reloader ? reloader.reload() : false);
+  return Object.assign(app, {
+    toolnexus: { state, loaded, ready, shutdown, reload, pipeline, policies, mcp },
+  }) as unknown as ToolnexusServer;
+}
+
+/** The service's logger: silent, the one given, or pino with secrets redacted and scrubbed. */
+function serviceLogger(opts: BuildServerOptions, level: string, scrubber: SecretScrubber): FastifyBaseLogger {
+  if (opts.logger === false) return pino({ level: "silent" });
+  if (isLogger(opts.logger)) return opts.logger;
+  return redactingLogger(scrubber, { level, ...opts.logger }, opts.logDestination);
+}
+
+/** The change events subscriptions/listen hears: over Redis, on every replica, when Redis is shared. */
+function mcpEvents(
+  logger: FastifyBaseLogger,
+  redis: Redis | undefined,
+  connect: typeof connectRedis | undefined,
+  redisUrl: string | undefined,
+): McpEvents {
+  return new McpEvents(
+    redis && connect && redisUrl
+      ? mcpEventsRedis(redis, () => connect(redisUrl, logger, { blocking: true, name: "mcp-events" }))
+      : undefined,
+    (err) => logger.debug({ err: err.message }, "mcp events"),
+  );
+}
+
+/** Reloads the config file on request (and on change with `watch`); none without a file. */
+function configReloader(
+  opts: BuildServerOptions,
+  loaded: LoadedConfig,
+  state: ServiceState,
+  logger: FastifyBaseLogger,
+  scrubber: SecretScrubber,
+): ConfigReloader | undefined {
+  return loaded.file
+    ? new ConfigReloader({
+        file: loaded.file,
+        state,
+        logger,
+        tools: opts.tools ?? [],
+        onSecrets: (s) => scrubber.set(s),
+        insecure: opts.insecure ?? false,
+      })
+    : undefined;
+}
+
+/** The Fastify instance buildServer composes (the helpers below only add hooks to it). */
+type App = FastifyInstance;
+
+/**
+ * The hooks every request passes: one onRequest hook sets the request id, applies the Host
+ * guard and authenticates (each hook is one more step of Fastify's hook runner on every
+ * request); one onResponse hook logs a refused request (and, at debug, every other one).
+ */
+function installRequestHooks(app: App, state: ServiceState, hostGuard: HostGuard, scrub: (text: string) => string): void {
+  app.addHook("onRequest", (request, reply, done) => {
+    reply.header("x-request-id", request.id);
+    const refused =
+      hostlessRequestError(request) ?? hostGuard.check(state.loaded.config.server, request.headers.host, request.headers.origin);
+    if (refused) return sendProblem(reply, request, refused, scrub);
+    authenticateRequest(state, request, done);
+  });
+  const timeRequests = app.log.level === "debug" || app.log.level === "trace";
+  app.addHook("onResponse", (request, reply, done) => {
+    // A REST tool call has its own line ("tool call", with its duration).
+    if (request.routeOptions.url === "/tools/:name/execute") return done();
+    const { method, url } = request;
+    if (reply.statusCode >= 400) {
+      request.log.info({ method, url, statusCode: reply.statusCode }, "request rejected");
+    } else if (timeRequests) {
+      // At debug every other request says how long it took (on /mcp, which method it was): what
+      // an operator needs to find the one slow request behind a stalled client.
+      const mcpMethod = request.headers["mcp-method"];
+      const durationMs = Math.round(reply.elapsedTime * 10) / 10;
+      request.log.debug({ method, url, mcpMethod, statusCode: reply.statusCode, durationMs }, "request completed");
+    }
+    done();
+  });
+}
+
+/** Loads the sources in the background; the service is ready once they are loaded and Redis was tried. */
+function loadSources(
+  opts: BuildServerOptions,
+  loaded: LoadedConfig,
+  state: ServiceState,
+  scrubber: SecretScrubber,
+  logger: FastifyBaseLogger,
+  redisTried: Promise<unknown>,
+): Promise<void> {
+  return (opts.toolkit ? Promise.resolve(opts.toolkit) : createToolkit(loaded, { tools: opts.tools ?? [], logger }))
     .then(async (tk) => {
       await redisTried;
       // Sources may add secrets while building (values expanded in an mcpConfig file).
@@ -213,19 +278,24 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
       state.loadError = err.message;
       logger.error({ err: err.message }, "tool sources could not be loaded");
     });
+}
 
-  const reloader = loaded.file
-    ? new ConfigReloader({
-        file: loaded.file,
-        state,
-        logger,
-        tools: opts.tools ?? [],
-        onSecrets: (s) => scrubber.set(s),
-        insecure: opts.insecure ?? false,
-      })
-    : undefined;
-  if (reloader && opts.watch) void ready.then(() => reloader.start());
+/** What closes when the service does, besides Fastify's own. */
+interface Closers {
+  mcp: McpConnector;
+  reloader: ConfigReloader | undefined;
+  ready: Promise<void>;
+  redis: Redis | undefined;
+  telemetry: Awaited<ReturnType<typeof startTelemetry>>;
+  executions: { close: () => Promise<void> };
+}
 
+/**
+ * The service's end: what app.close() closes and in which order, connections closed while
+ * draining, and the shutdown that aborts the calls still running after the grace period.
+ */
+function installShutdown(app: App, state: ServiceState, closers: Closers, shutdownGraceMs: number): () => Promise<void> {
+  const { mcp, reloader, ready, redis, telemetry, executions } = closers;
   app.addHook("onClose", async () => {
     state.drain();
     // Open subscriptions/listen streams would hold their connections past the close.
@@ -233,7 +303,7 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
     await reloader?.stop();
     // A slow first load (MCP servers still starting) must not outlast the grace period; the
     // load closes its own toolkit when it finishes after this.
-    await Promise.race([ready, new Promise((r) => setTimeout(r, server.shutdownGraceMs).unref())]);
+    await Promise.race([ready, new Promise((r) => setTimeout(r, shutdownGraceMs).unref())]);
     await Promise.all(state.openToolkits().map((tk) => tk.close()));
     redis?.disconnect();
     await telemetry?.shutdown();
@@ -249,24 +319,19 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
     done(null, payload);
   });
 
-  const shutdown = async () => {
+  return async () => {
     state.drain();
     const grace = setTimeout(() => {
       state.abortInFlight();
       // Aborted calls answer at once; whatever still holds a socket after that is cut.
       setTimeout(() => app.server.closeAllConnections(), 1000).unref();
-    }, server.shutdownGraceMs);
+    }, shutdownGraceMs);
     try {
       await app.close();
     } finally {
       clearTimeout(grace);
     }
   };
-
-  const reload = async () => (reloader ? reloader.reload() : false);
-  return Object.assign(app, {
-    toolnexus: { state, loaded, ready, shutdown, reload, pipeline, policies, mcp },
-  }) as unknown as ToolnexusServer;
 }
 
 // Publishing goes over the shared command connection; listening needs a connection of its own.

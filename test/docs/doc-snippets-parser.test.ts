@@ -13,7 +13,7 @@ const PAGE = [
   "  ```",
   "",
   "  ```js doctest=g file=a.mjs",
-  "  console.log(\"hi from http://127.0.0.1:8080\");",
+  '  console.log("hi from http://127.0.0.1:8080");',
   "  ```",
   "```sh doctest=g",
   "node a.mjs",
@@ -32,7 +32,7 @@ describe("doc snippets: extraction", () => {
       ["page.md:14", "sh", "g", undefined, false, false],
       ["page.md:17", "text", "g", undefined, false, true],
     ]);
-    expect(s[1]?.text).toBe("console.log(\"hi from http://127.0.0.1:8080\");\n");
+    expect(s[1]?.text).toBe('console.log("hi from http://127.0.0.1:8080");\n');
   });
 
   it("refuses an unclosed block", () => {
@@ -44,7 +44,12 @@ describe("doc snippets: extraction", () => {
     const first = groupScript(s, { first: true, url: "http://127.0.0.1:4321" });
     expect(first.script).toContain("npm install x@1");
     expect(first.script).toContain("cat > 'a.mjs' <<'DOCTEST_EOF'\nconsole.log(\"hi from http://127.0.0.1:4321\");\nDOCTEST_EOF");
-    expect(first.blocks).toEqual(new Map([[1, "page.md:7"], [2, "page.md:14"]]));
+    expect(first.blocks).toEqual(
+      new Map([
+        [1, "page.md:7"],
+        [2, "page.md:14"],
+      ]),
+    );
     expect(first.expected).toEqual(new Map([[2, { text: "hi from http://127.0.0.1:4321\n", where: "page.md:17" }]]));
     const later = groupScript(s, { first: false, url: "http://127.0.0.1:4321" });
     expect(later.script).not.toContain("npm install");
@@ -57,10 +62,17 @@ describe("doc snippets: extraction", () => {
   });
 
   it("splits what the script printed by block", () => {
-    expect(outputsOf(`${marker(1)}\na\n${marker(2)}\nb\nc\n`)).toEqual(new Map([[1, "a\n"], [2, "b\nc\n"]]));
+    expect(outputsOf(`${marker(1)}\na\n${marker(2)}\nb\nc\n`)).toEqual(
+      new Map([
+        [1, "a\n"],
+        [2, "b\nc\n"],
+      ]),
+    );
   });
 
   it("reads excerpt blocks apart from doctest ones", () => {
-    expect(excerptsOf("```js excerpt=a/b.mjs\nconst x = 1;\n```\n```sh doctest=g\nls\n```", "p.md")).toEqual([{ where: "p.md:1", path: "a/b.mjs", text: "const x = 1;\n" }]);
+    expect(excerptsOf("```js excerpt=a/b.mjs\nconst x = 1;\n```\n```sh doctest=g\nls\n```", "p.md")).toEqual([
+      { where: "p.md:1", path: "a/b.mjs", text: "const x = 1;\n" },
+    ]);
   });
 });

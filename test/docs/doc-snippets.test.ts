@@ -33,7 +33,8 @@ async function runGroup(group: string, list: readonly Snippet[], url: string, ke
   const { script, expected, blocks } = groupScript(list, { first, url });
   const { stdout, stderr, code } = await new Promise<{ stdout: string; stderr: string; code: number }>((resolve) => {
     execFile("bash", ["-c", script], { cwd: dirs.get(group), env: clientEnv(key), maxBuffer: 64 * 1024 * 1024 }, (err, out, errOut) =>
-      resolve({ stdout: out, stderr: errOut, code: err ? Number((err as { code?: number }).code ?? 1) : 0 }));
+      resolve({ stdout: out, stderr: errOut, code: err ? Number((err as { code?: number }).code ?? 1) : 0 }),
+    );
   });
   const outputs = outputsOf(stdout);
   const failed = blocks.get(Math.max(0, ...outputs.keys())) ?? list[0]?.where;
@@ -44,7 +45,12 @@ async function runGroup(group: string, list: readonly Snippet[], url: string, ke
 }
 
 /** Trailing blanks of each line and of the whole are not part of what a page shows. */
-const tidy = (s: string): string => s.split("\n").map((l) => l.trimEnd()).join("\n").trim();
+const tidy = (s: string): string =>
+  s
+    .split("\n")
+    .map((l) => l.trimEnd())
+    .join("\n")
+    .trim();
 
 afterAll(async () => {
   await Promise.all([...dirs.values()].map((d) => rm(d, { recursive: true, force: true })));
@@ -52,7 +58,11 @@ afterAll(async () => {
 
 it("finds the documented snippets: curl, Python, Go, TypeScript and streaming", () => {
   expect([...groups.keys()]).toEqual(["curl", "python", "go", "typescript", "streaming", "streaming-js"]);
-  for (const list of groups.values()) expect(list.some((s) => s.output), list[0]?.where).toBe(true);
+  for (const list of groups.values())
+    expect(
+      list.some((s) => s.output),
+      list[0]?.where,
+    ).toBe(true);
 });
 
 it("shows code excerpts exactly as the files they quote hold them", () => {

@@ -1,5 +1,5 @@
 import { Type, type Static } from "@sinclair/typebox";
-import { UpstreamAuthSection } from "./upstream-auth.js";
+import { ForwardAuthField, UpstreamAuthSection } from "./upstream-auth.js";
 
 /**
  * One MCP server: Claude-desktop (`command` + `args`, `env`) and opencode
@@ -62,12 +62,7 @@ const McpServer = Type.Object(
         description: "Sent on every request to a remote server. ${VAR} expands; values are never logged.",
       }),
     ),
-    forwardAuth: Type.Optional(
-      Type.Boolean({
-        description:
-          "Remote servers only: a JWT caller's own bearer token goes on its tools/call requests as Authorization (never an API key). Alias of upstreamAuth: { mode: passthrough } (warned at load).",
-      }),
-    ),
+    forwardAuth: Type.Optional(ForwardAuthField),
     upstreamAuth: Type.Optional(UpstreamAuthSection),
     enabled: Type.Optional(Type.Boolean()),
     disabled: Type.Optional(Type.Boolean({ description: "disabled:true wins over enabled." })),

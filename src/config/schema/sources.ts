@@ -1,5 +1,5 @@
 import { Type, type Static } from "@sinclair/typebox";
-import { UpstreamAuthSection } from "./upstream-auth.js";
+import { ForwardAuthField, UpstreamAuthSection } from "./upstream-auth.js";
 
 /**
  * `builtins:` — the built-in shell/file tools. Off unless enabled: this is a
@@ -85,12 +85,7 @@ export const HttpTool = Type.Object(
     timeout: Type.Optional(Type.Integer({ minimum: 1, description: "Milliseconds. Default 30000; when it fires the call answers 504." })),
     resultMode: Type.Optional(Type.Union([Type.Literal("text"), Type.Literal("json"), Type.Literal("status+text")])),
     maxResponseBytes: Type.Optional(Type.Integer({ minimum: 1, description: "Default 10 MiB; a larger body is an isError result." })),
-    forwardAuth: Type.Optional(
-      Type.Boolean({
-        description:
-          "Send a JWT caller's own bearer token upstream as Authorization instead of the configured one (never an API key). Alias of upstreamAuth: { mode: passthrough } (warned at load).",
-      }),
-    ),
+    forwardAuth: Type.Optional(ForwardAuthField),
     upstreamAuth: Type.Optional(UpstreamAuthSection),
   },
   { additionalProperties: false },
@@ -116,12 +111,7 @@ export const OpenApiSource = Type.Object(
     ),
     timeout: Type.Optional(Type.Integer({ minimum: 1, description: "Milliseconds per call (and for fetching the spec). Default 30000." })),
     maxResponseBytes: Type.Optional(Type.Integer({ minimum: 1, description: "Default 10 MiB." })),
-    forwardAuth: Type.Optional(
-      Type.Boolean({
-        description:
-          "Send a JWT caller's own bearer token upstream as Authorization instead of the configured one (never an API key). Alias of upstreamAuth: { mode: passthrough } (warned at load).",
-      }),
-    ),
+    forwardAuth: Type.Optional(ForwardAuthField),
     upstreamAuth: Type.Optional(UpstreamAuthSection),
   },
   { additionalProperties: false },
@@ -144,12 +134,7 @@ export const A2aAgent = Type.Object(
     ),
     timeout: Type.Optional(Type.Integer({ minimum: 1, description: "Milliseconds one call may take, polling included. Default 300000." })),
     pollEvery: Type.Optional(Type.Integer({ minimum: 1, description: "Milliseconds between task polls. Default 1000." })),
-    forwardAuth: Type.Optional(
-      Type.Boolean({
-        description:
-          "Send a JWT caller's own bearer token upstream as Authorization instead of the configured one (never an API key). Alias of upstreamAuth: { mode: passthrough } (warned at load).",
-      }),
-    ),
+    forwardAuth: Type.Optional(ForwardAuthField),
     upstreamAuth: Type.Optional(UpstreamAuthSection),
     prefix: Type.Optional(
       Type.Union([Type.String({ minLength: 1 }), Type.Literal(false)], {

@@ -67,3 +67,12 @@ export const UpstreamAuthSection = Type.Union(
 );
 
 export type UpstreamAuthConfig = Static<typeof UpstreamAuthSection>;
+
+/**
+ * `forwardAuth:` on a remote MCP server, an `http` tool, an `openapi` source or an agent: the
+ * older spelling of `upstreamAuth: { mode: passthrough }`, described once for all four.
+ */
+export const ForwardAuthField = Type.Boolean({
+  description:
+    "Send a JWT caller's own bearer token upstream as Authorization instead of the configured one (never an API key; for an MCP server, remote servers only). Alias of upstreamAuth: { mode: passthrough } (warned at load).",
+});

@@ -1,9 +1,8 @@
 import type { JWTPayload } from "jose";
+import { ExpiringMap } from "../../core/expiring-map.js";
 
 /** How long a verified token is trusted without verifying its signature again. */
 const TTL_MS = 60_000;
-/** Past this many entries the cache starts over: a bound, not an LRU (tokens are short-lived). */
-const MAX_ENTRIES = 10_000;
 
 /**
  * Tokens already verified, by their exact text, so a client sending the same token on every
@@ -13,7 +12,7 @@ const MAX_ENTRIES = 10_000;
  * the cache.
  */
 export class VerifiedTokens {
-  private readonly entries = new Map<string, { payload: JWTPayload; until: number }>();
+  private readonly entries = new ExpiringMap<JWTPayload>();
   private keySet: unknown;
 
   /** The cached payload of `token`, if still valid under the key set `keySet` (any changing marker). */
@@ -23,11 +22,7 @@ export class VerifiedTokens {
       this.keySet = keySet;
       return undefined;
     }
-    const hit = this.entries.get(token);
-    if (!hit) return undefined;
-    if (Date.now() < hit.until) return hit.payload;
-    this.entries.delete(token);
-    return undefined;
+    return this.entries.get(token);
   }
 
   /** Remembers a payload just verified with the key set `keySet`, never past `notAfter` (ms) when given. */
@@ -36,9 +31,8 @@ export class VerifiedTokens {
       this.entries.clear();
       this.keySet = keySet;
     }
-    if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
     const now = Date.now();
     const until = Math.min(now + TTL_MS, typeof payload.exp === "number" ? payload.exp * 1000 : now, notAfter);
-    if (until > now) this.entries.set(token, { payload, until });
+    this.entries.set(token, payload, until);
   }
 }

@@ -40,7 +40,7 @@ function fireTimeout(call: Call, timeoutMs: number): void {
 /**
  * A class rather than an object of closures: this runs once per call on the hot path, and
  * methods on a prototype allocate nothing per call where eight closures and their context did
- * (bench/README.md, allocations per call).
+ * (bench/history/2026-12-notebook.md, "The execute pipeline and its tail").
  */
 class Call implements CallSignal {
   running = false;

@@ -4,7 +4,7 @@ import type { CallPipeline } from "./call-pipeline.js";
 import { abortOnDisconnect } from "./disconnect.js";
 import { strayKeysError } from "./envelope.js";
 import { ExecuteBody, ExecuteOkResponse, ProblemResponse as problem, ToolParams } from "../http/schemas.js";
-import { PromotableCall, type Promotion } from "./promotion.js";
+import { PromotableCall, type Promotion } from "./promotable-call.js";
 import { streamCall, wantsEventStream, type StreamSettings } from "./stream-call.js";
 
 /** `POST /tools/{name}/execute`: the synchronous and the streaming (SSE) transports of the call pipeline. */
@@ -60,7 +60,7 @@ export const executeRoute: FastifyPluginAsyncTypebox<{ pipeline: CallPipeline; s
       if (wantsEventStream(request.headers.accept))
         return streamCall(pipeline, reply, name, body, { caller, requestId, log }, stream, held);
       // One literal, not a spread of a shared `base`: with the spread, ~0.4 KB of every call
-      // was promoted to the old generation (bench/README.md, execute pipeline).
+      // was promoted to the old generation (bench/history/2026-12-notebook.md, "The execute pipeline and its tail").
       const run = pipeline.call(name, body, {
         caller,
         requestId,

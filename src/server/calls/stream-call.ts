@@ -7,7 +7,7 @@ import { scrubDeep } from "../observability/scrub-deep.js";
 import { bindAbort, type AbortListen } from "./bind-abort.js";
 import type { CallOptions, CallPipeline } from "./call-pipeline.js";
 import type { CallEnvelope } from "./envelope.js";
-import type { PromotableCall } from "./promotion.js";
+import type { PromotableCall } from "./promotable-call.js";
 import { openSse, type SseStream } from "./sse.js";
 
 const streamClosed = () => new ToolnexusError("CLIENT_CLOSED", "The client closed the event stream");

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from "fastify";
 import type { Redis } from "ioredis";
 import type { CallPipeline } from "../calls/call-pipeline.js";
-import type { Promotion } from "../calls/promotion.js";
-import { storePromotion } from "./engine/promotion.js";
+import type { Promotion } from "../calls/promotable-call.js";
+import { storePromotion } from "./engine/execution-promotion.js";
 import { executionRoutes } from "./routes.js";
 import type { ServiceState } from "../service/service-state.js";
 import { MemoryExecutionStore } from "./memory/store.js";

@@ -1,6 +1,15 @@
 import type { Static } from "@sinclair/typebox";
 import { Type } from "../http/typebox-lite.js";
-import { Problem, Progress, StringEnum, ToolResult } from "../http/schemas.js";
+import {
+  ExecuteBody,
+  Problem,
+  ProblemResponse as problem,
+  Progress,
+  sseEvent,
+  StringEnum,
+  ToolParams,
+  ToolResult,
+} from "../http/schemas.js";
 
 /**
  * Wire shapes of asynchronous executions, one TypeBox schema each: Fastify
@@ -23,7 +32,7 @@ const InputRequests = Type.Record(
 );
 
 /** Body of `POST /executions/{id}/input`: one bare result (ElicitResult, CreateMessageResult, ListRootsResult) per request id. */
-export const InputBody = Type.Object(
+const InputBody = Type.Object(
   {
     inputResponses: Type.Record(Type.String({ maxLength: 128 }), Type.Record(Type.String(), Type.Unknown()), {
       description: "Keyed by the ids of the execution's `inputRequests`, every one answered.",
@@ -33,7 +42,7 @@ export const InputBody = Type.Object(
 );
 
 /** An asynchronous call and, once it ended, its result or problem. */
-export const Execution = Type.Object(
+const Execution = Type.Object(
   {
     id: Type.String({ description: "Opaque id; the path segment of /executions/{id}." }),
     tool: Type.String(),
@@ -50,7 +59,7 @@ export const Execution = Type.Object(
 );
 
 /** `GET /executions`. */
-export const ExecutionList = Type.Object(
+const ExecutionList = Type.Object(
   {
     executions: Type.Array(Type.Ref(Execution)),
     next: Type.Optional(Type.String({ description: "Cursor of the next page; absent on the last one." })),
@@ -59,10 +68,10 @@ export const ExecutionList = Type.Object(
 );
 
 /** Path parameters naming an execution. */
-export const ExecutionParams = Type.Object({ id: Type.String({ pattern: "^[0-9a-f]{32}$", minLength: 32, maxLength: 32 }) });
+const ExecutionParams = Type.Object({ id: Type.String({ pattern: "^[0-9a-f]{32}$", minLength: 32, maxLength: 32 }) });
 
 /** Query of `GET /executions`. */
-export const ExecutionListQuery = Type.Object(
+const ExecutionListQuery = Type.Object(
   {
     status: Type.Optional(Type.Ref(ExecutionStatus)),
     limit: Type.Integer({ minimum: 1, maximum: 100, default: 20, format: "int32" }),
@@ -72,14 +81,14 @@ export const ExecutionListQuery = Type.Object(
 );
 
 /** Headers of `POST /tools/{name}/executions`. */
-export const SubmitHeaders = Type.Object({
+const SubmitHeaders = Type.Object({
   "idempotency-key": Type.Optional(
     Type.String({ minLength: 1, maxLength: 256, description: "Same key within the retention ⇒ the same execution; scoped to the caller." }),
   ),
 });
 
 /** Headers of `GET /executions/{id}/events`. */
-export const EventsHeaders = Type.Object({
+const EventsHeaders = Type.Object({
   "last-event-id": Type.Optional(Type.String({ pattern: "^[0-9]{1,9}$", maxLength: 9, description: "Resume after this event." })),
 });
 
@@ -89,7 +98,122 @@ export const EXECUTION_SCHEMAS = [ExecutionStatus, InputRequests, Execution, Exe
 export type ExecutionT = Static<typeof Execution>;
 export type ExecutionStatusT = Static<typeof ExecutionStatus>;
 
+/** An epoch-ms time as the ISO 8601 string executions carry (records, events, the wire). */
+export function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
 /** True for a status the execution never leaves. */
 export function isTerminal(status: ExecutionStatusT): boolean {
   return status === "succeeded" || status === "failed" || status === "cancelled";
 }
+
+// The route schemas of the execution routes (routes.ts), one per route, beside the shapes they use.
+
+/** The Retry-After header of a non-terminal execution, in seconds. */
+const RetryAfterHeader = { type: "integer", format: "int32", minimum: 0, maximum: 3600, description: "Seconds to wait before polling." };
+
+/** `POST /tools/{name}/executions`. */
+export const SubmitExecutionSchema = {
+  operationId: "submitExecution",
+  summary: "Run one tool asynchronously",
+  description:
+    "Answers 202 at once with the Execution; poll `Location` or stream its events. Lookup, access, limits and arguments are checked before the 202.",
+  tags: ["executions"],
+  params: ToolParams,
+  headers: SubmitHeaders,
+  body: Type.Ref(ExecuteBody),
+  response: {
+    202: {
+      description: "Accepted: the Execution, queued or already running",
+      headers: {
+        location: { type: "string", maxLength: 2048, description: "/executions/{id}" },
+        "operation-location": { type: "string", maxLength: 2048, description: "The absolute URL of the execution." },
+        "retry-after": RetryAfterHeader,
+      },
+      content: { "application/json": { schema: Type.Ref(Execution) } },
+    },
+    "4xx": problem,
+    "5xx": problem,
+  },
+};
+
+/** `GET /executions`. */
+export const ListExecutionsSchema = {
+  operationId: "listExecutions",
+  summary: "The caller's own executions, newest first",
+  tags: ["executions"],
+  querystring: ExecutionListQuery,
+  response: { 200: Type.Ref(ExecutionList), "4xx": problem, "5xx": problem },
+};
+
+/** `GET /executions/{id}`. */
+export const GetExecutionSchema = {
+  operationId: "getExecution",
+  summary: "One execution",
+  description:
+    "404 when unknown, expired or another caller's. With the request header `Prefer: wait=N` (RFC 7240) a queued or running execution is answered once it has ended or asks for input (or after N seconds, at most 30): one request instead of a poll per round trip.",
+  tags: ["executions"],
+  params: ExecutionParams,
+  response: {
+    200: {
+      description: "The Execution",
+      headers: {
+        "retry-after": { ...RetryAfterHeader, description: "Set while queued or running: seconds to wait before polling again." },
+      },
+      content: { "application/json": { schema: Type.Ref(Execution) } },
+    },
+    "4xx": problem,
+    "5xx": problem,
+  },
+};
+
+/** `POST /executions/{id}/cancel`. */
+export const CancelExecutionSchema = {
+  operationId: "cancelExecution",
+  summary: "Cancel an execution wherever it runs",
+  description: "A terminal execution is returned unchanged.",
+  tags: ["executions"],
+  params: ExecutionParams,
+  response: { 200: Type.Ref(Execution), "4xx": problem, "5xx": problem },
+};
+
+/** `POST /executions/{id}/input`. */
+export const AnswerExecutionInputSchema = {
+  operationId: "answerExecutionInput",
+  summary: "Answer what an execution waits on",
+  description:
+    "For an `input_required` execution: one response per key of its `inputRequests` (an ElicitResult, a CreateMessageResult, a ListRootsResult), " +
+    "delivered to the call wherever it runs; the execution turns `running` again. 400 INVALID_REQUEST when it waits on nothing or the keys differ, " +
+    "410 INPUT_TIMEOUT when its wait ran out.",
+  tags: ["executions"],
+  params: ExecutionParams,
+  body: InputBody,
+  response: { 200: Type.Ref(Execution), "4xx": problem, "5xx": problem },
+};
+
+/** `GET /executions/{id}/events`. */
+export const ExecutionEventsSchema = {
+  operationId: "streamExecutionEvents",
+  summary: "An execution's events (Server-Sent Events)",
+  description:
+    "`execution` (the current state, no id), then `progress` and `input_required`… and a last `result` or `error`, each with an increasing `id:`. `Last-Event-ID` resumes after that event.",
+  tags: ["executions"],
+  params: ExecutionParams,
+  headers: EventsHeaders,
+  response: {
+    200: {
+      description: "text/event-stream",
+      content: {
+        "text/event-stream": {
+          schema: sseEvent(
+            ["execution", "progress", "input_required", "result", "error"],
+            "Server-sent events: `execution` (the Execution, first), `progress` (Progress) and `input_required` (`{ inputRequests }`: answer with POST /executions/{id}/input)…, then `result` (ToolResult) or `error` (Problem) last; each after the first numbered with `id:` for Last-Event-ID.",
+          ),
+        },
+      },
+    },
+    "4xx": problem,
+    "5xx": problem,
+  },
+};

@@ -25,7 +25,7 @@ import { InFlightMcpCalls } from "./in-flight.js";
 import { McpSkills } from "./skills/extension.js";
 import { getPrompt, hasSkills, listPrompts } from "./skills/prompt.js";
 import { listToolsPage } from "./tools-listing.js";
-import { answerOf, toInputRequired } from "./input/input-required.js";
+import { answerOf, toInputRequired } from "./input/client-input.js";
 import {
   clientCapabilitiesOf,
   invalidArgumentsResult,
@@ -34,7 +34,7 @@ import {
   toCallToolResult,
   toJsonRpcError,
 } from "./results.js";
-import { TASKS_EXTENSION } from "./tasks/wire.js";
+import { TASKS_EXTENSION } from "../../sources/mcp/call/task-v2.js";
 import { registerTaskMethods } from "./tasks/methods.js";
 import type { McpTasks } from "./tasks/tasks.js";
 import type { LegacyRelay, RelaySink } from "./input/legacy-relay.js";
@@ -57,7 +57,7 @@ export interface McpSession {
   /** A 2025 client's call stream that can carry an upstream's mid-call questions (legacy-relay.ts). */
   relay?: RelaySink;
   /**
-   * A `tools/call` the plain path (plain-answer.ts) already ran, whose answer only the SDK
+   * A `tools/call` the plain path (plain/answer.ts) already ran, whose answer only the SDK
    * gives (an input_required result, a capability error): the SDK's handler returns or
    * throws it instead of running the tool a second time.
    */

@@ -1,5 +1,5 @@
 import type { CallPipeline } from "../calls/call-pipeline.js";
-import type { Promotion } from "../calls/promotion.js";
+import type { Promotion } from "../calls/promotable-call.js";
 import type { CatalogViews } from "../catalog/view.js";
 import type { ExecutionStore } from "../executions/engine/store.js";
 import type { ServiceState } from "../service/service-state.js";

@@ -54,7 +54,7 @@ let stdout: DestinationStream | undefined;
  * The default log destination: stdout, written asynchronously in batches; one per process, so
  * several servers in one process share one buffer (and one flush timer). pino's default is a
  * synchronous write(2) per line, and with the per-call line on (logLevel info) that syscall was
- * ~9 % of the server's time in a CPU profile (bench/README.md). Every line is still written, in
+ * ~9 % of the server's time in a CPU profile (bench/history/2026-12-notebook.md, "The execute pipeline and its tail"). Every line is still written, in
  * order; at most LOG_FLUSH_MS late, and pino flushes what is pending synchronously at exit.
  */
 export function stdoutDestination(): DestinationStream {
@@ -62,7 +62,7 @@ export function stdoutDestination(): DestinationStream {
     // Buffer mode: the pending lines are a list, concatenated once per write(2). In its
     // default string mode SonicBoom appends each line to one growing string and takes that
     // string's byte length on every line, which copies the whole pending batch each time:
-    // ~5 KB allocated per log line at c=32 (bench/README.md, execute pipeline).
+    // ~5 KB allocated per log line at c=32 (bench/history/2026-12-notebook.md, "The execute pipeline and its tail").
     const batched = pino.destination({
       dest: 1,
       sync: false,

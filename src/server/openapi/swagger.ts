@@ -2,7 +2,6 @@ import swagger from "@fastify/swagger";
 import type { FastifyInstance } from "fastify";
 import { VERSION as version } from "../../version.js";
 
-
 /** Registers @fastify/swagger (OpenAPI 3.1 from the route schemas); the portal at /docs is portal.ts. */
 export async function registerSwagger(app: FastifyInstance): Promise<void> {
   await app.register(swagger, {
@@ -30,11 +29,17 @@ export async function registerSwagger(app: FastifyInstance): Promise<void> {
     },
     // Shared schemas become components named by their $id instead of def-N.
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => (typeof json.$id === "string" ? json.$id : `def-${i}`) },
-    transformObject: (obj) => ("openapiObject" in obj ? withOptionalExecuteBodies(obj.openapiObject as OpenApi) : obj.swaggerObject) as Record<string, unknown>,
+    transformObject: (obj) =>
+      ("openapiObject" in obj ? withOptionalExecuteBodies(obj.openapiObject as OpenApi) : obj.swaggerObject) as Record<string, unknown>,
   });
 }
 
-type OpenApi = { paths?: Record<string, Record<string, { requestBody?: { required?: boolean; content?: Record<string, { schema?: { $ref?: string } }> } }>> };
+type OpenApi = {
+  paths?: Record<
+    string,
+    Record<string, { requestBody?: { required?: boolean; content?: Record<string, { schema?: { $ref?: string } }> } }>
+  >;
+};
 
 /**
  * @fastify/swagger marks every body required, as stock Fastify needs one when a route has a

@@ -16,8 +16,11 @@ export class ToolDocuments {
   private readonly generics = new Map<string, string>();
 
   constructor(
-    private readonly app: FastifyInstance, private readonly state: ServiceState, private readonly views: CatalogViews,
-    private readonly policies: DeclaredPolicies, private readonly scrub: (s: string) => string,
+    private readonly app: FastifyInstance,
+    private readonly state: ServiceState,
+    private readonly views: CatalogViews,
+    private readonly policies: DeclaredPolicies,
+    private readonly scrub: (s: string) => string,
   ) {}
 
   /** The document of the generic routes only (what an anonymous portal visitor sees). */
@@ -46,7 +49,9 @@ export class ToolDocuments {
         return true;
       }
     };
-    return view.form(`openapi|${this.settings()}`, () => this.serialize(withToolOperations(this.base(), view.tools.map(toInfo), needsArguments)));
+    return view.form(`openapi|${this.settings()}`, () =>
+      this.serialize(withToolOperations(this.base(), view.tools.map(toInfo), needsArguments)),
+    );
   }
 
   /**

@@ -18,7 +18,11 @@ const LOCAL_DEFS = /^#\/(\$defs|definitions)\/(.+)$/;
  * `needsArguments` says whether a tool refuses the call without a body (which runs it with `{}`):
  * only then are the body and its `arguments` required.
  */
-export function withToolOperations(base: OpenApiDoc, tools: readonly ToolInfo[], needsArguments: (tool: ToolInfo) => boolean = requiresSomething): OpenApiDoc {
+export function withToolOperations(
+  base: OpenApiDoc,
+  tools: readonly ToolInfo[],
+  needsArguments: (tool: ToolInfo) => boolean = requiresSomething,
+): OpenApiDoc {
   const doc = structuredClone(base);
   const paths = (doc.paths ??= {});
   const components = (doc.components ??= {});
@@ -115,7 +119,8 @@ export function withSecurity(doc: OpenApiDoc, opts: { authEnabled: boolean; open
   }
   for (const path of opts.openPaths) {
     const item = out.paths?.[path];
-    if (item) out.paths![path] = Object.fromEntries(Object.entries(item).map(([k, v]) => [k, VERBS.has(k) ? { ...(v as Json), security: [] } : v]));
+    if (item)
+      out.paths![path] = Object.fromEntries(Object.entries(item).map(([k, v]) => [k, VERBS.has(k) ? { ...(v as Json), security: [] } : v]));
   }
   return out;
 }
@@ -139,7 +144,11 @@ function hoistDefs(toolName: string, schema: Json): { defs: Json; root: Json } {
       }
       if (k === "$ref" && typeof v === "string") {
         const m = LOCAL_DEFS.exec(v);
-        out[k] = m ? `#/components/schemas/${componentOf(decodeURIComponent(m[2] ?? ""))}` : v === "#" ? `#/components/schemas/${toolName}_arguments` : v;
+        out[k] = m
+          ? `#/components/schemas/${componentOf(decodeURIComponent(m[2] ?? ""))}`
+          : v === "#"
+            ? `#/components/schemas/${toolName}_arguments`
+            : v;
         continue;
       }
       if (k === "$schema" || k === "$id") continue; // meaningless inside an OpenAPI document

@@ -49,7 +49,10 @@ function convert(node: unknown, opts: ToJsonSchemaOptions, stack: Set<object>, d
     if (src.type === "file") Object.assign(out, { type: "string", format: "binary" });
     if (src.example !== undefined && out.examples === undefined) out.examples = [src.example];
     if ((src.nullable === true || src["x-nullable"] === true) && typeof out.type === "string") out.type = [out.type, "null"];
-    for (const [flag, bound] of [["exclusiveMinimum", "minimum"], ["exclusiveMaximum", "maximum"]] as const) {
+    for (const [flag, bound] of [
+      ["exclusiveMinimum", "minimum"],
+      ["exclusiveMaximum", "maximum"],
+    ] as const) {
       if (typeof src[flag] === "boolean") {
         delete out[flag];
         if (src[flag] === true && typeof src[bound] === "number") {
@@ -66,7 +69,9 @@ function convert(node: unknown, opts: ToJsonSchemaOptions, stack: Set<object>, d
     }
     if (opts.request && Array.isArray(out.required) && isRecord(out.properties)) {
       const props = out.properties;
-      const required = (out.required as unknown[]).filter((r) => typeof r === "string" && (r in props || !isRecord(src.properties) || !(r in src.properties)));
+      const required = (out.required as unknown[]).filter(
+        (r) => typeof r === "string" && (r in props || !isRecord(src.properties) || !(r in src.properties)),
+      );
       if (required.length) out.required = required;
       else delete out.required;
     }

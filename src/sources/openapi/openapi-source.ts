@@ -19,7 +19,12 @@ export class OpenApiSource extends ToolListSource {
   readonly name: string;
   private acquired = false;
 
-  constructor(private readonly cfg: OpenApiConfig, private readonly client: SharedHttpClient, private readonly secrets: readonly string[], name?: string) {
+  constructor(
+    private readonly cfg: OpenApiConfig,
+    private readonly client: SharedHttpClient,
+    private readonly secrets: readonly string[],
+    name?: string,
+  ) {
     super();
     this.name = name ?? (cfg.prefix || cfg.spec);
   }
@@ -35,9 +40,21 @@ export class OpenApiSource extends ToolListSource {
       const baseUrl = resolveBaseUrl(doc, this.cfg.spec, this.cfg.baseUrl);
       const { operations, warnings } = extractOperations(doc);
       for (const w of warnings) ctx.logger.warn({ warning: w }, "openapi operation skipped");
-      const { kept, unknown } = filterTools(operations.map((o) => ({ ...o, name: o.id })), this.cfg.operations);
+      const { kept, unknown } = filterTools(
+        operations.map((o) => ({ ...o, name: o.id })),
+        this.cfg.operations,
+      );
       if (unknown.length) ctx.logger.warn({ unknown }, "operations map names operations the document does not have");
-      const env = { baseUrl, headers: this.cfg.headers ?? {}, upstreamAuth: upstreamAuthOf(this.cfg), dispatcher, timeout, maxResponseBytes, secrets, logger: ctx.logger };
+      const env = {
+        baseUrl,
+        headers: this.cfg.headers ?? {},
+        upstreamAuth: upstreamAuthOf(this.cfg),
+        dispatcher,
+        timeout,
+        maxResponseBytes,
+        secrets,
+        logger: ctx.logger,
+      };
       const seen = new Set<string>();
       this.loaded = [];
       for (const op of kept) {

@@ -3,12 +3,16 @@ import type { OutboundRequest } from "../http/send-request.js";
 import { isRecord } from "./json-schema.js";
 import type { OperationSpec, ParamSpec } from "./operations.js";
 
-const text = (v: unknown): string => (typeof v === "string" ? v : typeof v === "number" || typeof v === "boolean" ? String(v) : JSON.stringify(v));
+const text = (v: unknown): string =>
+  typeof v === "string" ? v : typeof v === "number" || typeof v === "boolean" ? String(v) : JSON.stringify(v);
 
 /** `simple` style (path and header values): arrays and objects comma-joined. */
 function simple(v: unknown): string {
   if (Array.isArray(v)) return v.map(text).join(",");
-  if (isRecord(v)) return Object.entries(v).flatMap(([k, x]) => [k, text(x)]).join(",");
+  if (isRecord(v))
+    return Object.entries(v)
+      .flatMap(([k, x]) => [k, text(x)])
+      .join(",");
   return text(v);
 }
 
@@ -48,7 +52,12 @@ const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
  * argument, or one that cannot be a header value, is a model-facing error string; a path
  * argument that makes a segment `.` or `..` throws INVALID_ARGUMENTS.
  */
-export function buildOperationRequest(op: OperationSpec, baseUrl: string, headers: Record<string, string>, args: Record<string, unknown>): OutboundRequest | string {
+export function buildOperationRequest(
+  op: OperationSpec,
+  baseUrl: string,
+  headers: Record<string, string>,
+  args: Record<string, unknown>,
+): OutboundRequest | string {
   const missing = op.params.filter((p) => p.in === "path" && (args[p.arg] === undefined || args[p.arg] === null)).map((p) => p.arg);
   if (missing.length) return `missing path argument${missing.length > 1 ? "s" : ""}: ${missing.join(", ")}`;
 
@@ -89,6 +98,7 @@ export function buildOperationRequest(op: OperationSpec, baseUrl: string, header
   }
   if (value === undefined) return out;
   out.body = b.mode === "json" ? JSON.stringify(value) : b.mode === "form" ? formBody(value) : text(value);
-  if (!Object.keys(out.headers).some((k) => k.toLowerCase() === "content-type")) out.headers["content-type"] = b.mediaType === "*/*" ? "application/octet-stream" : b.mediaType;
+  if (!Object.keys(out.headers).some((k) => k.toLowerCase() === "content-type"))
+    out.headers["content-type"] = b.mediaType === "*/*" ? "application/octet-stream" : b.mediaType;
   return out;
 }

@@ -35,10 +35,16 @@ export function operationTool(name: string, op: OperationSpec, env: OperationToo
       if (env.upstreamAuth) req.headers = withBearerHeader(req.headers, ctx?.auth?.bearer);
       const started = performance.now();
       const res = await sendRequest(req, {
-        dispatcher: env.dispatcher, timeout: env.timeout, maxResponseBytes: env.maxResponseBytes, label: name,
+        dispatcher: env.dispatcher,
+        timeout: env.timeout,
+        maxResponseBytes: env.maxResponseBytes,
+        label: name,
         ...(ctx?.signal ? { signal: ctx.signal } : {}),
       });
-      env.logger.debug({ operation: op.id, method: req.method, origin: req.url.origin, status: res.status, ms: Math.round(performance.now() - started) }, "openapi call");
+      env.logger.debug(
+        { operation: op.id, method: req.method, origin: req.url.origin, status: res.status, ms: Math.round(performance.now() - started) },
+        "openapi call",
+      );
       const result = toToolResult(res, "text", env.maxResponseBytes);
       return env.secrets.length ? { ...result, output: scrubSecrets(result.output, env.secrets) } : result;
     },

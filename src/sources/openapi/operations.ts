@@ -70,7 +70,9 @@ export function extractOperations(doc: Record<string, unknown>): ExtractResult {
 
 /** `GET /pets/{petId}` ⇒ `get_pets_petId`. */
 export function fallbackId(method: string, path: string): string {
-  return sanitize(`${method}_${path.replace(/[{}]/g, "")}`).replace(/_+/g, "_").replace(/_$/, "");
+  return sanitize(`${method}_${path.replace(/[{}]/g, "")}`)
+    .replace(/_+/g, "_")
+    .replace(/_$/, "");
 }
 
 function mergeParams(pathLevel: unknown, opLevel: unknown): Record<string, unknown>[] {
@@ -82,7 +84,15 @@ function mergeParams(pathLevel: unknown, opLevel: unknown): Record<string, unkno
   return [...byKey.values()];
 }
 
-function buildOperation(id: string, method: string, path: string, op: Record<string, unknown>, rawParams: Record<string, unknown>[], swagger2: boolean, doc: Record<string, unknown>): OperationSpec {
+function buildOperation(
+  id: string,
+  method: string,
+  path: string,
+  op: Record<string, unknown>,
+  rawParams: Record<string, unknown>[],
+  swagger2: boolean,
+  doc: Record<string, unknown>,
+): OperationSpec {
   const properties: Record<string, JSONSchema> = {};
   const required: string[] = [];
   const params: ParamSpec[] = [];
@@ -109,7 +119,13 @@ function buildOperation(id: string, method: string, path: string, op: Record<str
     const arg = name in properties ? `${where}_${name}` : name;
     properties[arg] = paramSchema(p, swagger2);
     if (where === "path" || p.required === true) required.push(arg);
-    params.push({ name, in: where, arg, ...(typeof p.style === "string" ? { style: p.style } : {}), ...(typeof p.explode === "boolean" ? { explode: p.explode } : {}) });
+    params.push({
+      name,
+      in: where,
+      arg,
+      ...(typeof p.style === "string" ? { style: p.style } : {}),
+      ...(typeof p.explode === "boolean" ? { explode: p.explode } : {}),
+    });
   }
 
   if (formParams.length) {
@@ -157,7 +173,15 @@ function buildOperation(id: string, method: string, path: string, op: Record<str
   }
 
   const inputSchema: JSONSchema = { type: "object", properties, ...(required.length ? { required: [...new Set(required)] } : {}) };
-  return { id, method: method.toUpperCase(), path, description: describe(op, method, path), inputSchema, params, ...(body ? { body } : {}) };
+  return {
+    id,
+    method: method.toUpperCase(),
+    path,
+    description: describe(op, method, path),
+    inputSchema,
+    params,
+    ...(body ? { body } : {}),
+  };
 }
 
 function paramSchema(p: Record<string, unknown>, swagger2: boolean): JSONSchema {
@@ -177,11 +201,13 @@ function paramSchema(p: Record<string, unknown>, swagger2: boolean): JSONSchema 
 /** JSON first (any `+json` too), then urlencoded forms, then text-like bodies sent as a string. */
 function pickMediaType(types: string[]): string | undefined {
   const lower = types.map((t) => t.toLowerCase());
-  return lower.find((t) => t === "application/json")
-    ?? lower.find((t) => /[/+]json\b/.test(t))
-    ?? lower.find((t) => t === "application/x-www-form-urlencoded")
-    ?? lower.find((t) => t.startsWith("text/") || t === "application/xml" || t === "application/octet-stream" || t === "*/*")
-    ?? lower.find((t) => t.startsWith("multipart/"));
+  return (
+    lower.find((t) => t === "application/json") ??
+    lower.find((t) => /[/+]json\b/.test(t)) ??
+    lower.find((t) => t === "application/x-www-form-urlencoded") ??
+    lower.find((t) => t.startsWith("text/") || t === "application/xml" || t === "application/octet-stream" || t === "*/*") ??
+    lower.find((t) => t.startsWith("multipart/"))
+  );
 }
 
 function consumes(op: Record<string, unknown>, doc: Record<string, unknown>): string[] {
@@ -190,8 +216,13 @@ function consumes(op: Record<string, unknown>, doc: Record<string, unknown>): st
 }
 
 function isObjectSchema(s: JSONSchema): boolean {
-  return (s.type === "object" || (s.type === undefined && isRecord(s.properties))) && isRecord(s.properties)
-    && s.allOf === undefined && s.oneOf === undefined && s.anyOf === undefined;
+  return (
+    (s.type === "object" || (s.type === undefined && isRecord(s.properties))) &&
+    isRecord(s.properties) &&
+    s.allOf === undefined &&
+    s.oneOf === undefined &&
+    s.anyOf === undefined
+  );
 }
 
 function rbDescription(op: Record<string, unknown>): string | undefined {

@@ -34,9 +34,25 @@ describe("Swagger Petstore (OpenAPI 3.0)", async () => {
   it("has one operation per method and path", () => {
     expect(warnings).toEqual([]);
     expect(operations.map((o) => o.id)).toEqual([
-      "updatePet", "addPet", "findPetsByStatus", "findPetsByTags", "getPetById", "updatePetWithForm", "deletePet", "uploadFile",
-      "getInventory", "placeOrder", "getOrderById", "deleteOrder", "createUser", "createUsersWithListInput", "loginUser",
-      "logoutUser", "getUserByName", "updateUser", "deleteUser",
+      "updatePet",
+      "addPet",
+      "findPetsByStatus",
+      "findPetsByTags",
+      "getPetById",
+      "updatePetWithForm",
+      "deletePet",
+      "uploadFile",
+      "getInventory",
+      "placeOrder",
+      "getOrderById",
+      "deleteOrder",
+      "createUser",
+      "createUsersWithListInput",
+      "loginUser",
+      "logoutUser",
+      "getUserByName",
+      "updateUser",
+      "deleteUser",
     ]);
   });
 
@@ -49,9 +65,21 @@ describe("Swagger Petstore (OpenAPI 3.0)", async () => {
       properties: {
         id: { type: "integer", format: "int64", minimum: SAFE_MIN, maximum: SAFE_MAX, examples: [10] },
         name: { type: "string", examples: ["doggie"] },
-        category: { type: "object", properties: { id: { type: "integer", format: "int64", minimum: SAFE_MIN, maximum: SAFE_MAX, examples: [1] }, name: { type: "string", examples: ["Dogs"] } } },
+        category: {
+          type: "object",
+          properties: {
+            id: { type: "integer", format: "int64", minimum: SAFE_MIN, maximum: SAFE_MAX, examples: [1] },
+            name: { type: "string", examples: ["Dogs"] },
+          },
+        },
         photoUrls: { type: "array", items: { type: "string" } },
-        tags: { type: "array", items: { type: "object", properties: { id: { type: "integer", format: "int64", minimum: SAFE_MIN, maximum: SAFE_MAX }, name: { type: "string" } } } },
+        tags: {
+          type: "array",
+          items: {
+            type: "object",
+            properties: { id: { type: "integer", format: "int64", minimum: SAFE_MIN, maximum: SAFE_MAX }, name: { type: "string" } },
+          },
+        },
         status: { type: "string", description: "pet status in the store", enum: ["available", "pending", "sold"] },
       },
       required: ["name", "photoUrls"],
@@ -66,7 +94,14 @@ describe("Swagger Petstore (OpenAPI 3.0)", async () => {
     });
     expect(byId(operations, "findPetsByStatus").inputSchema).toEqual({
       type: "object",
-      properties: { status: { type: "string", default: "available", enum: ["available", "pending", "sold"], description: "Status values that need to be considered for filter" } },
+      properties: {
+        status: {
+          type: "string",
+          default: "available",
+          enum: ["available", "pending", "sold"],
+          description: "Status values that need to be considered for filter",
+        },
+      },
       required: ["status"],
     });
     const del = byId(operations, "deletePet");
@@ -78,7 +113,9 @@ describe("Swagger Petstore (OpenAPI 3.0)", async () => {
     const del = byId(operations, "deletePet");
     const ok = buildOperationRequest(del, "http://127.0.0.1:9/api/v3", {}, { petId: 1, api_key: "k-1" });
     expect(typeof ok === "object" && ok.headers.api_key).toBe("k-1");
-    expect(buildOperationRequest(del, "http://127.0.0.1:9/api/v3", {}, { petId: 1, api_key: "a\nb" })).toMatch(/cannot be sent as the api_key header/);
+    expect(buildOperationRequest(del, "http://127.0.0.1:9/api/v3", {}, { petId: 1, api_key: "a\nb" })).toMatch(
+      /cannot be sent as the api_key header/,
+    );
     expect(buildOperationRequest(del, "http://127.0.0.1:9/api/v3", {}, { petId: 1, api_key: "\u{1F600}" })).toMatch(/non-Latin-1/);
   });
 
@@ -102,7 +139,16 @@ describe("Swagger Petstore (OpenAPI 3.0)", async () => {
   it("an optional object body keeps its properties but not its required list", () => {
     const op = byId(operations, "createUser");
     expect(op.body).toMatchObject({ merged: true, required: false });
-    expect(Object.keys(op.inputSchema.properties as object)).toEqual(["id", "username", "firstName", "lastName", "email", "password", "phone", "userStatus"]);
+    expect(Object.keys(op.inputSchema.properties as object)).toEqual([
+      "id",
+      "username",
+      "firstName",
+      "lastName",
+      "email",
+      "password",
+      "phone",
+      "userStatus",
+    ]);
     expect(op.inputSchema.required).toBeUndefined();
   });
 
@@ -111,7 +157,9 @@ describe("Swagger Petstore (OpenAPI 3.0)", async () => {
     const op = byId(operations, "updateUser");
     expect(op.body).toMatchObject({ merged: false, arg: "body" });
     expect(Object.keys(op.inputSchema.properties as object)).toEqual(["username", "body"]);
-    expect((op.inputSchema.properties as Record<string, Record<string, unknown>>).body?.description).toBe("Update an existent user in the store");
+    expect((op.inputSchema.properties as Record<string, Record<string, unknown>>).body?.description).toBe(
+      "Update an existent user in the store",
+    );
     expect(op.inputSchema.required).toEqual(["username"]);
   });
 
@@ -133,11 +181,18 @@ describe("Tic Tac Toe (OpenAPI 3.1)", async () => {
       properties: {
         row: coordinate("Board row (vertical coordinate)"),
         column: coordinate("Board column (horizontal coordinate)"),
-        body: { type: "string", enum: [".", "X", "O"], description: "Possible values for a board square. `.` means empty square.", examples: ["."] },
+        body: {
+          type: "string",
+          enum: [".", "X", "O"],
+          description: "Possible values for a board square. `.` means empty square.",
+          examples: ["."],
+        },
       },
       required: ["row", "column", "body"],
     });
-    expect(byId(operations, "get-board").description).toBe("Get the whole board\n\nRetrieves the current state of the board and the winner.");
+    expect(byId(operations, "get-board").description).toBe(
+      "Get the whole board\n\nRetrieves the current state of the board and the winner.",
+    );
   });
 
   it("has no servers: the base is the spec URL's origin, a file needs baseUrl", async () => {
@@ -165,13 +220,34 @@ describe("Swagger 2.0 petstore", async () => {
       swagger: "2.0",
       paths: {
         "/things/{id}": {
-          put: { parameters: [{ name: "id", in: "path", required: true, type: "string" }, { name: "thing", in: "body", required: true, schema: { type: "object", required: ["n"], properties: { n: { type: "integer" } } } }] },
-          post: { consumes: ["application/x-www-form-urlencoded"], parameters: [{ name: "note", in: "formData", type: "string", required: true }] },
+          put: {
+            parameters: [
+              { name: "id", in: "path", required: true, type: "string" },
+              {
+                name: "thing",
+                in: "body",
+                required: true,
+                schema: { type: "object", required: ["n"], properties: { n: { type: "integer" } } },
+              },
+            ],
+          },
+          post: {
+            consumes: ["application/x-www-form-urlencoded"],
+            parameters: [{ name: "note", in: "formData", type: "string", required: true }],
+          },
         },
       },
     });
-    expect(ops[0]).toMatchObject({ id: "put_things_id", body: { merged: true, mode: "json", required: true }, inputSchema: { required: ["id", "n"] } });
-    expect(ops[1]).toMatchObject({ id: "post_things_id", body: { mode: "form", merged: true }, inputSchema: { properties: { note: { type: "string" } }, required: ["note"] } });
+    expect(ops[0]).toMatchObject({
+      id: "put_things_id",
+      body: { merged: true, mode: "json", required: true },
+      inputSchema: { required: ["id", "n"] },
+    });
+    expect(ops[1]).toMatchObject({
+      id: "post_things_id",
+      body: { mode: "form", merged: true },
+      inputSchema: { properties: { note: { type: "string" } }, required: ["note"] },
+    });
   });
 });
 
@@ -184,7 +260,10 @@ describe("recursion, external refs, 3.1 types", async () => {
     const props = create.inputSchema.properties as Record<string, Record<string, unknown>>;
     expect(Object.keys(props)).toEqual(["name", "lead", "subteams"]);
     expect(props.subteams).toEqual({ type: "array", items: {} });
-    expect(props.lead).toEqual({ type: "object", properties: { name: { type: "string" }, email: { type: ["string", "null"], format: "email" } } });
+    expect(props.lead).toEqual({
+      type: "object",
+      properties: { name: { type: "string" }, email: { type: ["string", "null"], format: "email" } },
+    });
     expect(create.inputSchema.required).toEqual(["name"]);
     // Acyclic: it serializes.
     expect(() => JSON.stringify(create.inputSchema)).not.toThrow();
@@ -193,7 +272,11 @@ describe("recursion, external refs, 3.1 types", async () => {
   it("keeps 3.1 type arrays and header parameters; fills server variables", () => {
     expect(byId(operations, "listMembers").inputSchema).toEqual({
       type: "object",
-      properties: { teamId: { type: "string" }, role: { type: ["string", "null"], enum: ["lead", "member", null] }, "X-Trace": { type: "string" } },
+      properties: {
+        teamId: { type: "string" },
+        role: { type: ["string", "null"], enum: ["lead", "member", null] },
+        "X-Trace": { type: "string" },
+      },
       required: ["teamId"],
     });
     expect(resolveBaseUrl(doc, spec)).toBe("http://127.0.0.1:9/v1");

@@ -1,7 +1,7 @@
-import type { Sealer } from "../../../core/seal.js";
+import { SEAL_PURPOSES, type Sealer } from "../../../core/seal.js";
 
 /** The purpose a caller's token is sealed for: a token sealed for anything else does not open here. */
-const PURPOSE = "caller-token";
+const PURPOSE = SEAL_PURPOSES.callerToken;
 
 /**
  * The caller's bearer sealed for an execution that must act for it upstream (a tool with

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { InputResponses } from "../../../core/input-requests.js";
-import type { ExecutionT } from "../schemas.js";
+import { iso, type ExecutionT } from "../schemas.js";
 import type { ExecutionEvent } from "../engine/store.js";
 
 /** One execution held in this process: its snapshot, its events and who follows them. */
@@ -23,11 +23,6 @@ export interface MemoryEntry {
 /** A fresh execution id: 128 random bits, hex. */
 export function newExecutionId(): string {
   return randomBytes(16).toString("hex");
-}
-
-/** An epoch-ms time as the ISO string executions carry. */
-export function iso(ms: number): string {
-  return new Date(ms).toISOString();
 }
 
 /** Applies `change` to the entry's execution. Executions are replaced, not mutated: a snapshot handed out earlier stays what it was. */

@@ -2,8 +2,8 @@ import { ToolnexusError } from "../../../core/errors.js";
 import type { InputResponses } from "../../../core/input-requests.js";
 import type { Progress } from "../../../core/types.js";
 import type { ExecutionsConfig } from "../../../config/schema/index.js";
-import { isTerminal, type ExecutionStatusT, type ExecutionT } from "../schemas.js";
-import { emit, iso, newExecutionId, update, type MemoryEntry } from "./entry.js";
+import { isTerminal, iso, type ExecutionStatusT, type ExecutionT } from "../schemas.js";
+import { emit, newExecutionId, update, type MemoryEntry } from "./entry.js";
 import { MemoryInput } from "./input.js";
 import type {
   Adopted,

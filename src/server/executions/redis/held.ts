@@ -5,13 +5,14 @@ import { ToolnexusError } from "../../../core/errors.js";
 import { toProblem } from "../../http/problem.js";
 import { RECORD_PREFIX, key, store } from "./records.js";
 import type { ExecutionCommands } from "./scripts.js";
-import { iso, recordOutcome } from "./outcomes.js";
+import { iso } from "../schemas.js";
+import { recordOutcome } from "./outcomes.js";
 
 /** Ids of the executions adopted by some replica and not yet ended (each with a lease key). */
 const HELD = "toolnexus:held";
 const lease = (id: string) => `${RECORD_PREFIX}${id}:lease`;
 
-/** The lease's lifetime and the sweep's period for `lostAfterMs`: those of a BullMQ job's lock and stalled check (redis-store.ts). */
+/** The lease's lifetime and the sweep's period for `lostAfterMs`: those of a BullMQ job's lock and stalled check (store.ts). */
 export function heldTimings(lostAfterMs: number): { leaseMs: number; sweepMs: number } {
   return { leaseMs: Math.max(Math.floor(lostAfterMs / 3), 100), sweepMs: Math.max(Math.floor(lostAfterMs / 4), 50) };
 }

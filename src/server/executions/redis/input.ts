@@ -2,7 +2,7 @@ import type { Redis } from "ioredis";
 import { ToolnexusError } from "../../../core/errors.js";
 import type { InputRequests, InputResponses } from "../../../core/input-requests.js";
 import type { RedisChannels } from "./channels.js";
-import { iso } from "./outcomes.js";
+import { iso } from "../schemas.js";
 import { key, store, toExecution } from "./records.js";
 import type { ExecutionCommands } from "./scripts.js";
 import type { ExecutionT } from "../schemas.js";

@@ -6,11 +6,7 @@ import { toProblem } from "../../http/problem.js";
 import { RECORD_PREFIX, key } from "./records.js";
 import type { ExecutionCommands } from "./scripts.js";
 import type { Job, Outcome } from "../engine/store.js";
-
-/** An ISO 8601 timestamp, as records and events store them. */
-export function iso(ms: number): string {
-  return new Date(ms).toISOString();
-}
+import { iso } from "../schemas.js";
 
 /**
  * Records an execution's outcome (one script: record, event, active and finished indexes,

@@ -10,12 +10,12 @@ import { newExecutionId } from "../memory/entry.js";
 import { RedisChannels } from "./channels.js";
 import { key, store, toExecution, unavailable } from "./records.js";
 import { withExecutionCommands, type ExecutionCommands } from "./scripts.js";
-import { iso, OrphanSweep, recordOutcome } from "./outcomes.js";
+import { OrphanSweep, recordOutcome } from "./outcomes.js";
 import { createWithJob, precheck, submitArgs, submitCallOf, submitted, type SubmitVerdict } from "./submit.js";
 import { RedisInput } from "./input.js";
 import { listExecutions, watchExecution } from "./reads.js";
 import { HeldLeases, HeldSweep, heldTimings } from "./held.js";
-import { isTerminal, type ExecutionStatusT, type ExecutionT } from "../schemas.js";
+import { isTerminal, iso, type ExecutionStatusT, type ExecutionT } from "../schemas.js";
 import type {
   Adopted,
   Adoption,
@@ -56,7 +56,7 @@ export interface RedisConnections {
  * the job aborts it (BullMQ's per-job AbortSignal); a replica that dies stops renewing its
  * job locks and BullMQ's stalled-job check on a live replica fails the job, which marks the
  * execution EXECUTION_LOST within `executions.lostAfterMs`; a call adopted here (no job) keeps a
- * lease instead, which a live replica's sweep finds lapsed (redis-held.ts).
+ * lease instead, which a live replica's sweep finds lapsed (held.ts).
  */
 export class RedisExecutionStore implements ExecutionStore {
   private readonly redis: Redis & ExecutionCommands;
@@ -153,7 +153,7 @@ export class RedisExecutionStore implements ExecutionStore {
     return { execution: submitted(call), replayed: false };
   }
 
-  // No job: the call already runs here. Its lease (redis-held.ts) says this replica is alive.
+  // No job: the call already runs here. Its lease (held.ts) says this replica is alive.
   async adopt(a: Adoption): Promise<Adopted> {
     const id = newExecutionId();
     const c = submitCallOf(this.config(), a, id, "");

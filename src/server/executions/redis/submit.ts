@@ -1,7 +1,7 @@
 import { Job as BullJob, type Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import type { ExecutionsConfig } from "../../../config/schema/index.js";
-import { iso } from "./outcomes.js";
+import { iso } from "../schemas.js";
 import { key, RECORD_PREFIX, store, unavailable } from "./records.js";
 import type { ExecutionCommands } from "./scripts.js";
 import type { ExecutionT } from "../schemas.js";
@@ -55,7 +55,7 @@ export function submitted(c: SubmitCall): ExecutionT {
   return { id: c.id, tool: c.tool, status: "queued", createdAt: c.nowIso, updatedAt: c.nowIso, expiresAt: c.expiresAtIso };
 }
 
-/** The submit script's keys and arguments for `c`, in its order (redis-scripts.ts SUBMIT). */
+/** The submit script's keys and arguments for `c`, in its order (scripts.ts SUBMIT). */
 export function submitArgs(c: SubmitCall): string[] {
   return [
     c.idem,

@@ -1,16 +1,16 @@
 import type { InputRequiredResult } from "@modelcontextprotocol/server";
 import { ToolnexusError } from "../../../core/errors.js";
 import { INPUT_REPLY_KEY, type InputRequests, type InputResponses } from "../../../core/input-requests.js";
-import type { Sealer } from "../../../core/seal.js";
+import { invalidState, SEAL_PURPOSES, type Sealer } from "../../../core/seal.js";
 import type { ToolResult } from "../../../core/types.js";
 import { ownerKey, type Caller } from "../../auth/index.js";
 import type { CallSignal } from "../../calls/call-signal.js";
-import { PromotableCall, type Promotion } from "../../calls/promotion.js";
+import { PromotableCall, type Promotion } from "../../calls/promotable-call.js";
 import type { ExecutionEvent, ExecutionStore } from "../../executions/engine/store.js";
 import { problemError } from "../tasks/wire.js";
 
 // Bound into the requestState: a state of the stateless input path never opens here, nor the reverse.
-const PURPOSE = "mcp-held";
+const PURPOSE = SEAL_PURPOSES.heldRetry;
 const METHODS = { elicitation: "elicitation/create", sampling: "sampling/createMessage" } as const;
 
 /** A held call's requestState: owner, execution, tool, and the round it answers. */
@@ -94,8 +94,7 @@ export class HeldRetry {
     } catch {
       return undefined;
     }
-    if (state.o !== ownerKey(caller) || state.t !== tool)
-      throw new ToolnexusError("INVALID_STATE", "This state was not issued by this gateway, or was altered");
+    if (state.o !== ownerKey(caller) || state.t !== tool) throw invalidState();
     if (Object.values(inputResponses).some((r) => typeof r !== "object" || r === null || Array.isArray(r)))
       throw new ToolnexusError("INVALID_REQUEST", "Each of inputResponses must be the result object answering one request");
     // Watched before the answer goes: the events it causes are never missed, on whichever replica the call runs.

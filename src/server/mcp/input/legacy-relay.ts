@@ -1,15 +1,15 @@
 import { INPUT_REPLY_KEY, type InputRequests, type InputResponses } from "../../../core/input-requests.js";
 import { ToolnexusError } from "../../../core/errors.js";
-import type { Sealer } from "../../../core/seal.js";
+import { invalidState, SEAL_PURPOSES, type Sealer } from "../../../core/seal.js";
 import type { ToolResult } from "../../../core/types.js";
 import { ownerKey, type Caller } from "../../auth/index.js";
 import type { CallSignal } from "../../calls/call-signal.js";
-import { PromotableCall, type Promotion } from "../../calls/promotion.js";
+import { PromotableCall, type Promotion } from "../../calls/promotable-call.js";
 import type { ExecutionStore } from "../../executions/engine/store.js";
 
 // Purposes bound into the sealed tokens: a session memo never opens as a reply id, nor the reverse.
-const SESSION = "mcp-session";
-const REPLY = "mcp-input";
+const SESSION = SEAL_PURPOSES.relaySession;
+const REPLY = SEAL_PURPOSES.relayReply;
 // The session memo holds only what the client declared; it outlives any sensible connection.
 const SESSION_TTL_MS = 7 * 24 * 3_600_000;
 
@@ -110,7 +110,7 @@ export class LegacyRelay {
   async deliver(caller: Caller, message: { id: string; result?: unknown; error?: unknown }): Promise<void> {
     const { o, e, k } = this.sealer.open<Sealed>(REPLY, message.id);
     // Another caller's id is refused as a forged one: nothing tells it apart.
-    if (o !== ownerKey(caller)) throw new ToolnexusError("INVALID_STATE", "This state was not issued by this gateway, or was altered");
+    if (o !== ownerKey(caller)) throw invalidState();
     // Passed on verbatim: the upstream that asked checks the result, as it would from a client of its own.
     const response = { [INPUT_REPLY_KEY]: "error" in message ? { error: message.error } : { result: message.result } };
     // Partial: a round of several requests is answered by one reply each.

@@ -1,13 +1,6 @@
 import { CLIENT_CAPABILITIES_META_KEY, type InputRequiredResult, type ServerContext } from "@modelcontextprotocol/server";
 import { isToolnexusError } from "../../../core/errors.js";
-import { openInputState, sealInputState, type InputRequests } from "../../../core/input-requests.js";
-import type { Sealer } from "../../../core/seal.js";
-
-/** What a task's input round needs: the service's sealer and how long an answer may take. */
-export interface TaskInputDeps {
-  sealer: Sealer;
-  inputTimeoutMs: number;
-}
+import { openInputState, sealInputState, type InputDeps, type InputRequests } from "../../../core/input-requests.js";
 
 // Another key than a plain call's pending (mcp-client:): a task's state names an execution.
 const keyOf = (tool: string) => `mcp-task:${tool}`;
@@ -29,7 +22,7 @@ export function taskInputRequired(
   ctx: ServerContext,
   requests: InputRequests,
   at: { tool: string; caller: string; execution: string; after: number },
-  deps: TaskInputDeps,
+  deps: InputDeps,
 ): InputRequiredResult | undefined {
   const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
   const caps = (envelope?.[CLIENT_CAPABILITIES_META_KEY] ?? {}) as Record<string, unknown>;
@@ -51,7 +44,7 @@ export function taskRetryOf(
   requestState: string,
   tool: string,
   caller: string,
-  deps: TaskInputDeps,
+  deps: InputDeps,
 ): { execution: string; after: number } | undefined {
   try {
     const state = openInputState(deps.sealer, requestState, keyOf(tool), caller);

@@ -22,7 +22,7 @@ export type PlainOutcome = { message: Record<string, unknown> } | { ran: NonNull
 
 // The SDK's wire mapping of a thrown error code (its codecs' encodeErrorCode, both eras).
 const wireCode = (code: number) => (code === -32002 ? -32602 : code);
-// The keys of a task as tools/call answers it when the call became one (task-wire.ts createTaskResult).
+// The keys of a task as tools/call answers it when the call became one (tasks/wire.ts createTaskResult).
 const CREATED_TASK_KEYS = new Set([
   "resultType",
   "taskId",
@@ -35,7 +35,7 @@ const CREATED_TASK_KEYS = new Set([
 ]);
 
 /**
- * Answers a plain `tools/call` or `tools/list` (plain-request.ts) with what the SDK's
+ * Answers a plain `tools/call` or `tools/list` (request.ts) with what the SDK's
  * per-request Server would have answered, without building one: the same catalog methods
  * (`listTools`, `callTool`: the one call pipeline, its checks, log line, span and audit), then
  * the SDK's result checks and encoding for the era: a `tools/call` result checked against the
@@ -43,7 +43,7 @@ const CREATED_TASK_KEYS = new Set([
  * the server's identity in `_meta`. A 2026 `tools/call` of a tool with task support runs as
  * the SDK's Server runs it (through the tasks extension). Undefined for a `tools/list` the SDK
  * should answer (an error, a listing whose output schemas the 2025 codec rewrites): listing
- * has no side effects; and for a tasks method the SDK should answer (task-methods.ts).
+ * has no side effects; and for a tasks method the SDK should answer (tasks/methods.ts).
  */
 export async function answerPlain(
   catalog: McpCatalog,
@@ -65,7 +65,7 @@ export async function answerPlain(
   }
 
   // The context callTool reads of the SDK's: nothing is streamed (no progress token, no log
-  // level: plain-request.ts), so notifications and log messages have nowhere to go, as with the
+  // level: request.ts), so notifications and log messages have nowhere to go, as with the
   // SDK's JSON answers; the signal aborts when the response closes before it ended.
   const ctx = {
     mcpReq: {
@@ -99,7 +99,7 @@ export async function answerPlain(
 
 /**
  * `tasks/get`, `tasks/cancel` or `tasks/update` as the SDK's Server answers them
- * (task-methods.ts): only for a client that declared the extension (the SDK refuses the others,
+ * (tasks/methods.ts): only for a client that declared the extension (the SDK refuses the others,
  * -32021); `tasks/update` gets the `inputResponses` the SDK would lift and keep (an entry that is
  * not an object, or looks like a request or a result, is dropped); the result stamped as every
  * 2026 result is; an error as the SDK encodes what a handler throws.

@@ -13,7 +13,7 @@ import {
   type RequestId,
 } from "@modelcontextprotocol/server";
 
-/** A `tools/call`, `tools/list` or tasks method that plain-answer.ts may answer without a per-request SDK Server. */
+/** A `tools/call`, `tools/list` or tasks method that answer.ts may answer without a per-request SDK Server. */
 export interface PlainRequest {
   id: RequestId;
   method: "tools/call" | "tools/list" | TaskMethod;

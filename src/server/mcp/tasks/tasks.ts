@@ -14,10 +14,11 @@ import type { CallPipeline } from "../../calls/call-pipeline.js";
 import type { ExecutionEvent, ExecutionStore } from "../../executions/engine/store.js";
 import { isTerminal, type ExecutionT } from "../../executions/schemas.js";
 import type { ServiceState } from "../../service/service-state.js";
-import { answerOf } from "../input/input-required.js";
+import { answerOf } from "../input/client-input.js";
 import { JsonRpcError, toCallToolResult } from "../results.js";
 import { taskInputRequired, taskRetryOf } from "../input/task-input.js";
-import { TASKS_EXTENSION, createTaskResult, detailedTaskOf, problemError } from "./wire.js";
+import { TASKS_EXTENSION } from "../../../sources/mcp/call/task-v2.js";
+import { createTaskResult, detailedTaskOf, problemError } from "./wire.js";
 
 /** How a tool's calls may run as tasks on `/mcp`. */
 type TaskSupport = "optional" | "required";

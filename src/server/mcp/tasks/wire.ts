@@ -4,9 +4,6 @@ import type { Problem } from "../../http/problem.js";
 import type { ExecutionT } from "../../executions/schemas.js";
 import { toCallToolResult, toJsonRpcError, type JsonRpcError } from "../results.js";
 
-/** The id of the MCP tasks extension (SEP-2663), as clients and servers declare it. */
-export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
-
 /**
  * An execution as an MCP task: the same id, its status in the task vocabulary, `ttlMs` the time
  * from creation until it is no longer kept (its retention), and `pollIntervalMs` what

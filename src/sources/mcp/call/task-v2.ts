@@ -4,9 +4,9 @@ import { ToolnexusError } from "../../../core/errors.js";
 import { asInputRequests } from "../../../core/input-requests.js";
 import type { ToolContext, ToolResult } from "../../../core/types.js";
 import { callOptions, requestMeta } from "./options.js";
-import { failedCall, type CallSite } from "./tool.js";
+import { failedCall, type CallSite, type McpCall } from "./tool.js";
 import { CLIENT_INFO, type McpConnection } from "../connection/connect.js";
-import { answerableCapabilities, openRetry, pendingOf, sealedPending, type Retry } from "./input-required.js";
+import { answerableCapabilities, openRetry, upstreamPending, sealedPending, type Retry } from "./upstream-input.js";
 import { mapCallResult } from "./map-result.js";
 
 /** The id of the MCP tasks extension, as servers announce it and clients opt in to it. */
@@ -31,13 +31,7 @@ type Json = Record<string, unknown>;
  * the task: the answer (`ctx.answer`) is delivered by `tasks/update`, and the task followed on.
  * Sent on the session's raw path: the SDK client cannot read a `CreateTaskResult`.
  */
-export async function callTaskV2(
-  conn: McpConnection,
-  site: CallSite,
-  tool: string,
-  args: Record<string, unknown>,
-  ctx: ToolContext,
-): Promise<ToolResult> {
+export const callTaskV2: McpCall = async (conn, site, tool, args, ctx) => {
   ctx.signal?.throwIfAborted();
   // Opened before anything reaches the upstream: a forged or late answer stops here.
   const retry = openRetry(site.input, site.server, tool, ctx);
@@ -45,7 +39,7 @@ export async function callTaskV2(
   // The server's log messages reach the caller that asked for them (log-router.ts).
   const run = () => follow(conn, site, tool, args, ctx, retry);
   return ctx.onLog ? conn.logs.run(ctx.onLog, run) : run();
-}
+};
 
 /** The call proper: its request, then the task it may have become, to the end or to an input request. */
 async function follow(
@@ -94,7 +88,7 @@ async function follow(
       // The server decides: it may answer at once (a result, or its own input request).
       if (created.resultType !== "task") {
         const direct = created as Parameters<typeof mapCallResult>[0];
-        return pendingOf(site.input, site.server, tool, ctx, created, retry?.round ?? 1) ?? mapCallResult(direct, site.server, tool);
+        return upstreamPending(site.input, site.server, tool, ctx, created, retry?.round ?? 1) ?? mapCallResult(direct, site.server, tool);
       }
       if (typeof created.taskId !== "string") throw new SdkError(SdkErrorCode.InvalidResult, "a task without a taskId");
       taskId = created.taskId;

@@ -1,9 +1,8 @@
 import type { CallToolResult } from "@modelcontextprotocol/client";
 import { createTaskSessionFromClient, type TaskEnabledSession } from "@modelcontextprotocol/ext-tasks/client";
 import { ToolnexusError } from "../../../core/errors.js";
-import type { ToolContext, ToolResult } from "../../../core/types.js";
 import { callOptions, requestMeta } from "./options.js";
-import { failedCall, type CallSite } from "./tool.js";
+import { failedCall, type McpCall } from "./tool.js";
 import type { McpConnection } from "../connection/connect.js";
 import { mapCallResult } from "./map-result.js";
 
@@ -24,13 +23,7 @@ function sessionOf(conn: McpConnection, server: string): TaskEnabledSession {
  * message), cancelled upstream when the caller goes away, and its result mapped like a
  * plain call's.
  */
-export async function callTask(
-  conn: McpConnection,
-  site: CallSite,
-  tool: string,
-  args: Record<string, unknown>,
-  ctx: ToolContext,
-): Promise<ToolResult> {
+export const callTask: McpCall = async (conn, site, tool, args, ctx) => {
   ctx.signal?.throwIfAborted();
   const where = `MCP server "${site.server}"`;
   let cancelUpstream: (() => void) | undefined;
@@ -68,4 +61,4 @@ export async function callTask(
   } finally {
     if (cancelUpstream) ctx.signal?.removeEventListener("abort", cancelUpstream);
   }
-}
+};

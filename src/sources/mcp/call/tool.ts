@@ -2,8 +2,18 @@ import type { ToolContext, ToolResult } from "../../../core/types.js";
 import { classifyCallError } from "./error.js";
 import { callOptions, requestMeta } from "./options.js";
 import type { McpConnection } from "../connection/connect.js";
-import { answerableCapabilities, openRetry, pendingOf, type InputDeps } from "./input-required.js";
+import type { InputDeps } from "../../../core/input-requests.js";
+import { answerableCapabilities, openRetry, upstreamPending } from "./upstream-input.js";
 import { mapCallResult } from "./map-result.js";
+
+/** One way of running a `tools/call` on a connection: plain, as a 2025 task, as a 2026 task. */
+export type McpCall = (
+  conn: McpConnection,
+  site: CallSite,
+  tool: string,
+  args: Record<string, unknown>,
+  ctx: ToolContext,
+) => Promise<ToolResult>;
 
 /** What a call needs to know about the source it runs in. */
 export interface CallSite {
@@ -36,17 +46,11 @@ const MAX_STATE_ONLY_RETRIES = 10;
 /**
  * One `tools/call` on `conn`: the caller's signal and deadline are passed on (abort ⇒ the
  * server gets notifications/cancelled), progress is routed to `ctx.onProgress` and log messages
- * to `ctx.onLog`, the result is mapped by map-result.ts and failures by call-error.ts. On a
+ * to `ctx.onLog`, the result is mapped by map-result.ts and failures by error.ts. On a
  * 2026 session an `input_required` result becomes a REST pending and `ctx.answer` the retry
- * (input-required.ts).
+ * (upstream-input.ts).
  */
-export async function callTool(
-  conn: McpConnection,
-  site: CallSite,
-  tool: string,
-  args: Record<string, unknown>,
-  ctx: ToolContext,
-): Promise<ToolResult> {
+export const callTool: McpCall = async (conn, site, tool, args, ctx) => {
   ctx.signal?.throwIfAborted();
   const modern = conn.client.getProtocolEra() === "modern";
   // Opened before anything reaches the upstream: a forged or late answer stops here.
@@ -77,7 +81,7 @@ export async function callTool(
         params = { name: tool, arguments: args, ...requestMeta(progress?.token, logLevel, caps), requestState: r.requestState };
         continue;
       }
-      const pending = pendingOf(site.input, site.server, tool, ctx, result, retry?.round ?? 1);
+      const pending = upstreamPending(site.input, site.server, tool, ctx, result, retry?.round ?? 1);
       return pending ?? mapCallResult(result as Parameters<typeof mapCallResult>[0], site.server, tool);
     }
   } catch (err) {
@@ -90,7 +94,7 @@ export async function callTool(
     progress?.close();
     asking?.dispose();
   }
-}
+};
 
 /**
  * The caller's answer route of a held call, when it has one. A wait that failed (no answer
@@ -99,7 +103,7 @@ export async function callTool(
  *
  * The call's own signal is forwarded by one listener, not combined with `AbortSignal.any`:
  * every REST call carries this route, and a composite signal (weak references kept until a
- * collection) cost a visible share of the MCP hop's CPU and allocations (bench/README.md).
+ * collection) cost a visible share of the MCP hop's CPU and allocations (bench/history/2026-12-notebook.md, "The MCP hop").
  */
 function heldAsk(ctx: ToolContext): { ask: NonNullable<ToolContext["onInputRequest"]>; signal: AbortSignal; dispose(): void } | undefined {
   const onInputRequest = ctx.onInputRequest;

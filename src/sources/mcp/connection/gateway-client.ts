@@ -7,7 +7,7 @@ import { Client, type RequestOptions, type StandardSchemaV1 } from "@modelcontex
  * Given no schema, the SDK's `request()` finds out whether a method has a result schema by
  * validating `undefined` against it, a failed zod parse whose error is then stringified (a
  * `ZodError` with a captured stack), and builds a new validator around the era's codec, on every
- * request: 16–22 % of the client's CPU per `tools/call` on the stdio hop (bench/README.md). The
+ * request: 16–22 % of the client's CPU per `tools/call` on the stdio hop (bench/history/2026-12-notebook.md, "The result-validator probe, skipped"). The
  * schema given here validates with the same codec function (`validateResult`), so a result
  * passes or fails exactly as before; everything else of `callTool` (the output-schema check of
  * `structuredContent`, the 2026 header mirroring and its retry) still runs, since it is the

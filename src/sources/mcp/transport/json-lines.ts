@@ -10,7 +10,7 @@ export type LineResult = { message: JSONRPCMessage } | { error: Error };
  * the SDK's Protocol checks every message again on receipt (its isJSONRPC* guards, then the
  * result schema of the request it answers, or the handler's schema of a notification), and
  * reports a shape it does not know through `onerror`. Parsing the envelope here as well was the
- * largest single cost of the MCP hop in a CPU profile (bench/README.md); the message is still
+ * largest single cost of the MCP hop in a CPU profile (bench/history/2026-12-notebook.md, "The MCP hop"); the message is still
  * validated, once, where it is used.
  */
 export class JsonLineBuffer {

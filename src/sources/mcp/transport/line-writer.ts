@@ -9,7 +9,7 @@ import type { Writable } from "node:stream";
  * one write per call, and flushing them together (`setImmediate` runs once after the poll phase, where `process.nextTick` and
  * microtasks run after every socket's callback and would not batch) takes the gateway's writes
  * to the child from one per call to one per turn and lets the child read a whole batch at once
- * (bench/README.md, "The MCP hop": gateway and server CPU per call, syscalls per call). A lone
+ * (bench/history/2026-12-notebook.md, "The MCP hop": gateway and server CPU per call, syscalls per call). A lone
  * call pays one `setImmediate`, which runs in the same loop iteration, before the loop waits.
  */
 export class LineWriter {

@@ -1,15 +1,8 @@
 import type { InputRequiredResult } from "@modelcontextprotocol/server";
-import { openInputState, sealInputState } from "../../../core/input-requests.js";
+import { openInputState, sealInputState, type InputDeps } from "../../../core/input-requests.js";
 import { pendingOf } from "../../../core/pending.js";
 import { pendingAnswer, pendingInputRequests } from "../../../core/pending-input.js";
-import type { Sealer } from "../../../core/seal.js";
 import type { Answer, ToolResult } from "../../../core/types.js";
-
-/** What turns pendings into `input_required` results and back: the service's sealer and wait. */
-export interface McpInputDeps {
-  sealer: Sealer;
-  inputTimeoutMs: number;
-}
 
 /**
  * A tool's pending as a 2026 `input_required` result, or undefined when the client cannot
@@ -24,7 +17,7 @@ export function toInputRequired(
   tool: string,
   caller: string,
   caps: Record<string, unknown>,
-  deps: McpInputDeps,
+  deps: InputDeps,
 ): InputRequiredResult | undefined {
   const pending = pendingOf(result);
   if (!pending) return undefined;
@@ -50,7 +43,7 @@ export function answerOf(
   inputResponses: Record<string, unknown>,
   tool: string,
   caller: string,
-  deps: McpInputDeps,
+  deps: InputDeps,
 ): Answer {
   const state = openInputState(deps.sealer, requestState, `mcp-client:${tool}`, caller);
   return pendingAnswer(state.pendingId ?? "", state.pendingKind, inputResponses);

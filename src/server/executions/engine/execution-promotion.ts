@@ -1,4 +1,4 @@
-import type { Promotion } from "../../calls/promotion.js";
+import type { Promotion } from "../../calls/promotable-call.js";
 import { failedOutcome } from "./runner.js";
 import type { ExecutionStore } from "./store.js";
 

@@ -1,20 +1,15 @@
 import {
   asInputRequests,
   inputRequired,
+  type InputDeps,
   type InputRequests,
   inputResponsesOf,
   openInputState,
   sealInputState,
   type InputResponses,
 } from "../../../core/input-requests.js";
-import { sharedSealer, type Sealer } from "../../../core/seal.js";
+import { sharedSealer } from "../../../core/seal.js";
 import type { ToolContext, ToolResult } from "../../../core/types.js";
-
-/** What the stateless input path of an MCP source needs: the service's sealer and how long an answer may take. */
-export interface InputDeps {
-  sealer: Sealer;
-  inputTimeoutMs: number;
-}
 
 /** Defaults of a source built without the service (a library user's own McpServerSource). */
 export const DEFAULT_INPUT_DEPS: InputDeps = { sealer: sharedSealer(undefined), inputTimeoutMs: 600_000 };
@@ -78,7 +73,7 @@ export function openRetry(deps: InputDeps, server: string, tool: string, ctx: To
  * needs; undefined when `result` is not one. A result that carries only a `requestState`
  * (the server sheds load) has nothing to ask: it is an error the caller may retry.
  */
-export function pendingOf(
+export function upstreamPending(
   deps: InputDeps,
   server: string,
   tool: string,
