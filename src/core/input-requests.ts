@@ -123,7 +123,7 @@ export function inputResponsesOf(answer: Answer): InputResponses {
 export interface InputState {
   /** The tool name the state was issued for: a state for another tool is foreign. */
   tool: string;
-  /** The caller it was issued to (absent when auth is off). */
+  /** The caller it was issued to: its kind and id (`apiKey:<id>`, `jwt:<sub>`), so one kind never opens another's. */
   caller?: string;
   /** The upstream's `requestState`, echoed byte-exact on the retry. */
   requestState?: string;

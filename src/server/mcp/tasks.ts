@@ -93,14 +93,15 @@ export class McpTasks {
     const input = { sealer: this.state.sealer, inputTimeoutMs: this.state.loaded.config.server.inputTimeoutMs };
     const requestState = ctx.mcpReq.requestState();
     const inputResponses = (ctx.mcpReq.inputResponses ?? {}) as InputResponses;
-    const retry = typeof requestState === "string" ? taskRetryOf(requestState, params.name, caller.id, input) : undefined;
+    const retry = typeof requestState === "string" ? taskRetryOf(requestState, params.name, ownerKey(caller), input) : undefined;
     if (retry) {
       const waiting = await this.store.input(owner, retry.execution, inputResponses);
       if (!waiting) throw new JsonRpcError(ProtocolErrorCode.InvalidParams, "The task this state names is gone");
       return this.settle(caller, params, ctx, support, waiting, retry.after);
     }
     // A retry of a plain call's pending (its state opened before anything runs).
-    const answer = typeof requestState === "string" ? answerOf(requestState, inputResponses, params.name, caller.id, input) : undefined;
+    const answer =
+      typeof requestState === "string" ? answerOf(requestState, inputResponses, params.name, ownerKey(caller), input) : undefined;
     const body = { arguments: params.arguments ?? {}, ...(answer ? { answer } : {}) };
     const prepared = this.pipeline.prepare(params.name, body, caller, this.state.loaded.config.executions.maxTimeoutMs);
     this.pipeline.release(prepared);
@@ -132,7 +133,7 @@ export class McpTasks {
       if (settled?.event === "result") return toCallToolResult(settled.data);
       if (settled?.event === "error") throw problemError(settled.data);
       if (settled?.event === "input_required") {
-        const at = { tool: params.name, caller: caller.id, execution: execution.id, after: settled.id };
+        const at = { tool: params.name, caller: ownerKey(caller), execution: execution.id, after: settled.id };
         const input = { sealer: this.state.sealer, inputTimeoutMs: this.state.loaded.config.server.inputTimeoutMs };
         const asked = taskInputRequired(ctx, settled.data.inputRequests, at, input);
         if (asked) return asked;

@@ -58,7 +58,7 @@ function keyOf(server: string, tool: string): string {
 export function openRetry(deps: InputDeps, server: string, tool: string, ctx: ToolContext): Retry | ToolResult | undefined {
   const answer = ctx.answer;
   if (!answer) return undefined;
-  const state = openInputState(deps.sealer, answer.id, keyOf(server, tool), ctx.caller);
+  const state = openInputState(deps.sealer, answer.id, keyOf(server, tool), sealedCaller(ctx));
   const retry: Retry = {
     round: state.round + 1,
     ...(state.requestState !== undefined ? { requestState: state.requestState } : {}),
@@ -119,11 +119,20 @@ export function sealedPending(
   const now = Date.now();
   const expiresAt = now + deps.inputTimeoutMs;
   const asked = Object.fromEntries(Object.entries(requests).map(([k, v]) => [k, v.method]));
+  const caller = sealedCaller(ctx);
   const id = sealInputState(
     deps.sealer,
-    { tool: keyOf(server, tool), ...(ctx.caller !== undefined ? { caller: ctx.caller } : {}), ...carry, round, expiresAt, asked },
+    { tool: keyOf(server, tool), ...(caller !== undefined ? { caller } : {}), ...carry, round, expiresAt, asked },
     now,
   );
   const res = inputRequired(id, requests, expiresAt);
   return { ...res, metadata: { ...res.metadata, server, tool } };
+}
+
+/**
+ * Who a sealed state is bound to: the caller's kind and id (a JWT `sub` equal to an API key's
+ * id is another caller), or the bare id when the toolkit runs outside the service.
+ */
+function sealedCaller(ctx: ToolContext): string | undefined {
+  return ctx.callerKey ?? ctx.caller;
 }
