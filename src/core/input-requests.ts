@@ -133,6 +133,8 @@ export interface InputState {
   expiresAt: number;
   /** What was asked, by request id: the method of each (so a declined answer can decline each). */
   asked?: Record<string, string>;
+  /** The `requestedSchema` of each form elicitation asked, by request id: what an accepted answer must fit. */
+  forms?: Record<string, unknown>;
   /** The upstream task that waits for this answer (the 2026 tasks extension): answered by `tasks/update`. */
   taskId?: string;
   /** The id of a toolnexus tool's own pending, when the state wraps one (on `/mcp`). */

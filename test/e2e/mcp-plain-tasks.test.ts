@@ -209,7 +209,7 @@ describe.each(["memory", "redis"] as const)("/mcp plain tasks, %s store", (store
       code: -32602,
     });
     const bad = await same("tasks/update", { taskId: waiting, inputResponses: { input: { action: "maybe" } } });
-    expect(body(bad).error).toMatchObject({ code: -32602, data: { code: "INVALID_REQUEST" } });
+    expect(body(bad).error).toMatchObject({ code: -32602, data: { code: "INVALID_INPUT_RESPONSES" } });
     expect(body(await same("tasks/update", { taskId: waiting })).error).toMatchObject({ code: -32602 });
     // Entries the SDK drops (a request's or a result's shape) reach nobody: an ack, still waiting.
     await same("tasks/update", { taskId: waiting, inputResponses: { input: { method: "elicitation/create" }, other: 1 } });

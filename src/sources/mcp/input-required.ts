@@ -7,6 +7,7 @@ import {
   sealInputState,
   type InputResponses,
 } from "../../core/input-requests.js";
+import { checkAgainstState, formsOf } from "../../core/input-responses.js";
 import { sharedSealer, type Sealer } from "../../core/seal.js";
 import type { ToolContext, ToolResult } from "../../core/types.js";
 
@@ -64,7 +65,7 @@ export function openRetry(deps: InputDeps, server: string, tool: string, ctx: To
     ...(state.requestState !== undefined ? { requestState: state.requestState } : {}),
     ...(state.taskId !== undefined ? { taskId: state.taskId } : {}),
   };
-  if (answer.ok) return { ...retry, inputResponses: inputResponsesOf(answer) };
+  if (answer.ok) return { ...retry, inputResponses: checkAgainstState(state, inputResponsesOf(answer)) };
   const asked = Object.entries(state.asked ?? {});
   if (asked.some(([, method]) => method !== "elicitation/create")) {
     const reason = answer.reason ? `: ${answer.reason}` : "";
@@ -119,10 +120,19 @@ export function sealedPending(
   const now = Date.now();
   const expiresAt = now + deps.inputTimeoutMs;
   const asked = Object.fromEntries(Object.entries(requests).map(([k, v]) => [k, v.method]));
+  const forms = formsOf(requests);
   const caller = sealedCaller(ctx);
   const id = sealInputState(
     deps.sealer,
-    { tool: keyOf(server, tool), ...(caller !== undefined ? { caller } : {}), ...carry, round, expiresAt, asked },
+    {
+      tool: keyOf(server, tool),
+      ...(caller !== undefined ? { caller } : {}),
+      ...carry,
+      round,
+      expiresAt,
+      asked,
+      ...(forms ? { forms } : {}),
+    },
     now,
   );
   const res = inputRequired(id, requests, expiresAt);
