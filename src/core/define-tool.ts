@@ -5,6 +5,8 @@ export interface ToolDefinition {
   name: string;
   description: string;
   inputSchema?: JSONSchema;
+  /** Whether the tool runs as an `/mcp` task (Tool.taskSupport): kept on the Tool it becomes. */
+  taskSupport?: Tool["taskSupport"];
   run(args: Record<string, unknown>, ctx: ToolContext): string | ToolResult | Promise<string | ToolResult>;
 }
 
@@ -20,6 +22,7 @@ export function defineTool(def: ToolDefinition): Tool {
     description: def.description,
     inputSchema: def.inputSchema ?? EMPTY_OBJECT_SCHEMA,
     source: "native",
+    ...(def.taskSupport ? { taskSupport: def.taskSupport } : {}),
     async execute(args, ctx) {
       try {
         const out = await def.run(args ?? {}, ctx ?? {});

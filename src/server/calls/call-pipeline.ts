@@ -205,6 +205,7 @@ export class CallPipeline {
           policy,
           traceId,
           source: tool?.source,
+          ...(o.caller.bundle ? { bundle: o.caller.bundle } : {}),
         });
       }
       // The line's object is built only when it will be written (a hot path at logLevel warn).

@@ -113,7 +113,15 @@ export class McpTasks {
       );
     }
     const { execution } = await this.store.submit(
-      { owner, tool: prepared.tool.name, body, requestId, timeoutMs: prepared.timeoutMs },
+      {
+        owner,
+        tool: prepared.tool.name,
+        body,
+        requestId,
+        timeoutMs: prepared.timeoutMs,
+        transport: "mcp",
+        ...(caller.bundle ? { bundle: caller.bundle } : {}),
+      },
       prepared.tool.name,
     );
     return this.settle(caller, params, ctx, support, execution, 0);
