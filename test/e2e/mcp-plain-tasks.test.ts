@@ -276,7 +276,8 @@ describe.each(["memory", "redis"] as const)("/mcp plain tasks, %s store", (store
     await same("tools/call", { name: "slow", arguments: { ms: 5 } }, { tasks: false });
     const refused = await same("tools/call", { name: "echo", arguments: { text: "t" } }, { tasks: false, servers: 1 });
     expect(body(refused).error).toMatchObject({ code: -32021 });
-    // An optional task that asks within taskAfterMs, from a client that can answer: input_required, answered by the SDK.
+    // A required task tool that asks within taskAfterMs, from a client that can answer: input_required
+    // before any task (the task comes with the answer's round), answered by the SDK.
     const caps = { elicitation: { form: {} } };
     const asked = await same("tools/call", { name: "test_tool_with_task", arguments: {} }, { caps, servers: 1 }, created);
     expect(body(asked).result).toMatchObject({ resultType: "input_required" });

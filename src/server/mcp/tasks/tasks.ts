@@ -78,8 +78,8 @@ export class McpTasks {
    * `tools/call` as a task: the call is checked as a plain one (unknown, forbidden, overloaded,
    * bad arguments: the same answers), then submitted as an execution of the caller. An
    * optional one that settles within `server.mcp.taskAfterMs` is answered directly; otherwise
-   * (and always for a required one) the answer is the task. One that asks for input within
-   * that time is answered `input_required` (MRTR): the retry delivers the answer to the waiting
+   * (and always for a required one's result) the answer is the task. One that asks for input
+   * within that time, required or optional, is answered `input_required` (MRTR): the retry delivers the answer to the waiting
    * execution, which may then settle or become the task. Rejects with ToolnexusError.
    */
   async call(
@@ -136,16 +136,16 @@ export class McpTasks {
     execution: ExecutionT,
     after: number,
   ): Promise<CallToolResult | CreateTaskResultV2 | InputRequiredResult> {
-    if (support === "optional") {
-      const settled = await this.settleWithin(ownerKey(caller), execution.id, ctx, params._meta?.progressToken, after);
-      if (settled?.event === "result") return toCallToolResult(settled.data);
-      if (settled?.event === "error") throw problemError(settled.data);
-      if (settled?.event === "input_required") {
-        const at = { tool: params.name, caller: ownerKey(caller), execution: execution.id, after: settled.id };
-        const input = { sealer: this.state.sealer, inputTimeoutMs: this.state.loaded.config.server.inputTimeoutMs };
-        const asked = taskInputRequired(ctx, settled.data.inputRequests, at, input);
-        if (asked) return asked;
-      }
+    // A required tool waits too, but only for a question: its result is never answered directly
+    // (it is the task's), while an input request before it may be (the MRTR round comes first).
+    const settled = await this.settleWithin(ownerKey(caller), execution.id, ctx, params._meta?.progressToken, after);
+    if (support === "optional" && settled?.event === "result") return toCallToolResult(settled.data);
+    if (support === "optional" && settled?.event === "error") throw problemError(settled.data);
+    if (settled?.event === "input_required") {
+      const at = { tool: params.name, caller: ownerKey(caller), execution: execution.id, after: settled.id };
+      const input = { sealer: this.state.sealer, inputTimeoutMs: this.state.loaded.config.server.inputTimeoutMs };
+      const asked = taskInputRequired(ctx, settled.data.inputRequests, at, input);
+      if (asked) return asked;
     }
     return createTaskResult(execution, POLL_INTERVAL_MS);
   }
