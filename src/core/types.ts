@@ -122,6 +122,12 @@ export interface Tool {
    * `execution.taskSupport`; the config's `server.mcp.taskSupport` overrides it.
    */
   taskSupport?: "optional" | "required";
+  /**
+   * A `required` task tool whose first question comes before its task (the MRTR round): on
+   * `/mcp` an input request within `server.mcp.taskAfterMs` is answered `input_required`, and
+   * the task comes with the answer's round. Without it a required tool's questions are the task's.
+   */
+  inputBeforeTask?: boolean;
   execute(args: Record<string, unknown>, ctx?: ToolContext): Promise<ToolResult>;
 }
 

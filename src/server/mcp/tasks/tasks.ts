@@ -97,7 +97,8 @@ export class McpTasks {
     if (retry) {
       const waiting = await this.store.input(owner, retry.execution, inputResponses);
       if (!waiting) throw new JsonRpcError(ProtocolErrorCode.InvalidParams, "The task this state names is gone");
-      return this.settle(caller, params, ctx, support, waiting, retry.after);
+      // A retry answered an input round before the task: the next round may ask again the same way.
+      return this.settle(caller, params, ctx, support, waiting, retry.after, true);
     }
     // A retry of a plain call's pending (its state opened before anything runs).
     const answer =
@@ -124,7 +125,7 @@ export class McpTasks {
       },
       prepared.tool.name,
     );
-    return this.settle(caller, params, ctx, support, execution, 0);
+    return this.settle(caller, params, ctx, support, execution, 0, prepared.tool.inputBeforeTask === true);
   }
 
   /** What `tools/call` answers for `execution` once its events after `after` are seen (or not, for a required tool). */
@@ -135,9 +136,11 @@ export class McpTasks {
     support: TaskSupport,
     execution: ExecutionT,
     after: number,
+    asksFirst: boolean,
   ): Promise<CallToolResult | CreateTaskResultV2 | InputRequiredResult> {
-    // A required tool waits too, but only for a question: its result is never answered directly
-    // (it is the task's), while an input request before it may be (the MRTR round comes first).
+    // A required tool that asks before its task waits too, but only for a question: its result is
+    // never answered directly (it is the task's), while its first input round is (MRTR).
+    if (support === "required" && !asksFirst) return createTaskResult(execution, POLL_INTERVAL_MS);
     const settled = await this.settleWithin(ownerKey(caller), execution.id, ctx, params._meta?.progressToken, after);
     if (support === "optional" && settled?.event === "result") return toCallToolResult(settled.data);
     if (support === "optional" && settled?.event === "error") throw problemError(settled.data);
