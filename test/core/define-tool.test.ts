@@ -76,6 +76,10 @@ describe("defineTool keeps taskSupport", () => {
     const run = () => "ok";
     expect(defineTool({ name: "report", description: "d", taskSupport: "required", run }).taskSupport).toBe("required");
     expect(defineTool({ name: "quick", description: "d", taskSupport: "optional", run }).taskSupport).toBe("optional");
+    expect(defineTool({ name: "ask", description: "d", taskSupport: "required", inputBeforeTask: true, run })).toMatchObject({
+      taskSupport: "required",
+      inputBeforeTask: true,
+    });
     expect(defineTool({ name: "plain", description: "d", run })).not.toHaveProperty("taskSupport");
   });
 });
