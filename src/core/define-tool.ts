@@ -5,6 +5,10 @@ export interface ToolDefinition {
   name: string;
   description: string;
   inputSchema?: JSONSchema;
+  /** Whether the tool runs as an `/mcp` task (Tool.taskSupport): kept on the Tool it becomes. */
+  taskSupport?: Tool["taskSupport"];
+  /** A required task tool whose first question comes before its task (Tool.inputBeforeTask). */
+  inputBeforeTask?: boolean;
   run(args: Record<string, unknown>, ctx: ToolContext): string | ToolResult | Promise<string | ToolResult>;
 }
 
@@ -20,6 +24,8 @@ export function defineTool(def: ToolDefinition): Tool {
     description: def.description,
     inputSchema: def.inputSchema ?? EMPTY_OBJECT_SCHEMA,
     source: "native",
+    ...(def.taskSupport ? { taskSupport: def.taskSupport } : {}),
+    ...(def.inputBeforeTask ? { inputBeforeTask: true } : {}),
     async execute(args, ctx) {
       try {
         const out = await def.run(args ?? {}, ctx ?? {});

@@ -24,6 +24,7 @@ export const ERRORS = {
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: "Unsupported media type" },
   EXPECTATION_FAILED: { status: 417, title: "Expectation failed" },
   INVALID_ARGUMENTS: { status: 422, title: "Invalid arguments" },
+  INVALID_INPUT_RESPONSES: { status: 422, title: "Invalid input responses" },
   OVERLOADED: { status: 429, title: "Overloaded" },
   RATE_LIMITED: { status: 429, title: "Rate limited" },
   HEADERS_TOO_LARGE: { status: 431, title: "Request header fields too large" },

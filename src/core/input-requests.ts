@@ -123,7 +123,7 @@ export function inputResponsesOf(answer: Answer): InputResponses {
 export interface InputState {
   /** The tool name the state was issued for: a state for another tool is foreign. */
   tool: string;
-  /** The caller it was issued to (absent when auth is off). */
+  /** The caller it was issued to: its kind and id (`apiKey:<id>`, `jwt:<sub>`), so one kind never opens another's. */
   caller?: string;
   /** The upstream's `requestState`, echoed byte-exact on the retry. */
   requestState?: string;
@@ -133,6 +133,8 @@ export interface InputState {
   expiresAt: number;
   /** What was asked, by request id: the method of each (so a declined answer can decline each). */
   asked?: Record<string, string>;
+  /** The `requestedSchema` of each form elicitation asked, by request id: what an accepted answer must fit. */
+  forms?: Record<string, unknown>;
   /** The upstream task that waits for this answer (the 2026 tasks extension): answered by `tasks/update`. */
   taskId?: string;
   /** The id of a toolnexus tool's own pending, when the state wraps one (on `/mcp`). */

@@ -71,6 +71,12 @@ export interface ToolContext {
   /** The authenticated principal (API key id or JWT `sub`), when auth is on. */
   caller?: string;
   /**
+   * The principal with how it authenticated (`apiKey:<id>`, `jwt:<sub>`; `anonymous` when auth
+   * is off): what state sealed for the caller is bound to, so a JWT whose `sub` equals an API
+   * key's id never opens that key's state.
+   */
+  callerKey?: string;
+  /**
    * The credentials to send upstream for the caller: its own token (passthrough) or one issued
    * for the upstream by a token exchange (`upstreamAuth`). Set only for JWT callers (an API key
    * is a gateway credential and is never here) and only for tools with `forwardAuth: true`.
@@ -116,6 +122,12 @@ export interface Tool {
    * `execution.taskSupport`; the config's `server.mcp.taskSupport` overrides it.
    */
   taskSupport?: "optional" | "required";
+  /**
+   * A `required` task tool whose first question comes before its task (the MRTR round): on
+   * `/mcp` an input request within `server.mcp.taskAfterMs` is answered `input_required`, and
+   * the task comes with the answer's round. Without it a required tool's questions are the task's.
+   */
+  inputBeforeTask?: boolean;
   execute(args: Record<string, unknown>, ctx?: ToolContext): Promise<ToolResult>;
 }
 

@@ -24,6 +24,8 @@ export interface AuditCall {
   durationMs: number;
   /** The call suspended, waiting for an answer. */
   pending?: boolean;
+  /** The bundle the call came through (`/bundles/{name}/mcp`). */
+  bundle?: string;
 }
 
 /** The options of {@link auditLine}. */
@@ -50,6 +52,7 @@ export function auditLine(call: AuditCall, o: AuditLineOptions): string {
     principal: call.principal,
     ...(call.auth ? { auth: call.auth } : {}),
     ...(call.policy ? { policy: call.policy } : {}),
+    ...(call.bundle ? { bundle: call.bundle } : {}),
     tool: call.tool,
     ...(call.source ? { source: call.source } : {}),
     argumentsDigest: `sha256:${canonicalDigest(args)}`,

@@ -6,6 +6,8 @@ export interface BundleViewer {
   viewKey?: string;
   id: string;
   bundles?: readonly string[];
+  /** The bundle it is seen through (set by {@link bundleView}): named in its calls' audit lines. */
+  bundle?: string;
 }
 
 /** Why a bundle view is refused: a malformed name, no such bundle, or one the caller was not granted. */
@@ -32,6 +34,7 @@ export function bundleView<C extends BundleViewer>(
     ...caller,
     allows: (tool: string) => caller.allows(tool) && inBundle(tool),
     viewKey: `${caller.viewKey ?? caller.id}|bundle:${name}`,
+    bundle: name,
   };
 }
 

@@ -13,7 +13,7 @@ import { hostlessRequestError, installProtocolGuards } from "./http/protocol-err
 import { installJsonBodyParser } from "./http/json-body.js";
 import { HostGuard } from "./http/host-guard.js";
 import { RouteMethods } from "./http/route-methods.js";
-import { DeclaredPolicies } from "./http/route-policy.js";
+import { DeclaredPolicies, policyOf } from "./http/route-policy.js";
 import { createAudit } from "./governance/audit.js";
 import { registerBundles } from "./governance/bundles.js";
 import { pinRoutes } from "./governance/pin-routes.js";
@@ -234,7 +234,12 @@ function installRequestHooks(app: App, state: ServiceState, hostGuard: HostGuard
   app.addHook("onRequest", (request, reply, done) => {
     reply.header("x-request-id", request.id);
     const refused =
-      hostlessRequestError(request) ?? hostGuard.check(state.loaded.config.server, request.headers.host, request.headers.origin);
+      hostlessRequestError(request) ??
+      // The probes are exempt from the Host guard: they reveal nothing, and a kubelet or a
+      // container health check sends whatever Host it has (its pod IP and port).
+      (policyOf(request).access === "probe"
+        ? undefined
+        : hostGuard.check(state.loaded.config.server, request.headers.host, request.headers.origin));
     if (refused) return sendProblem(reply, request, refused, scrub);
     authenticateRequest(state, request, done);
   });

@@ -70,3 +70,16 @@ describe("pending", () => {
     expect(pendingOf({ output: "x", isError: true, metadata: { pending: { id: 1 } } })).toBeUndefined();
   });
 });
+
+describe("defineTool keeps taskSupport", () => {
+  it("carries a definition's taskSupport onto the Tool, and leaves it out when absent", () => {
+    const run = () => "ok";
+    expect(defineTool({ name: "report", description: "d", taskSupport: "required", run }).taskSupport).toBe("required");
+    expect(defineTool({ name: "quick", description: "d", taskSupport: "optional", run }).taskSupport).toBe("optional");
+    expect(defineTool({ name: "ask", description: "d", taskSupport: "required", inputBeforeTask: true, run })).toMatchObject({
+      taskSupport: "required",
+      inputBeforeTask: true,
+    });
+    expect(defineTool({ name: "plain", description: "d", run })).not.toHaveProperty("taskSupport");
+  });
+});

@@ -209,7 +209,7 @@ describe.each(["memory", "redis"] as const)("/mcp plain tasks, %s store", (store
       code: -32602,
     });
     const bad = await same("tasks/update", { taskId: waiting, inputResponses: { input: { action: "maybe" } } });
-    expect(body(bad).error).toMatchObject({ code: -32602, data: { code: "INVALID_REQUEST" } });
+    expect(body(bad).error).toMatchObject({ code: -32602, data: { code: "INVALID_INPUT_RESPONSES" } });
     expect(body(await same("tasks/update", { taskId: waiting })).error).toMatchObject({ code: -32602 });
     // Entries the SDK drops (a request's or a result's shape) reach nobody: an ack, still waiting.
     await same("tasks/update", { taskId: waiting, inputResponses: { input: { method: "elicitation/create" }, other: 1 } });
@@ -276,7 +276,8 @@ describe.each(["memory", "redis"] as const)("/mcp plain tasks, %s store", (store
     await same("tools/call", { name: "slow", arguments: { ms: 5 } }, { tasks: false });
     const refused = await same("tools/call", { name: "echo", arguments: { text: "t" } }, { tasks: false, servers: 1 });
     expect(body(refused).error).toMatchObject({ code: -32021 });
-    // An optional task that asks within taskAfterMs, from a client that can answer: input_required, answered by the SDK.
+    // A required task tool that asks within taskAfterMs, from a client that can answer: input_required
+    // before any task (the task comes with the answer's round), answered by the SDK.
     const caps = { elicitation: { form: {} } };
     const asked = await same("tools/call", { name: "test_tool_with_task", arguments: {} }, { caps, servers: 1 }, created);
     expect(body(asked).result).toMatchObject({ resultType: "input_required" });

@@ -214,7 +214,7 @@ describe("/mcp tasks (io.modelcontextprotocol/tasks) backed by executions on two
     // An ElicitResult without a valid action: refused, nothing delivered.
     expect(await rpc(b, KEYS.alice, "tasks/update", { taskId, inputResponses: { input: { action: "maybe" } } })).toMatchObject({
       kind: "error",
-      error: { code: -32602, data: { code: "INVALID_REQUEST" } },
+      error: { code: -32602, data: { code: "INVALID_INPUT_RESPONSES" } },
     });
     expect(resultOf(await rpc(b, KEYS.alice, "tasks/get", { taskId }))).toMatchObject({ status: "input_required" });
     resultOf(await rpc(b, KEYS.alice, "tasks/update", { taskId, inputResponses: accepted }));
@@ -237,7 +237,7 @@ describe("/mcp tasks (io.modelcontextprotocol/tasks) backed by executions on two
       taskId,
       inputResponses: { confirm: { action: "accept", content: { confirm: "y" } } },
     });
-    expect(wrong).toMatchObject({ kind: "error", error: { code: -32602, data: { code: "INVALID_REQUEST" } } });
+    expect(wrong).toMatchObject({ kind: "error", error: { code: -32602, data: { code: "INVALID_INPUT_RESPONSES" } } });
     resultOf(
       await rpc(b, KEYS.alice, "tasks/update", { taskId, inputResponses: { name: { action: "accept", content: { name: "Ada" } } } }),
     );

@@ -17,6 +17,8 @@ export interface Caller {
   viewKey?: string;
   /** How it authenticated. Always set by the auth layer. */
   kind?: CallerKind;
+  /** The bundle this caller is seen through (`/bundles/{name}/mcp`, `?bundle=`): its audit lines name it. */
+  bundle?: string;
   /** Bundles granted (auth.apiKeys[].bundles, a policy's bundles): when set, the only bundle views it may open. */
   bundles?: readonly string[];
   /** May read `/status` and `/metrics` (every caller when no auth is configured). */

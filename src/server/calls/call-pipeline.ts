@@ -5,7 +5,7 @@ import { pendingOf } from "../../core/pending.js";
 import type { Toolkit } from "../../core/toolkit.js";
 import type { AuditCall } from "../../governance/audit-line.js";
 import type { Answer, LogMessage, Progress, Tool, ToolContext, ToolResult } from "../../core/types.js";
-import { insufficientScope, type Caller } from "../auth/index.js";
+import { insufficientScope, ownerKey, type Caller } from "../auth/index.js";
 import { callSignal, type CallSignal } from "./call-signal.js";
 import type { Metrics, Outcome } from "../observability/metrics.js";
 import type { CallEnvelope } from "./envelope.js";
@@ -66,6 +66,7 @@ export interface CallOptions {
 /** The ToolContext of one call. A class, so `signal` stays a cheap lazy getter on a stable shape. */
 class CallContext implements ToolContext {
   readonly caller: string;
+  readonly callerKey: string;
   /** What goes upstream for a `forwardAuth` tool and a JWT caller only (API keys never leave): see UpstreamCredentials. */
   auth?: { bearer: string };
   clientCapabilities?: Record<string, unknown>;
@@ -82,6 +83,7 @@ class CallContext implements ToolContext {
     readonly onLog?: (m: LogMessage) => void,
   ) {
     this.caller = caller.id;
+    this.callerKey = ownerKey(caller);
     this.onInputRequest = ask && ((requests) => call.pausedWhile(ask(requests)));
   }
   get signal(): AbortSignal {
@@ -203,6 +205,7 @@ export class CallPipeline {
           policy,
           traceId,
           source: tool?.source,
+          ...(o.caller.bundle ? { bundle: o.caller.bundle } : {}),
         });
       }
       // The line's object is built only when it will be written (a hot path at logLevel warn).

@@ -228,7 +228,9 @@ export class McpCatalog {
       if (resumed) return "result" in resumed ? toCallToolResult(resumed.result) : resumed.inputRequired;
       // A retry: its state is opened before the call runs (a forged one is refused here).
       const answer =
-        typeof requestState === "string" ? answerOf(requestState, mcpReq.inputResponses ?? {}, params.name, caller.id, input) : undefined;
+        typeof requestState === "string"
+          ? answerOf(requestState, mcpReq.inputResponses ?? {}, params.name, ownerKey(caller), input)
+          : undefined;
       const relayed = !modern && session.relay ? this.relay?.call(caller, params.name, requestId, session.relay) : undefined;
       // Only an MCP server's tool can ask mid-call.
       const held =
@@ -269,7 +271,7 @@ export class McpCatalog {
       const missing = missingCapabilities(result);
       // A 2026 client is told in kind that the upstream needs a client capability (-32021, HTTP 400).
       if (missing && modern) throw new MissingRequiredClientCapabilityError({ requiredCapabilities: missing }, result.output);
-      return (modern ? toInputRequired(result, params.name, caller.id, caps, input) : undefined) ?? toCallToolResult(result);
+      return (modern ? toInputRequired(result, params.name, ownerKey(caller), caps, input) : undefined) ?? toCallToolResult(result);
     } catch (err) {
       if (err instanceof MissingRequiredClientCapabilityError) throw err;
       if (isToolnexusError(err, "INVALID_ARGUMENTS")) return invalidArgumentsResult(err, this.scrub);

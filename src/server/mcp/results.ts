@@ -42,6 +42,7 @@ const JSONRPC_CODE: Partial<Record<ToolnexusCode, number>> = {
   INVALID_REQUEST: ProtocolErrorCode.InvalidParams,
   INVALID_ARGUMENTS: ProtocolErrorCode.InvalidParams,
   INVALID_STATE: ProtocolErrorCode.InvalidParams,
+  INVALID_INPUT_RESPONSES: ProtocolErrorCode.InvalidParams,
   INPUT_TIMEOUT: ProtocolErrorCode.InvalidParams,
   TOOL_TIMEOUT: REQUEST_TIMEOUT,
   TOOL_FAILED: ProtocolErrorCode.InternalError,

@@ -58,7 +58,7 @@ describe("held input requests on Redis, two replicas", () => {
     expect(seen.inputRequests).toEqual(promoted.inputRequests);
     const key = keyOf(seen);
     expect((await answer(two.url, promoted.id, { [key]: ACCEPT }, B)).status).toBe(404);
-    expect((await answer(two.url, promoted.id, { nope: ACCEPT })).status).toBe(400);
+    expect((await answer(two.url, promoted.id, { nope: ACCEPT })).status).toBe(422);
     const ok = await answer(two.url, promoted.id, { [key]: ACCEPT });
     expect(ok.status).toBe(200);
     const done = await pollUntil(two.url, promoted.id, ["succeeded", "failed"], { headers: A });

@@ -73,8 +73,8 @@ describe("an upstream that asks mid-call (2025 era, the call is held)", () => {
     // Another caller sees nothing and cannot answer; a wrong key is refused and delivers nothing.
     expect((await answer(s.url, promoted.id, { [key]: ACCEPT }, B)).status).toBe(404);
     const wrong = await answer(s.url, promoted.id, { other: ACCEPT });
-    expect(wrong.status).toBe(400);
-    expect(((await wrong.json()) as { code: string }).code).toBe("INVALID_REQUEST");
+    expect(wrong.status).toBe(422);
+    expect(((await wrong.json()) as { code: string }).code).toBe("INVALID_INPUT_RESPONSES");
 
     const ok = await answer(s.url, promoted.id, { [key]: ACCEPT });
     expect(ok.status).toBe(200);

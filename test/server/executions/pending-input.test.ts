@@ -64,9 +64,9 @@ function suite(name: string, start: () => Promise<[TestServer, TestServer]>) {
       expect((await answer(two.url, asked.id, { input: accept({}) }, B)).status).toBe(404);
       // An ElicitResult without a valid action, and keys that differ: nothing reaches the tool.
       const bad = await answer(two.url, asked.id, { input: { action: "maybe" } });
-      expect(bad.status).toBe(400);
-      expect(await bad.json()).toMatchObject({ code: "INVALID_REQUEST", errors: [{ pointer: "/inputResponses/input/action" }] });
-      expect((await answer(two.url, asked.id, { other: accept({}) })).status).toBe(400);
+      expect(bad.status).toBe(422);
+      expect(await bad.json()).toMatchObject({ code: "INVALID_INPUT_RESPONSES", errors: [{ pointer: "/inputResponses/input/action" }] });
+      expect((await answer(two.url, asked.id, { other: accept({}) })).status).toBe(422);
       const ok = await answer(two.url, asked.id, { input: accept({ confirm: true }) });
       expect(ok.status).toBe(200);
       const done = await pollUntil(one.url, asked.id, ["succeeded", "failed"], { headers: A });
@@ -82,13 +82,13 @@ function suite(name: string, start: () => Promise<[TestServer, TestServer]>) {
       expect(Object.keys(asked.inputRequests ?? {}).sort()).toEqual(["confirm", "name"]);
       expect(asked.inputRequests?.name).toMatchObject({ method: "elicitation/create", params: { message: "Your name?" } });
       const wrong = await answer(two.url, asked.id, { name: accept({ name: "Ada" }), confirm: accept({ confirm: "yes" }) });
-      expect(wrong.status).toBe(400);
+      expect(wrong.status).toBe(422);
       expect(await wrong.json()).toMatchObject({
-        code: "INVALID_REQUEST",
+        code: "INVALID_INPUT_RESPONSES",
         errors: [{ pointer: "/inputResponses/confirm/content/confirm" }],
       });
       const missing = await answer(two.url, asked.id, { name: accept({}) });
-      expect(missing.status).toBe(400);
+      expect(missing.status).toBe(422);
       expect((await answer(two.url, asked.id, { name: accept({ name: "Ada" }), confirm: accept({ confirm: true }) })).status).toBe(200);
       const done = await pollUntil(one.url, asked.id, ["succeeded", "failed"], { headers: A });
       expect(done.result?.output).toBe("name=Ada, confirm=true");
@@ -103,7 +103,7 @@ function suite(name: string, start: () => Promise<[TestServer, TestServer]>) {
         properties: { q1: { type: "string", title: "Colour?", enum: ["red", "blue"] } },
         required: ["q1"],
       });
-      expect((await answer(two.url, e.id, { input: accept({ q1: "green" }) })).status).toBe(400);
+      expect((await answer(two.url, e.id, { input: accept({ q1: "green" }) })).status).toBe(422);
       expect((await answer(two.url, e.id, { input: accept({ q1: "blue" }) })).status).toBe(200);
       // The answer turned it running before the 200: the next input_required is the second question.
       const second = (await pollUntil(two.url, e.id, ["input_required"], { headers: A })) as Waiting;

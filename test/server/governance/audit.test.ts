@@ -35,6 +35,8 @@ beforeAll(async () => {
     config: {
       auth: { apiKeys: [{ id: "team-a", key: "${TOOLNEXUS_AUDIT_SECRET}", operator: true }] },
       audit: { sink: "file", path: file, arguments: "full" },
+      bundles: { maths: { tools: ["divide"] } },
+      server: { mcp: { enabled: true, path: "/mcp", pageSize: 100, taskAfterMs: 1000, taskSupport: { divide: "required" } } },
     },
   });
 });
@@ -106,5 +108,47 @@ describe("the audit trail", () => {
 
   it("rejects sink: file without a path as a config error", async () => {
     await expect(buildServer({ logger: false, config: { audit: { sink: "file" } } })).rejects.toThrow(/audit\/path/);
+  });
+
+  it("names the bundle of a call through /bundles/{name}/mcp, and an /mcp task's transport as mcp", async () => {
+    const before = lines().length;
+    const rpc = (path: string, params: Record<string, unknown>) =>
+      fetch(`${s.url}${path}`, {
+        method: "POST",
+        headers: {
+          ...auth,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-protocol-version": "2026-07-28",
+          "mcp-method": "tools/call",
+          "mcp-name": "divide",
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "tools/call",
+          params: {
+            name: "divide",
+            arguments: { a: 6, b: 3 },
+            _meta: {
+              "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+              "io.modelcontextprotocol/clientInfo": { name: "audit-test", version: "1.0.0" },
+              "io.modelcontextprotocol/clientCapabilities": { extensions: { "io.modelcontextprotocol/tasks": {} } },
+              ...params,
+            },
+          },
+        }),
+      });
+    const task = (await (await rpc("/mcp", {})).json()) as { result: { resultType: string; taskId: string } };
+    expect(task.result.resultType).toBe("task");
+    await pollUntil(s.url, task.result.taskId, ["succeeded"], { headers: auth });
+    const viaBundle = (await (await rpc("/bundles/maths/mcp", {})).json()) as { result: { taskId: string } };
+    await pollUntil(s.url, viaBundle.result.taskId, ["succeeded"], { headers: auth });
+
+    const added = lines().slice(before);
+    expect(added).toHaveLength(2);
+    expect(added[0]).toMatchObject({ transport: "mcp", tool: "divide", outcome: "ok" });
+    expect(added[0]).not.toHaveProperty("bundle");
+    expect(added[1]).toMatchObject({ transport: "mcp", tool: "divide", bundle: "maths", outcome: "ok" });
   });
 });

@@ -89,3 +89,44 @@ describe("DNS-rebinding protection: Host and Origin on every route", () => {
     expect(await both(openConfigured, "tools.example.com", "http://evil.example.com")).toMatchObject({ rest: 403, mcp: 403 });
   });
 });
+
+describe("the probes are exempt from the Host and Origin check", () => {
+  let app: ToolnexusServer;
+  let url: string;
+
+  beforeAll(async () => {
+    ({ app, url } = await serve("127.0.0.1", { allowedHosts: ["tools.example.com"], allowedOrigins: ["https://app.example.com"] }));
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+
+  const get = (path: string, host: string, extra = "") =>
+    rawRequest(url, `GET ${path} HTTP/1.1\r\nHost: ${host}\r\n${extra}Connection: close\r\n\r\n`);
+
+  it.each(["127.0.0.1", "10.1.2.3:8080", "evil.example.com"])("/healthz and /readyz answer 200 to Host %s", async (host) => {
+    expect((await get("/healthz", host)).status).toBe(200);
+    expect((await get("/readyz", host)).status).toBe(200);
+    expect((await get("/readyz", host, "Origin: http://evil.example.com\r\n")).status).toBe(200);
+  });
+
+  it("every other route still refuses such a Host with 403 FORBIDDEN_HOST", async () => {
+    for (const host of ["127.0.0.1", "10.1.2.3:8080"]) {
+      const r = await get("/tools", host);
+      expect(r.status).toBe(403);
+      expect(JSON.parse(r.body)).toMatchObject({ code: "FORBIDDEN_HOST" });
+      expect((await get("/status", host)).status).toBe(403);
+      // A path that only looks like a probe is not one.
+      expect((await get("/healthz/", host)).status).toBe(403);
+    }
+    expect((await get("/tools", "tools.example.com")).status).toBe(200);
+  });
+
+  it("a probe with a 10 KB Host gets a clean answer, and the service goes on", async () => {
+    const r = await get("/readyz", `${"a".repeat(10 * 1024)}.example.com`);
+    expect(r.status === 200 || (r.status >= 400 && r.status < 500)).toBe(true);
+    const other = await get("/tools", `${"a".repeat(10 * 1024)}.example.com`);
+    expect(other.status).toBe(403);
+    expect((await get("/healthz", "10.1.2.3:8080")).status).toBe(200);
+  });
+});

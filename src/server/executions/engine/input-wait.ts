@@ -1,6 +1,6 @@
 import { ToolnexusError } from "../../../core/errors.js";
 import type { InputRequests, InputResponses } from "../../../core/input-requests.js";
-import { inputResponseErrors } from "../../../core/input-responses.js";
+import { checkInputResponses } from "../../../core/input-responses.js";
 
 interface Wait {
   resolve(responses: InputResponses): void;
@@ -71,23 +71,12 @@ export class InputWaits {
 }
 
 /**
- * INVALID_REQUEST unless `responses` answers exactly the requests asked (with `partial`, some of
- * them), each with a result that fits its request (an accepted form's content its schema).
+ * INVALID_INPUT_RESPONSES (422) unless `responses` answers exactly the requests asked (with
+ * `partial`, some of them), each with a result that fits its request (an accepted form's
+ * content its schema).
  */
 export function checkResponses(requests: Record<string, unknown>, responses: InputResponses, partial = false): void {
-  const asked = Object.keys(requests);
-  const missing = partial ? [] : asked.filter((k) => !Object.hasOwn(responses, k));
-  const stray = Object.keys(responses).filter((k) => !Object.hasOwn(requests, k));
-  if (missing.length || stray.length) {
-    throw new ToolnexusError("INVALID_REQUEST", `inputResponses must answer exactly the execution's inputRequests (${asked.join(", ")})`, {
-      errors: [
-        ...missing.map((k) => ({ pointer: `/inputResponses/${k}`, message: "is missing" })),
-        ...stray.map((k) => ({ pointer: `/inputResponses/${k}`, message: "answers no input request" })),
-      ],
-    });
-  }
-  const errors = inputResponseErrors(requests as InputRequests, responses);
-  if (errors.length) throw new ToolnexusError("INVALID_REQUEST", "inputResponses do not answer what was requested", { errors });
+  checkInputResponses(requests as InputRequests, responses, partial);
 }
 
 /** The requests of `requests` that `answered` leaves open. */

@@ -39,7 +39,7 @@ export function pipelineRunner(
       const options: Parameters<CallPipeline["call"]>[2] = {
         caller: jobCaller(job, sealer),
         requestId: job.requestId,
-        transport: "execution",
+        transport: job.transport ?? "execution",
         log: log.child({ reqId: job.requestId, execution: job.id }),
         maxTimeoutMs: maxTimeoutMs(),
         onStart: (call) => {
@@ -105,7 +105,8 @@ export function failedOutcome(err: unknown, requestId: string, scrub: (s: string
 
 /** The caller of a job: its owner, and the bearer sealed with it when it still opens. */
 function jobCaller(job: Job, sealer: Sealer): Caller {
-  const caller = ownerCaller(job.owner);
+  const owner = ownerCaller(job.owner);
+  const caller = job.bundle ? { ...owner, bundle: job.bundle } : owner;
   const bearer = job.callerToken === undefined ? undefined : openCallerToken(sealer, job.owner, job.callerToken);
   return bearer === undefined ? caller : { ...caller, bearer };
 }

@@ -24,6 +24,10 @@ export interface Submission {
   timeoutMs: number;
   /** The caller's token, sealed (caller-token.ts), for a tool that acts for the caller upstream. */
   callerToken?: string;
+  /** How the call came: an `/mcp` task is audited and logged as `mcp`; absent, `execution`. */
+  transport?: "mcp";
+  /** The bundle the call came through (`/bundles/{name}/mcp`), for its audit line. */
+  bundle?: string;
 }
 
 /** What a store hands its runner: the call and who asked for it. */
@@ -35,6 +39,10 @@ export interface Job {
   requestId: string;
   /** The caller's token, sealed: Redis holds only this ciphertext, which expires with the token. */
   callerToken?: string;
+  /** How the call came (see Submission.transport). */
+  transport?: "mcp";
+  /** The bundle the call came through (see Submission.bundle). */
+  bundle?: string;
 }
 
 /** How a run ended. */

@@ -172,6 +172,8 @@ export class MemoryExecutionStore implements ExecutionStore {
         body: s.body,
         requestId: s.requestId,
         ...(s.callerToken ? { callerToken: s.callerToken } : {}),
+        ...(s.transport ? { transport: s.transport } : {}),
+        ...(s.bundle ? { bundle: s.bundle } : {}),
       },
       this.hooks(e),
     );

@@ -139,6 +139,8 @@ export class RedisExecutionStore implements ExecutionStore {
       body: s.body,
       requestId: s.requestId,
       ...(s.callerToken ? { callerToken: s.callerToken } : {}),
+      ...(s.transport ? { transport: s.transport } : {}),
+      ...(s.bundle ? { bundle: s.bundle } : {}),
     };
     // The record and its job are written together or not at all (see createWithJob).
     const [verdict, earlier] = (await precheck(this.redis, call)) ?? (await createWithJob(this.queue, call, job));

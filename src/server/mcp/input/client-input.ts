@@ -1,5 +1,12 @@
 import type { InputRequiredResult } from "@modelcontextprotocol/server";
-import { openInputState, sealInputState, type InputDeps } from "../../../core/input-requests.js";
+import {
+  openInputState,
+  sealInputState,
+  type InputDeps,
+  type InputRequests,
+  type InputResponses,
+} from "../../../core/input-requests.js";
+import { checkAgainstState, formsOf } from "../../../core/input-responses.js";
 import { pendingOf } from "../../../core/pending.js";
 import { pendingAnswer, pendingInputRequests } from "../../../core/pending-input.js";
 import type { Answer, ToolResult } from "../../../core/types.js";
@@ -28,7 +35,15 @@ export function toInputRequired(
   const expiresAt = Number.isFinite(parsed) ? parsed : now + deps.inputTimeoutMs;
   const requestState = sealInputState(
     deps.sealer,
-    { tool: `mcp-client:${tool}`, caller, round: 1, expiresAt, pendingId: pending.id, pendingKind: pending.kind },
+    {
+      tool: `mcp-client:${tool}`,
+      caller,
+      round: 1,
+      expiresAt,
+      pendingId: pending.id,
+      pendingKind: pending.kind,
+      ...askedOf(inputRequests as InputRequests),
+    },
     now,
   );
   return { resultType: "input_required", inputRequests, requestState } as InputRequiredResult;
@@ -46,5 +61,13 @@ export function answerOf(
   deps: InputDeps,
 ): Answer {
   const state = openInputState(deps.sealer, requestState, `mcp-client:${tool}`, caller);
+  // Checked against what was asked before the tool (or its upstream) sees it.
+  checkAgainstState(state, inputResponses as InputResponses);
   return pendingAnswer(state.pendingId ?? "", state.pendingKind, inputResponses);
+}
+
+/** What a sealed state keeps of `requests` to check their answers: each one's method, each form's schema. */
+function askedOf(requests: InputRequests): { asked: Record<string, string>; forms?: Record<string, unknown> } {
+  const forms = formsOf(requests);
+  return { asked: Object.fromEntries(Object.entries(requests).map(([k, r]) => [k, r.method])), ...(forms ? { forms } : {}) };
 }

@@ -79,8 +79,8 @@ export class McpTasks {
    * `tools/call` as a task: the call is checked as a plain one (unknown, forbidden, overloaded,
    * bad arguments: the same answers), then submitted as an execution of the caller. An
    * optional one that settles within `server.mcp.taskAfterMs` is answered directly; otherwise
-   * (and always for a required one) the answer is the task. One that asks for input within
-   * that time is answered `input_required` (MRTR): the retry delivers the answer to the waiting
+   * (and always for a required one's result) the answer is the task. One that asks for input
+   * within that time, required or optional, is answered `input_required` (MRTR): the retry delivers the answer to the waiting
    * execution, which may then settle or become the task. Rejects with ToolnexusError.
    */
   async call(
@@ -94,14 +94,16 @@ export class McpTasks {
     const input = { sealer: this.state.sealer, inputTimeoutMs: this.state.loaded.config.server.inputTimeoutMs };
     const requestState = ctx.mcpReq.requestState();
     const inputResponses = (ctx.mcpReq.inputResponses ?? {}) as InputResponses;
-    const retry = typeof requestState === "string" ? taskRetryOf(requestState, params.name, caller.id, input) : undefined;
+    const retry = typeof requestState === "string" ? taskRetryOf(requestState, params.name, ownerKey(caller), input) : undefined;
     if (retry) {
       const waiting = await this.store.input(owner, retry.execution, inputResponses);
       if (!waiting) throw new JsonRpcError(ProtocolErrorCode.InvalidParams, "The task this state names is gone");
-      return this.settle(caller, params, ctx, support, waiting, retry.after);
+      // A retry answered an input round before the task: the next round may ask again the same way.
+      return this.settle(caller, params, ctx, support, waiting, retry.after, true);
     }
     // A retry of a plain call's pending (its state opened before anything runs).
-    const answer = typeof requestState === "string" ? answerOf(requestState, inputResponses, params.name, caller.id, input) : undefined;
+    const answer =
+      typeof requestState === "string" ? answerOf(requestState, inputResponses, params.name, ownerKey(caller), input) : undefined;
     const body = { arguments: params.arguments ?? {}, ...(answer ? { answer } : {}) };
     const prepared = this.pipeline.prepare(params.name, body, caller, this.state.loaded.config.executions.maxTimeoutMs);
     this.pipeline.release(prepared);
@@ -113,10 +115,18 @@ export class McpTasks {
       );
     }
     const { execution } = await this.store.submit(
-      { owner, tool: prepared.tool.name, body, requestId, timeoutMs: prepared.timeoutMs },
+      {
+        owner,
+        tool: prepared.tool.name,
+        body,
+        requestId,
+        timeoutMs: prepared.timeoutMs,
+        transport: "mcp",
+        ...(caller.bundle ? { bundle: caller.bundle } : {}),
+      },
       prepared.tool.name,
     );
-    return this.settle(caller, params, ctx, support, execution, 0);
+    return this.settle(caller, params, ctx, support, execution, 0, prepared.tool.inputBeforeTask === true);
   }
 
   /** What `tools/call` answers for `execution` once its events after `after` are seen (or not, for a required tool). */
@@ -127,17 +137,19 @@ export class McpTasks {
     support: TaskSupport,
     execution: ExecutionT,
     after: number,
+    asksFirst: boolean,
   ): Promise<CallToolResult | CreateTaskResultV2 | InputRequiredResult> {
-    if (support === "optional") {
-      const settled = await this.settleWithin(ownerKey(caller), execution.id, ctx, params._meta?.progressToken, after);
-      if (settled?.event === "result") return toCallToolResult(settled.data);
-      if (settled?.event === "error") throw problemError(settled.data);
-      if (settled?.event === "input_required") {
-        const at = { tool: params.name, caller: caller.id, execution: execution.id, after: settled.id };
-        const input = { sealer: this.state.sealer, inputTimeoutMs: this.state.loaded.config.server.inputTimeoutMs };
-        const asked = taskInputRequired(ctx, settled.data.inputRequests, at, input);
-        if (asked) return asked;
-      }
+    // A required tool that asks before its task waits too, but only for a question: its result is
+    // never answered directly (it is the task's), while its first input round is (MRTR).
+    if (support === "required" && !asksFirst) return createTaskResult(execution, POLL_INTERVAL_MS);
+    const settled = await this.settleWithin(ownerKey(caller), execution.id, ctx, params._meta?.progressToken, after);
+    if (support === "optional" && settled?.event === "result") return toCallToolResult(settled.data);
+    if (support === "optional" && settled?.event === "error") throw problemError(settled.data);
+    if (settled?.event === "input_required") {
+      const at = { tool: params.name, caller: ownerKey(caller), execution: execution.id, after: settled.id };
+      const input = { sealer: this.state.sealer, inputTimeoutMs: this.state.loaded.config.server.inputTimeoutMs };
+      const asked = taskInputRequired(ctx, settled.data.inputRequests, at, input);
+      if (asked) return asked;
     }
     return createTaskResult(execution, POLL_INTERVAL_MS);
   }

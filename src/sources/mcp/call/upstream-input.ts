@@ -8,6 +8,7 @@ import {
   sealInputState,
   type InputResponses,
 } from "../../../core/input-requests.js";
+import { checkAgainstState, formsOf } from "../../../core/input-responses.js";
 import { sharedSealer } from "../../../core/seal.js";
 import type { ToolContext, ToolResult } from "../../../core/types.js";
 
@@ -53,13 +54,13 @@ function keyOf(server: string, tool: string): string {
 export function openRetry(deps: InputDeps, server: string, tool: string, ctx: ToolContext): Retry | ToolResult | undefined {
   const answer = ctx.answer;
   if (!answer) return undefined;
-  const state = openInputState(deps.sealer, answer.id, keyOf(server, tool), ctx.caller);
+  const state = openInputState(deps.sealer, answer.id, keyOf(server, tool), sealedCaller(ctx));
   const retry: Retry = {
     round: state.round + 1,
     ...(state.requestState !== undefined ? { requestState: state.requestState } : {}),
     ...(state.taskId !== undefined ? { taskId: state.taskId } : {}),
   };
-  if (answer.ok) return { ...retry, inputResponses: inputResponsesOf(answer) };
+  if (answer.ok) return { ...retry, inputResponses: checkAgainstState(state, inputResponsesOf(answer)) };
   const asked = Object.entries(state.asked ?? {});
   if (asked.some(([, method]) => method !== "elicitation/create")) {
     const reason = answer.reason ? `: ${answer.reason}` : "";
@@ -114,11 +115,29 @@ export function sealedPending(
   const now = Date.now();
   const expiresAt = now + deps.inputTimeoutMs;
   const asked = Object.fromEntries(Object.entries(requests).map(([k, v]) => [k, v.method]));
+  const forms = formsOf(requests);
+  const caller = sealedCaller(ctx);
   const id = sealInputState(
     deps.sealer,
-    { tool: keyOf(server, tool), ...(ctx.caller !== undefined ? { caller: ctx.caller } : {}), ...carry, round, expiresAt, asked },
+    {
+      tool: keyOf(server, tool),
+      ...(caller !== undefined ? { caller } : {}),
+      ...carry,
+      round,
+      expiresAt,
+      asked,
+      ...(forms ? { forms } : {}),
+    },
     now,
   );
   const res = inputRequired(id, requests, expiresAt);
   return { ...res, metadata: { ...res.metadata, server, tool } };
+}
+
+/**
+ * Who a sealed state is bound to: the caller's kind and id (a JWT `sub` equal to an API key's
+ * id is another caller), or the bare id when the toolkit runs outside the service.
+ */
+function sealedCaller(ctx: ToolContext): string | undefined {
+  return ctx.callerKey ?? ctx.caller;
 }
