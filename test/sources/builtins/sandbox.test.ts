@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { readFile, writeFile } from "node:fs/promises";
+import { readFile, rm, writeFile } from "node:fs/promises";
 import net from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
@@ -66,17 +66,20 @@ describe("builtins.sandbox: bubblewrap", () => {
   });
 
   it("bash reads and writes the workspace (at its own path), and nothing else of the host", async () => {
+    const probe = marker("tmp");
+    // Were the sandbox missing, these would land on the host: never leave them there.
+    onTestFinished(() => Promise.all([`/tmp/${probe}`, `/usr/${probe}`].map((f) => rm(f, { force: true }))).then(() => undefined));
     await sandboxed.run("write", { path: "from-tool.txt", content: "written by the write tool\n" });
     const r = await sandboxed.run("bash", {
-      command: `pwd; cat from-tool.txt; echo "written by bash" > from-bash.txt; mkdir -p sub && echo deep > sub/f; touch /usr/tn-sandbox-probe 2>&1; echo tmp > /tmp/tn-sandbox-probe && echo tmp-ok`,
+      command: `pwd; cat from-tool.txt; echo "written by bash" > from-bash.txt; mkdir -p sub && echo deep > sub/f; touch /usr/${probe} 2>&1; echo tmp > /tmp/${probe} && echo tmp-ok`,
     });
     expect(r.output).toBe(
-      `${sandboxed.ws}\nwritten by the write tool\ntouch: cannot touch '/usr/tn-sandbox-probe': Read-only file system\ntmp-ok\n`,
+      `${sandboxed.ws}\nwritten by the write tool\ntouch: cannot touch '/usr/${probe}': Read-only file system\ntmp-ok\n`,
     );
     expect(await readFile(path.join(sandboxed.ws, "from-bash.txt"), "utf8")).toBe("written by bash\n");
     expect((await sandboxed.run("read", { path: "sub/f" })).output).toContain("deep");
     // Its /tmp is its own.
-    await expect(readFile("/tmp/tn-sandbox-probe", "utf8")).rejects.toMatchObject({ code: "ENOENT" });
+    await expect(readFile(`/tmp/${probe}`, "utf8")).rejects.toMatchObject({ code: "ENOENT" });
   });
 
   it("a cancelled call leaves no process behind, even one that left the process group with setsid", async () => {
