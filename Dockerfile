@@ -18,8 +18,10 @@ FROM ${NODE_IMAGE}
 # tini is PID 1: it forwards SIGTERM to node (which drains) and reaps the stdio MCP
 # servers and tool processes that would otherwise linger as zombies. No -g: signalling
 # the whole group would kill MCP children before toolnexus has drained its calls.
+# bubblewrap is the sandbox of the bash built-in (builtins.sandbox: auto uses it when the
+# container allows user namespaces; docs/builtins.md says how).
 RUN apt-get update \
- && apt-get install -y --no-install-recommends tini \
+ && apt-get install -y --no-install-recommends tini bubblewrap \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 ENV NODE_ENV=production

@@ -5,7 +5,7 @@ import type { LoadedConfig } from "./config/load.js";
 import { ConfigError } from "./config/config-error.js";
 import { isToolnexusError } from "./core/errors.js";
 import type { Progress } from "./core/types.js";
-import { exposureWarning, refusalReason } from "./server/service/startup-checks.js";
+import { exposureWarning, protectionRefusal, refusalReason } from "./server/service/startup-checks.js";
 import { VERSION } from "./version.js";
 
 // Node's on-disk cache of compiled modules (Node >= 22.1; NODE_COMPILE_CACHE picks the directory,
@@ -138,7 +138,7 @@ async function config(explicit: string | undefined): Promise<LoadedConfig> {
 }
 
 async function serve(loaded: LoadedConfig, host?: string, port?: string, insecure = false): Promise<number> {
-  const refusal = refusalReason(loaded.config, insecure);
+  const refusal = refusalReason(loaded.config, insecure) ?? (await protectionRefusal(loaded));
   if (refusal) return print(refusal, 2);
   const { buildServer } = await import("./server/build-server.js");
   const app = await buildServer({ config: loaded, watch: true, insecure });

@@ -120,6 +120,25 @@ describe("toolnexus CLI", () => {
     expect(stderr).toContain("server.insecure");
   });
 
+  it("serve refuses to start when builtins.sandbox requires bubblewrap and bwrap is missing, naming the way out", async () => {
+    const dir = await tempDir({
+      "toolnexus.yaml":
+        'builtins: { enabled: true, sandbox: bubblewrap }\nauth: { apiKeys: [ { id: a, key: "a-key-0123456789abcdef" } ] }\n',
+    });
+    // A PATH without bwrap, as on a machine without the bubblewrap package.
+    const run = promisify(execFile)(process.execPath, [cli, "serve", "--config", dir, "--port", "0"], {
+      env: { ...process.env, TOOLNEXUS_CONFIG: "", PATH: "/nonexistent-dir" },
+      timeout: 20_000,
+    });
+    const { code, stderr } = await run.then(
+      () => ({ code: 0, stderr: "" }),
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect(code).toBe(2);
+    expect(stderr).toContain("refusing to start: builtins.sandbox is bubblewrap, but bubblewrap does not work on this machine");
+    expect(stderr).toContain("bwrap was not found on PATH (install the bubblewrap package)");
+  });
+
   it("serve drains on SIGTERM: in-flight calls complete, new ones are refused, exit 0, no child process left", async () => {
     const port = await freePort();
     const dir = await tempDir({

@@ -11,6 +11,8 @@ export interface SourceStatus {
   tools: number;
   /** MCP servers: the protocol revision the session negotiated. */
   protocolVersion?: string;
+  /** Built-ins: the protection bash commands run under (bubblewrap, runAs, none). */
+  sandbox?: string;
   error?: string;
 }
 

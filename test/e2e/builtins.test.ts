@@ -1,12 +1,12 @@
 import http from "node:http";
-import { mkdtemp, readFile, realpath, rm } from "node:fs/promises";
+import { mkdtemp, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CONTRACT_BUILTIN_NAMES } from "../../src/sources/builtins/registry.js";
 import { startServer, type TestServer } from "../helpers/server.js";
-import { groupGone, waitGroupGone } from "../sources/builtins/process-check.js";
+import { groupGone, marker, pgidOf, waitGroupGone } from "../sources/builtins/process-check.js";
 import { executeTool } from "../helpers/execute.js";
 
 let dir: string;
@@ -27,15 +27,6 @@ afterAll(async () => {
 async function execute(name: string, body: Record<string, unknown>) {
   const res = await executeTool(s.url, name, body);
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-}
-
-async function pidFrom(file: string): Promise<number> {
-  for (let i = 0; i < 500; i++) {
-    const text = await readFile(file, "utf8").catch(() => "");
-    if (text.trim()) return Number(text.trim());
-    await delay(10);
-  }
-  throw new Error("the command never wrote its pid");
 }
 
 describe("built-in tools over REST", () => {
@@ -93,17 +84,30 @@ describe("built-in tools over REST", () => {
     expect(r.body.output).not.toContain("e2e-canary-secret");
   });
 
+  it("bash runs in the bubblewrap sandbox by default here: said at start and in /status, the service's environ out of reach", async () => {
+    expect(s.logs.filter((l) => String(l.msg).startsWith("builtins sandbox:")).map((l) => l.msg)).toEqual(["builtins sandbox: bubblewrap"]);
+    const status = (await (await fetch(`${s.url}/status`)).json()) as { sources: Record<string, unknown>[] };
+    expect(status.sources.find((x) => x.source === "builtin")).toMatchObject({ state: "connected", sandbox: "bubblewrap" });
+    const r = await execute("bash", { arguments: { command: `cat /proc/${process.pid}/environ` } });
+    expect(r.body.output).toMatch(/No such file or directory/);
+    expect(r.body.output).not.toContain("e2e-canary-secret");
+  });
+
   it("a call timeout kills the bash process group and answers 504", async () => {
-    const r = await execute("bash", { arguments: { command: "echo $$ > rest-timeout.pid; sleep 30 & sleep 30" }, timeoutMs: 300 });
+    // Found from outside by a marker: in the bubblewrap sandbox `$$` is a namespace-local id.
+    const m = marker("rest-timeout");
+    const call = execute("bash", { arguments: { command: `: ${m}; sleep 30 & sleep 30; exit 0` }, timeoutMs: 300 });
+    const pgid = await pgidOf(m);
+    const r = await call;
     expect(r.status).toBe(504);
     expect(r.body).toMatchObject({ code: "TOOL_TIMEOUT" });
-    const pgid = await pidFrom(path.join(ws, "rest-timeout.pid"));
     expect(await waitGroupGone(pgid)).toBe(true);
   });
 
   it("a client disconnect kills the bash process group, leaving no process behind", async () => {
     const { port } = new URL(s.url);
-    const body = JSON.stringify({ arguments: { command: "echo $$ > disconnect.pid; sleep 30 & sleep 30 & wait" } });
+    const m = marker("disconnect");
+    const body = JSON.stringify({ arguments: { command: `: ${m}; sleep 30 & sleep 30 & wait` } });
     const req = http.request({
       host: "127.0.0.1",
       port: Number(port),
@@ -114,7 +118,7 @@ describe("built-in tools over REST", () => {
     req.on("error", () => {}); // the socket is destroyed on purpose
     req.end(body);
 
-    const pgid = await pidFrom(path.join(ws, "disconnect.pid"));
+    const pgid = await pgidOf(m);
     expect(groupGone(pgid)).toBe(false);
     const destroyedAt = performance.now();
     req.destroy();

@@ -7,7 +7,7 @@ import { executeTool } from "../helpers/execute.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 import { streamExecute, type SseEvent } from "../helpers/sse.js";
 import { eventually } from "../helpers/wait.js";
-import { groupGone, waitGroupGone } from "../sources/builtins/process-check.js";
+import { groupGone, marker as commandMarker, pgidOf, waitGroupGone } from "../sources/builtins/process-check.js";
 import { faultServer, fixtureLog, readEvents } from "../sources/mcp/fixture.js";
 import { startAgent, type AgentServer } from "../fixtures/a2a/agent-server.js";
 
@@ -165,11 +165,11 @@ describe("streaming execute (Accept: text/event-stream) over a real socket", () 
   });
 
   it("closing the stream mid-call kills a bash built-in's process group", async () => {
-    const call = await streamExecute(srv.url, "bash", { arguments: { command: "echo $$ > stream.pid; sleep 30 & sleep 30 & wait" } });
+    // Found from outside by a marker: in the bubblewrap sandbox `$$` is a namespace-local id.
+    const m = commandMarker("stream");
+    const call = await streamExecute(srv.url, "bash", { arguments: { command: `: ${m}; sleep 30 & sleep 30 & wait` } });
     expect(call.res.status).toBe(200);
-    const pgid = Number(
-      await eventually(async () => (await readFile(path.join(dir, "stream.pid"), "utf8").catch(() => "")).trim() || undefined),
-    );
+    const pgid = await pgidOf(m);
     expect(groupGone(pgid)).toBe(false);
     const closedAt = performance.now();
     call.close();

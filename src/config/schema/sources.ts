@@ -1,6 +1,9 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { ForwardAuthField, UpstreamAuthSection } from "./upstream-auth.js";
 
+/** `builtins.sandbox` mode: auto, bubblewrap (required) or off. */
+const SandboxMode = Type.Union([Type.Literal("auto"), Type.Literal("bubblewrap"), Type.Literal("off")]);
+
 /**
  * `builtins:` — the built-in shell/file tools. Off unless enabled: this is a
  * network service. `true` or `{ enabled: true }` turns them on; `disabled: true` always wins.
@@ -37,14 +40,40 @@ export const BuiltinsSection = Type.Union([
         Type.String({ description: "Shell bash runs commands with (`<shell> -c <command>`). Default /bin/bash, else /bin/sh." }),
       ),
       runAs: Type.Optional(
-        Type.Object(
+        Type.Union(
+          [
+            Type.Object(
+              {
+                uid: Type.Integer({ minimum: 0, description: "User id bash commands run as (the service must run as root to switch)." }),
+                gid: Type.Integer({ minimum: 0, description: "Group id bash commands run as; supplementary groups are dropped." }),
+              },
+              { additionalProperties: false },
+            ),
+            Type.String({ pattern: "^[A-Za-z_][A-Za-z0-9_.-]*$", description: "A user name from /etc/passwd (its uid and primary gid)." }),
+          ],
           {
-            uid: Type.Integer({ minimum: 0, description: "User id bash commands run as (the service must run as root to switch)." }),
-            gid: Type.Integer({ minimum: 0, description: "Group id bash commands run as; supplementary groups are dropped." }),
+            description:
+              "Run bash commands as this unprivileged user, so they cannot read the service's /proc/<pid>/environ or its files. Needs a root service.",
           },
+        ),
+      ),
+      sandbox: Type.Optional(
+        Type.Union(
+          [
+            SandboxMode,
+            Type.Object(
+              {
+                mode: Type.Optional(SandboxMode),
+                network: Type.Optional(
+                  Type.Boolean({ description: "false: commands get no network (their own empty network namespace). Default true." }),
+                ),
+              },
+              { additionalProperties: false },
+            ),
+          ],
           {
-            additionalProperties: false,
-            description: "Run bash commands as this unprivileged user, so they cannot read the service's /proc/<pid>/environ or its files.",
+            description:
+              "Where bash commands run: auto (default: bubblewrap when bwrap works on this machine, else none), bubblewrap (required: refuse to start without it), off.",
           },
         ),
       ),

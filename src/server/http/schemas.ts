@@ -171,6 +171,12 @@ const SourceStatus = Type.Object(
     protocolVersion: Type.Optional(
       Type.String({ description: "MCP servers: the protocol revision negotiated with the server (e.g. 2026-07-28, 2025-11-25)." }),
     ),
+    sandbox: Type.Optional(
+      Type.String({
+        description:
+          "Built-ins: what bash commands run under: bubblewrap, runAs uid=… gid=…, or none (they can read the service's secrets).",
+      }),
+    ),
     error: Type.Optional(Type.String()),
   },
   { $id: "SourceStatus" },

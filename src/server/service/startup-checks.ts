@@ -1,6 +1,9 @@
 import type { ToolnexusConfig } from "../../config/schema/index.js";
 import { exposedCommandBuiltins } from "../../sources/builtins/names.js";
 
+/** Why `serve` must refuse to start for the shell built-ins' protection (`builtins.sandbox`, `runAs`), or undefined. */
+export { protectionRefusal } from "../../sources/builtins/protection-check.js";
+
 /** True when the config authenticates callers (API keys or JWT). */
 function hasAuth(config: ToolnexusConfig): boolean {
   return (config.auth?.apiKeys.length ?? 0) > 0 || config.auth?.jwt !== undefined;

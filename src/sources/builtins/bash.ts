@@ -1,6 +1,7 @@
 import { stat } from "node:fs/promises";
 import type { BuiltinEnv } from "./env.js";
-import { runInGroup } from "./process-group.js";
+import { runInGroup, type GroupRunOptions } from "./process-group.js";
+import { bwrapArgs } from "./sandbox.js";
 import { BuiltinError, builtinTool, fail, ok, optionalString, stringArg } from "./tool.js";
 
 const DEFAULT_TIMEOUT_MS = 60_000;
@@ -43,10 +44,9 @@ export function bashTool(env: BuiltinEnv) {
             shell: env.shell,
             command,
             cwd,
-            env: env.shellEnv,
             timeoutMs,
             outputLimitBytes: env.limits.outputLimitBytes,
-            ...(env.runAs ? { runAs: env.runAs } : {}),
+            ...confinement(env, cwd),
             ...(ctx.signal ? { signal: ctx.signal } : {}),
           },
           env.processes,
@@ -63,4 +63,21 @@ export function bashTool(env: BuiltinEnv) {
     },
     env.workspace,
   );
+}
+
+/**
+ * How the command is confined: started through bwrap (its own namespaces, the workspace the
+ * only writable host directory, `/tmp` its own), as another user, or neither.
+ */
+function confinement(env: BuiltinEnv, cwd: string): Pick<GroupRunOptions, "env" | "launcher" | "runAs"> {
+  const p = env.protection;
+  if (p.kind === "none") return { env: env.shellEnv };
+  if (p.kind === "runAs") return { env: env.shellEnv, runAs: p.runAs };
+  // The host's TMPDIR is not mounted in the sandbox: its own /tmp is.
+  const shellEnv = "TMPDIR" in env.shellEnv ? { ...env.shellEnv, TMPDIR: "/tmp" } : env.shellEnv;
+  return {
+    env: shellEnv,
+    launcher: [p.bwrap, ...bwrapArgs(p.baseArgs, env.workspace.root, cwd)],
+    ...(p.runAs ? { runAs: p.runAs } : {}),
+  };
 }

@@ -1,6 +1,7 @@
 import type { EgressConfig } from "../../config/schema/index.js";
 import type { Logger, Tool } from "../../core/types.js";
 import type { ProcessGroups } from "./process-group.js";
+import type { Protection } from "./protection.js";
 import type { Workspace } from "./workspace.js";
 
 /** Size and count caps shared by the built-in tools. */
@@ -22,8 +23,8 @@ export interface BuiltinEnv {
   shellEnv: Readonly<Record<string, string>>;
   /** Absolute path of the shell bash runs as `<shell> -c <command>`. */
   shell: string;
-  /** The uid/gid bash commands run as (`builtins.runAs`); the service's own when absent. */
-  runAs?: { uid: number; gid: number };
+  /** What bash commands run under: the bubblewrap sandbox, another user (`builtins.runAs`), or nothing. */
+  protection: Protection;
   /** The config's `egress:` section, for webfetch's egress guard. */
   egress: EgressConfig;
   /** Live bash process groups, killed when the source closes. */

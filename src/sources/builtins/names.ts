@@ -25,3 +25,6 @@ export const COMMAND_AND_WRITE_BUILTINS: readonly string[] = ["bash", "write", "
 export function exposedCommandBuiltins(config: LoadedConfig["config"]): string[] {
   return exposedBuiltins(config, COMMAND_AND_WRITE_BUILTINS, CONTRACT_BUILTIN_NAMES);
 }
+
+/** Built-ins that start processes: what the sandbox (or `builtins.runAs`) confines. */
+export const PROCESS_BUILTINS: readonly string[] = ["bash"];

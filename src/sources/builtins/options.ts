@@ -3,6 +3,7 @@ import type { BuiltinsConfig, EgressConfig } from "../../config/schema/index.js"
 import type { LoadedConfig } from "../../config/load.js";
 import { silentLogger, type Logger, type Tool } from "../../core/types.js";
 import type { BuiltinLimits } from "./env.js";
+import { serviceFiles, type RunAsSetting, type SandboxSetting } from "./protection.js";
 
 /** The builtins section, resolved: everything the source needs, defaults applied. */
 export interface BuiltinsOptions {
@@ -16,8 +17,12 @@ export interface BuiltinsOptions {
   inheritEnv?: boolean;
   /** Explicit shell; default /bin/bash when present, else /bin/sh. */
   shell?: string;
-  /** `builtins.runAs`: the uid/gid bash commands run as, when set. */
-  runAs?: { uid: number; gid: number };
+  /** `builtins.runAs`: the user bash commands run as, when set (ids, or a name). */
+  runAs?: RunAsSetting;
+  /** `builtins.sandbox`; absent ⇒ auto with network. */
+  sandbox?: SandboxSetting;
+  /** The service's own files (config, pin file, audit log) the sandbox hides. */
+  hide?: string[];
   limits: BuiltinLimits;
   egress: EgressConfig;
 }
@@ -39,8 +44,10 @@ export function builtinsEnabled(cfg: BuiltinsConfig | undefined): boolean {
 }
 
 /** The resolved options of an enabled builtins section. */
-export function builtinsOptions({ config, baseDir }: LoadedConfig): BuiltinsOptions {
+export function builtinsOptions({ config, baseDir, file }: LoadedConfig): BuiltinsOptions {
   const cfg = typeof config.builtins === "object" ? config.builtins : {};
+  const sandbox = typeof cfg.sandbox === "string" ? { mode: cfg.sandbox } : (cfg.sandbox ?? {});
+  const audit = config.audit?.path;
   return {
     // resolve-paths.ts made an object's workspace absolute; `builtins: true` gets the default here.
     workspace: path.resolve(baseDir, cfg.workspace ?? "workspace"),
@@ -49,6 +56,9 @@ export function builtinsOptions({ config, baseDir }: LoadedConfig): BuiltinsOpti
     ...(cfg.inheritEnv ? { inheritEnv: true } : {}),
     ...(cfg.shell ? { shell: path.resolve(baseDir, cfg.shell) } : {}),
     ...(cfg.runAs ? { runAs: cfg.runAs } : {}),
+    sandbox: { mode: sandbox.mode ?? "auto", network: sandbox.network !== false },
+    // A config directory under /etc (the container image's /etc/toolnexus) is hidden whole.
+    hide: serviceFiles([file, config.pinning.file, audit, audit && `${audit}.1`, baseDir.startsWith("/etc/") ? baseDir : undefined]),
     limits: {
       outputLimitBytes: cfg.outputLimitBytes ?? DEFAULT_LIMITS.outputLimitBytes,
       maxFileBytes: cfg.maxFileBytes ?? DEFAULT_LIMITS.maxFileBytes,

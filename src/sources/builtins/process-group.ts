@@ -17,6 +17,11 @@ export interface GroupRunOptions {
   killGraceMs?: number;
   /** Run as this user and group (supplementary groups dropped); needs a root service. */
   runAs?: { uid: number; gid: number };
+  /**
+   * A program and its arguments the shell is started through (the sandbox: `bwrap … --`). It
+   * leads the group; everything it starts stays in it.
+   */
+  launcher?: readonly string[];
 }
 
 /** How a command ended. `output` is combined stdout+stderr, capped. */
@@ -65,7 +70,8 @@ export class ProcessGroups {
 export async function runInGroup(opts: GroupRunOptions, groups: ProcessGroups): Promise<GroupRunResult> {
   const out = new CappedOutput(opts.outputLimitBytes);
   // One pipe for both streams, joined by the shell itself: output keeps the order it was written in.
-  const child = spawn(opts.shell, ["-c", `exec 2>&1\n${opts.command}`], {
+  const argv = [...(opts.launcher ?? []), opts.shell, "-c", `exec 2>&1\n${opts.command}`];
+  const child = spawn(argv[0] ?? opts.shell, argv.slice(1), {
     cwd: opts.cwd,
     env: { ...opts.env },
     detached: true,

@@ -1,32 +1,35 @@
-import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { setTimeout as delay } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeBuiltins, type Builtins } from "./helpers.js";
-import { groupGone } from "./process-check.js";
+import { groupGone, marker, pgidOf } from "./process-check.js";
 
-let b: Builtins;
-beforeAll(async () => {
+beforeAll(() => {
   process.env.TOOLNEXUS_CANARY = "canary-value-must-not-leak";
   process.env.TOOLNEXUS_ALLOWED = "allowed-value";
-  b = await makeBuiltins({ env: ["TOOLNEXUS_ALLOWED"], limits: { outputLimitBytes: 4096, maxFileBytes: 1024 * 1024, maxScanFiles: 1000 } });
 });
-afterAll(async () => {
+afterAll(() => {
   delete process.env.TOOLNEXUS_CANARY;
   delete process.env.TOOLNEXUS_ALLOWED;
-  await b.close();
 });
 
-async function pgidFrom(file: string): Promise<number> {
-  for (let i = 0; i < 200; i++) {
-    const text = await readFile(file, "utf8").catch(() => "");
-    if (text.trim()) return Number(text.trim());
-    await delay(10);
-  }
-  throw new Error("the command never wrote its pid");
-}
+// Every behaviour holds bare and in the bubblewrap sandbox (which this machine runs). Process
+// groups are found from outside by a marker in the command: in the sandbox `$$` is an id of
+// the command's own PID namespace.
+describe.each(["off", "bubblewrap"] as const)("bash (builtins.sandbox: %s)", (mode) => {
+  let b: Builtins;
+  const sandbox = { mode, network: true };
+  beforeAll(async () => {
+    b = await makeBuiltins({
+      sandbox,
+      env: ["TOOLNEXUS_ALLOWED"],
+      limits: { outputLimitBytes: 4096, maxFileBytes: 1024 * 1024, maxScanFiles: 1000 },
+    });
+    expect(b.src.status().sandbox).toBe(mode === "off" ? "none — a key allowed to use bash can read this service's secrets" : "bubblewrap");
+  });
+  afterAll(async () => {
+    await b.close();
+  });
 
-describe("bash", () => {
   it("returns combined stdout and stderr in the order written, in the workspace by default", async () => {
     const r = await b.run("bash", { command: "echo out; echo err >&2; echo out2; echo err2 >&2; pwd" });
     expect(r.isError).toBe(false);
@@ -54,7 +57,7 @@ describe("bash", () => {
   });
 
   it("builtins.inheritEnv: true hands bash the service's whole environment (HOME stays the workspace)", async () => {
-    const inheriting = await makeBuiltins({ inheritEnv: true });
+    const inheriting = await makeBuiltins({ sandbox, inheritEnv: true });
     try {
       const r = await inheriting.run("bash", { command: 'echo "[$TOOLNEXUS_CANARY]"; echo $HOME' });
       expect(r.output).toBe(`[canary-value-must-not-leak]\n${inheriting.ws}\n`);
@@ -87,27 +90,31 @@ describe("bash", () => {
   });
 
   it("kills the whole process group on timeout, background children included", async () => {
-    const pidFile = path.join(b.ws, "timeout.pid");
+    const m = marker("timeout");
     const started = Date.now();
-    const r = await b.run("bash", { command: "echo $$ > timeout.pid; sleep 30 & sleep 30; echo never", timeout: 300 });
+    const call = b.run("bash", { command: `: ${m}; sleep 30 & sleep 30; echo never`, timeout: 300 });
+    const pgid = await pgidOf(m);
+    const r = await call;
     expect(r.isError).toBe(true);
     expect(r.output).toMatch(/bash: command timed out after 300 ms and was killed/);
     expect(r.metadata).toMatchObject({ timedOut: true });
     expect(Date.now() - started).toBeLessThan(10_000);
-    const pgid = await pgidFrom(pidFile);
     expect(groupGone(pgid)).toBe(true);
   });
 
   it("escalates to SIGKILL for a command that ignores SIGTERM", async () => {
-    const r = await b.run("bash", { command: "trap '' TERM; echo $$ > stubborn.pid; sleep 30", timeout: 200 });
-    expect(r.metadata).toMatchObject({ timedOut: true });
-    expect(groupGone(await pgidFrom(path.join(b.ws, "stubborn.pid")))).toBe(true);
+    const m = marker("stubborn");
+    const call = b.run("bash", { command: `trap '' TERM; : ${m}; sleep 30; exit 0`, timeout: 200 });
+    const pgid = await pgidOf(m);
+    expect((await call).metadata).toMatchObject({ timedOut: true });
+    expect(groupGone(pgid)).toBe(true);
   });
 
   it("kills the group when the call's signal aborts, and rethrows the abort reason", async () => {
     const ac = new AbortController();
-    const call = b.run("bash", { command: "echo $$ > abort.pid; sleep 30 & wait" }, { signal: ac.signal });
-    const pgid = await pgidFrom(path.join(b.ws, "abort.pid"));
+    const m = marker("abort");
+    const call = b.run("bash", { command: `: ${m}; sleep 30 & wait` }, { signal: ac.signal });
+    const pgid = await pgidOf(m);
     expect(groupGone(pgid)).toBe(false);
     const reason = new Error("client went away");
     ac.abort(reason);
@@ -116,15 +123,18 @@ describe("bash", () => {
   });
 
   it("leaves nothing running in the background after the command returns", async () => {
-    const r = await b.run("bash", { command: "echo $$ > bg.pid; (sleep 30 &) ; sleep 30 >/dev/null 2>&1 & echo started" });
-    expect(r).toMatchObject({ isError: false, output: "started\n" });
-    expect(groupGone(await pgidFrom(path.join(b.ws, "bg.pid")))).toBe(true);
+    const m = marker("bg");
+    const call = b.run("bash", { command: `: ${m}; (sleep 30 &) ; sleep 30 >/dev/null 2>&1 & sleep 0.2; echo started` });
+    const pgid = await pgidOf(m);
+    expect(await call).toMatchObject({ isError: false, output: "started\n" });
+    expect(groupGone(pgid)).toBe(true);
   });
 
   it("closing the source kills running commands", async () => {
-    const other = await makeBuiltins();
-    const call = other.run("bash", { command: "echo $$ > close.pid; sleep 30" });
-    const pgid = await pgidFrom(path.join(other.ws, "close.pid"));
+    const other = await makeBuiltins({ sandbox });
+    const m = marker("close");
+    const call = other.run("bash", { command: `: ${m}; sleep 30; exit 0` });
+    const pgid = await pgidOf(m);
     await other.src.close();
     const r = await call;
     expect(r.isError).toBe(true);

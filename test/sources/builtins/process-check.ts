@@ -35,3 +35,45 @@ export async function waitGroupGone(pgid: number, ms = 5000): Promise<boolean> {
   }
   return groupGone(pgid);
 }
+
+/** One host process: its pid, process group and state (from /proc/<pid>/stat). */
+interface HostProcess {
+  pid: number;
+  pgrp: number;
+  state: string;
+}
+
+/**
+ * The live host processes whose command line contains `marker` — found from outside, so it
+ * works for a command in the sandbox's PID namespace too (where `$$` is a namespace-local id).
+ */
+export function processesWith(marker: string): HostProcess[] {
+  return readdirSync("/proc")
+    .filter((p) => /^\d+$/.test(p) && Number(p) !== process.pid)
+    .flatMap((pid) => {
+      try {
+        if (!readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(marker)) return [];
+        const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+        const [state = "", , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+        return state === "Z" || state === "X" ? [] : [{ pid: Number(pid), pgrp: Number(pgrp), state }];
+      } catch {
+        return [];
+      }
+    });
+}
+
+/** Polls until a process whose command line holds `marker` runs, and returns its (host) process group. */
+export async function pgidOf(marker: string, ms = 5000): Promise<number> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    const found = processesWith(marker)[0];
+    if (found) return found.pgrp;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`no process with ${marker} started`);
+}
+
+/** A marker unique to one test command (put it in the command as `: <marker>;`). */
+export function marker(label: string): string {
+  return `tn-marker-${label}-${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
+}

@@ -17,8 +17,10 @@ describe.runIf(process.platform === "linux" && process.getuid?.() === 0)("builti
   let asNobody: Builtins;
   let asService: Builtins;
   beforeAll(async () => {
-    asNobody = await makeBuiltins({ runAs: { uid: NOBODY, gid: NOBODY } });
-    asService = await makeBuiltins();
+    // runAs alone, where no sandbox is available (the sandbox has its own tests).
+    const off = { mode: "off" as const, network: true };
+    asNobody = await makeBuiltins({ sandbox: off, runAs: { uid: NOBODY, gid: NOBODY } });
+    asService = await makeBuiltins({ sandbox: off });
     // The temporary dirs are 0700; the unprivileged user must be able to enter its workspace.
     await chmod(path.dirname(asNobody.ws), 0o755);
     await chmod(asNobody.ws, 0o777);
@@ -37,6 +39,18 @@ describe.runIf(process.platform === "linux" && process.getuid?.() === 0)("builti
     expect(r.output).toMatch(/Permission denied/);
     expect(r.output).not.toContain(SERVICE_ENTRY);
     expect(r.isError).toBe(true);
+  });
+
+  it("with a working sandbox, runAs applies inside it", async () => {
+    const both = await makeBuiltins({ runAs: { uid: NOBODY, gid: NOBODY } });
+    try {
+      await chmod(path.dirname(both.ws), 0o755);
+      await chmod(both.ws, 0o777);
+      expect(both.src.status().sandbox).toBe(`bubblewrap (runAs uid=${NOBODY} gid=${NOBODY})`);
+      expect((await both.run("bash", { command: "id -u; echo x > f; cat f" })).output).toBe(`${NOBODY}\nx\n`);
+    } finally {
+      await both.close();
+    }
   });
 
   it("without runAs, the same command reads it: the exposure runAs closes", async () => {

@@ -45,7 +45,7 @@ describe("builtins config", () => {
     const r = await names(true, "cfg-true");
     expect(r.tools).toEqual(ALL);
     expect(new Set(r.sources)).toEqual(new Set(["builtin"]));
-    expect(r.status).toEqual([{ source: "builtin", name: "builtins", state: "connected", tools: ALL.length }]);
+    expect(r.status).toEqual([{ source: "builtin", name: "builtins", state: "connected", tools: ALL.length, sandbox: "bubblewrap" }]);
     expect((await stat(path.join(dir, "cfg-true", "workspace"))).isDirectory()).toBe(true);
   });
 
