@@ -11,6 +11,8 @@ export interface SourceStatus {
   tools: number;
   /** MCP servers: the protocol revision the session negotiated. */
   protocolVersion?: string;
+  /** MCP servers: why that revision (a pin, what the server offers, whether it keeps sessions). */
+  protocolReason?: string;
   error?: string;
 }
 

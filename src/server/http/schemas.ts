@@ -171,6 +171,12 @@ const SourceStatus = Type.Object(
     protocolVersion: Type.Optional(
       Type.String({ description: "MCP servers: the protocol revision negotiated with the server (e.g. 2026-07-28, 2025-11-25)." }),
     ),
+    protocolReason: Type.Optional(
+      Type.String({
+        description:
+          "MCP servers: why that revision (a protocolVersion pin, what the server offers, whether a 2025 session gives its mid-call requests a channel).",
+      }),
+    ),
     error: Type.Optional(Type.String()),
   },
   { $id: "SourceStatus" },
