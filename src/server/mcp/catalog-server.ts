@@ -35,6 +35,7 @@ import {
   toJsonRpcError,
 } from "./results.js";
 import { TASKS_EXTENSION } from "./task-wire.js";
+import { stdioAsk } from "./stdio-ask.js";
 import { registerTaskMethods } from "./task-methods.js";
 import type { McpTasks } from "./tasks.js";
 import type { LegacyRelay, RelaySink } from "./legacy-relay.js";
@@ -173,7 +174,7 @@ export class McpCatalog {
     server.setRequestHandler("tools/list", (req, ctx) => guard(ctx, () => this.listTools(caller, req.params?.cursor)));
     server.setRequestHandler("tools/call", (req, ctx) => {
       const { ran } = session;
-      if (ran?.id !== ctx.mcpReq.id) return this.callTool(session, req.params, ctx, tasks);
+      if (ran?.id !== ctx.mcpReq.id) return this.callTool(session, req.params, ctx, tasks, server);
       if (ran.outcome.status === "rejected") throw ran.outcome.reason;
       return ran.outcome.value;
     });
@@ -198,6 +199,8 @@ export class McpCatalog {
     params: CallToolRequest["params"],
     ctx: ServerContext,
     tasks?: McpTasks,
+    /** The SDK Server of a stateful connection (stdio), which can ask its 2025 client itself. */
+    peer?: Server,
   ): Promise<CallToolResult | InputRequiredResult> {
     const { caller } = session;
     const { mcpReq } = ctx;
@@ -210,7 +213,10 @@ export class McpCatalog {
     const wantsLogs = envelope === undefined || envelope[LOG_LEVEL_META_KEY] !== undefined;
     // A 2026-era request carries its envelope; only such a client can answer input_required.
     const modern = envelope !== undefined;
-    const caps = modern ? clientCapabilitiesOf(envelope) : {};
+    // A 2025 client over stdio is asked on its own connection, in the SDK's 2025 terms (stdio-ask.ts).
+    const peerCaps = !modern && session.transport === "stdio" ? peer?.getClientCapabilities() : undefined;
+    const direct = peerCaps ? stdioAsk(ctx, peerCaps) : undefined;
+    const caps = modern ? clientCapabilitiesOf(envelope) : direct ? (peerCaps as Record<string, unknown>) : {};
     const input = { sealer: this.state.sealer, inputTimeoutMs: this.state.loaded.config.server.inputTimeoutMs };
     try {
       const support = tasks?.supportOf(params.name);
@@ -219,7 +225,8 @@ export class McpCatalog {
         if (tasks.optedIn(ctx)) return (await tasks.call(caller, requestId, params, ctx, support)) as CallToolResult;
         if (support === "required") throw tasks.missingCapability();
       }
-      const requestState = modern ? mcpReq.requestState() : undefined;
+      // On stdio the SDK's 2025 shim asks an input_required result's questions and calls again with the state.
+      const requestState = modern || direct ? mcpReq.requestState() : undefined;
       // The retry of a held call's input_required: it answers the call running wherever it is.
       const resumed =
         typeof requestState === "string"
@@ -259,7 +266,7 @@ export class McpCatalog {
                 },
               }),
           ...(wantsLogs ? { onLog: (m) => void mcpReq.log(m.level, scrubDeep(m.data, this.scrub), m.logger).catch(() => {}) } : {}),
-          ...(relayed || held ? { onInputRequest: (relayed ?? held)!.ask } : {}),
+          ...(relayed || held ? { onInputRequest: (relayed ?? held)!.ask } : direct ? { onInputRequest: direct } : {}),
         },
       );
       relayed?.track(run);
@@ -269,7 +276,7 @@ export class McpCatalog {
       const missing = missingCapabilities(result);
       // A 2026 client is told in kind that the upstream needs a client capability (-32021, HTTP 400).
       if (missing && modern) throw new MissingRequiredClientCapabilityError({ requiredCapabilities: missing }, result.output);
-      return (modern ? toInputRequired(result, params.name, caller.id, caps, input) : undefined) ?? toCallToolResult(result);
+      return (modern || direct ? toInputRequired(result, params.name, caller.id, caps, input) : undefined) ?? toCallToolResult(result);
     } catch (err) {
       if (err instanceof MissingRequiredClientCapabilityError) throw err;
       if (isToolnexusError(err, "INVALID_ARGUMENTS")) return invalidArgumentsResult(err, this.scrub);
