@@ -15,6 +15,7 @@ import {
 } from "@modelcontextprotocol/server";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/server/validators/ajv";
 import { isToolnexusError, ToolnexusError } from "../../core/errors.js";
+import type { Answer } from "../../core/types.js";
 import { ownerKey, type Caller } from "../auth/index.js";
 import { bindAbort, onSignalAbort, type AbortListen } from "../calls/bind-abort.js";
 import type { CallPipeline } from "../calls/call-pipeline.js";
@@ -242,33 +243,37 @@ export class McpCatalog {
         modern && !answer && this.relaysLogs(params.name) ? this.heldRetry?.start(caller, params.name, requestId, caps) : undefined;
       // A promoted call outlives this request: its end no longer cancels the call (its execution's cancel does).
       const listen: AbortListen<AbortSignal> = held ? (s, abort) => onSignalAbort(s, () => !held.promoted && abort()) : onSignalAbort;
-      const run = this.pipeline.call(
-        params.name,
-        { arguments: params.arguments ?? {}, ...(answer ? { answer } : {}) },
-        {
-          caller,
-          requestId,
-          transport: session.transport ?? "mcp",
-          log: session.log,
-          clientCapabilities: caps,
-          onStart: (call) => {
-            relayed?.bind(call);
-            this.inFlight.add(ownerKey(caller), mcpReq.id, call);
-            // The SDK aborts this signal when the transport closes: over HTTP, the response stream.
-            held?.bind(call);
-            bindAbort(call, mcpReq.signal, listen, clientClosed);
+      const callWith = (answer: Answer | undefined) =>
+        this.pipeline.call(
+          params.name,
+          { arguments: params.arguments ?? {}, ...(answer ? { answer } : {}) },
+          {
+            caller,
+            requestId,
+            transport: session.transport ?? "mcp",
+            log: session.log,
+            clientCapabilities: caps,
+            onStart: (call) => {
+              relayed?.bind(call);
+              this.inFlight.add(ownerKey(caller), mcpReq.id, call);
+              // The SDK aborts this signal when the transport closes: over HTTP, the response stream.
+              held?.bind(call);
+              bindAbort(call, mcpReq.signal, listen, clientClosed);
+            },
+            ...(progressToken === undefined
+              ? {}
+              : {
+                  onProgress: (p) => {
+                    mcpReq.notify({ method: "notifications/progress", params: { progressToken, ...p } }).catch(() => {});
+                  },
+                }),
+            ...(wantsLogs ? { onLog: (m) => void mcpReq.log(m.level, scrubDeep(m.data, this.scrub), m.logger).catch(() => {}) } : {}),
+            ...(relayed || held ? { onInputRequest: (relayed ?? held)!.ask } : direct ? { onInputRequest: direct } : {}),
           },
-          ...(progressToken === undefined
-            ? {}
-            : {
-                onProgress: (p) => {
-                  mcpReq.notify({ method: "notifications/progress", params: { progressToken, ...p } }).catch(() => {});
-                },
-              }),
-          ...(wantsLogs ? { onLog: (m) => void mcpReq.log(m.level, scrubDeep(m.data, this.scrub), m.logger).catch(() => {}) } : {}),
-          ...(relayed || held ? { onInputRequest: (relayed ?? held)!.ask } : direct ? { onInputRequest: direct } : {}),
-        },
-      );
+        );
+      const first = callWith(answer);
+      // A 2025 HTTP client is asked a pending's questions on its stream; the call ends with the last round.
+      const run = relayed ? first.then((r) => relayed.answerPendings(r, callWith)) : first;
       relayed?.track(run);
       const outcome = held ? await held.settle(run) : { result: await run };
       if ("inputRequired" in outcome) return outcome.inputRequired;
