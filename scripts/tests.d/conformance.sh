@@ -40,7 +40,8 @@ ev_port=$(free_port); tn_port=$(free_port)
 (cd "$EV" && PORT=$ev_port exec node node_modules/tsx/dist/cli.mjs everything-server.ts) > "$OUT/everything.log" 2>&1 &
 pids+=($!)
 wait_ok "http://localhost:$ev_port/mcp" || { echo "conformance: the reference server did not start"; exit 1; }
-# Not pinned: toolnexus negotiates 2026-07-28 with it (its 2026-only tools are then visible).
+# Pinned to 2026-07-28: unpinned, toolnexus would speak 2025 to it (it keeps 2025 sessions over
+# HTTP, see docs/mcp-servers.md#protocol-revisions), and its 2026-only tools are visible only in 2026.
 # The tasks-* scenarios call native tools of their own (greet, slow_compute, …): a fixture plugin
 # beside the reference server; taskAfterMs well under the 1 s those scenarios expect to become tasks.
 # Its tools that ask mid-call (test_sampling, test_elicitation*) are reached over a second,
@@ -50,7 +51,7 @@ wait_ok "http://localhost:$ev_port/mcp" || { echo "conformance: the reference se
 ASKING='{ test_sampling: ASK, test_elicitation: ASK, test_elicitation_sep1034_defaults: ASK, test_elicitation_sep1330_enums: ASK }'
 cat > "$OUT/toolnexus.yaml" <<YAML
 mcpServers:
-  everything: { url: "http://localhost:$ev_port/mcp", prefix: false, tools: ${ASKING//ASK/false} }
+  everything: { url: "http://localhost:$ev_port/mcp", prefix: false, protocolVersion: "2026-07-28", tools: ${ASKING//ASK/false} }
   everything2025: { url: "http://localhost:$ev_port/mcp", prefix: false, protocolVersion: "2025-11-25", tools: ${ASKING//ASK/true} }
 plugins: ["$PWD/test/fixtures/plugins/conformance-tasks.mjs"]
 server: { logLevel: debug, mcp: { taskAfterMs: 200 } }

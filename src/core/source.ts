@@ -13,6 +13,8 @@ export interface SourceStatus {
   protocolVersion?: string;
   /** Built-ins: the protection bash commands run under (bubblewrap, runAs, none). */
   sandbox?: string;
+  /** MCP servers: why that revision (a pin, what the server offers, whether it keeps sessions). */
+  protocolReason?: string;
   error?: string;
 }
 

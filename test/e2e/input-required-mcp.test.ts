@@ -47,7 +47,7 @@ describe("input requests on /mcp", () => {
   beforeAll(async () => {
     ref = await startReferenceServer();
     srv = await startServer({
-      config: { mcpServers: { everything: { url: ref.url, prefix: false as const } } },
+      config: { mcpServers: { everything: { url: ref.url, prefix: false as const, protocolVersion: "2026-07-28" } } },
       tools: [favourite, login],
     });
   }, 120_000);

@@ -51,7 +51,10 @@ describe("a 2026 upstream's input requests over REST", () => {
 
   beforeAll(async () => {
     ref = await startReferenceServer();
-    const config = { server: { stateSecret: SECRET }, mcpServers: { everything: { url: ref.url, prefix: false as const } } };
+    const config = {
+      server: { stateSecret: SECRET },
+      mcpServers: { everything: { url: ref.url, prefix: false as const, protocolVersion: "2026-07-28" } },
+    };
     srv = await startServer({ config });
     other = await startServer({ config: { ...config, server: { stateSecret: `${SECRET}-other` } } });
   }, 120_000);

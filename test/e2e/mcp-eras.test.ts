@@ -14,7 +14,7 @@ const STRICT_LEGACY = fileURLToPath(new URL("../fixtures/mcp/initialize-first-se
 const V2_STDIO = fileURLToPath(new URL("../fixtures/mcp/v2-stdio-server.mjs", import.meta.url));
 
 interface Status {
-  sources: { name: string; state: string; tools: number; protocolVersion?: string; error?: string }[];
+  sources: { name: string; state: string; tools: number; protocolVersion?: string; protocolReason?: string; error?: string }[];
 }
 const status = async (url: string) => ((await (await fetch(`${url}/status`)).json()) as Status).sources;
 const listed = async (url: string) =>
@@ -83,9 +83,14 @@ describe("MCP servers of both protocol eras in one config", () => {
     expect(byName["modern-stdio"]).toMatchObject({ state: "connected", protocolVersion: "2026-07-28" });
     expect(byName.legacy).toMatchObject({ state: "connected", protocolVersion: "2025-11-25" });
     expect(byName.pinned).toMatchObject({ state: "connected", protocolVersion: "2025-11-25" });
-    // The 2026-only servers never saw an initialize.
+    // Each says why: a stdio server is asked initialize first; an HTTP server that refuses it is 2026-only.
+    expect(byName.legacy?.protocolReason).toMatch(/^stdio: initialize first/);
+    expect(byName["modern-stdio"]?.protocolReason).toMatch(/refused initialize; it speaks 2026-07-28 only/);
+    expect(byName.modern?.protocolReason).toBe("the server offers only 2026-07-28");
+    expect(byName.pinned?.protocolReason).toBe("pinned by the server's protocolVersion");
+    // The 2026-only HTTP server was asked initialize once per source (refused), after its discover.
     expect(modern.methods).toContain("server/discover");
-    expect(modern.methods).not.toContain("initialize");
+    expect(modern.methods.indexOf("server/discover")).toBeLessThan(modern.methods.indexOf("initialize"));
     const served = (await readFile(log, "utf8"))
       .split("\n")
       .filter(Boolean)

@@ -4,7 +4,12 @@ import path from "node:path";
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { CreateMessageRequestSchema, ElicitRequestSchema, type ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ListRootsRequestSchema,
+  type ClientCapabilities,
+} from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startRedis, type RedisServer } from "../helpers/redis.js";
 import { startServeProcess, type ServeProcess } from "../helpers/serve-process.js";
@@ -70,6 +75,18 @@ async function modernCall(replica: ServeProcess, key: string, name: string, extr
   return JSON.parse(data) as Json;
 }
 
+// A native tool whose pending carries a roots/list request as is (as a 2026 upstream's input_required does).
+const ROOTS_PLUGIN = `export default {
+  name: "count_roots", description: "Counts the client's roots", inputSchema: { type: "object" }, source: "native",
+  async execute(_args, ctx) {
+    const roots = ctx?.answer?.data?.inputResponses?.roots?.roots;
+    if (roots) return { output: "roots: " + roots.map((r) => r.uri).join(","), isError: false };
+    const pending = { id: "roots", kind: "roots", prompt: "Your roots?", data: { inputRequests: { roots: { method: "roots/list" } } } };
+    return { output: pending.prompt, isError: true, metadata: { pending } };
+  },
+};
+`;
+
 const textOf = (r: Json): string => ((r.content as { text: string }[])[0] ?? { text: "" }).text;
 
 describe("/mcp 2025 clients get an upstream's mid-call requests on their call's stream (two replicas, Redis)", () => {
@@ -110,10 +127,13 @@ describe("/mcp 2025 clients get an upstream's mid-call requests on their call's 
       "  apiKeys:",
       `    - { id: alice, key: ${KEYS.alice} }`,
       `    - { id: bob, key: ${KEYS.bob} }`,
+      // Native tools that end in a pending: a question then an approval; roots/list carried as a 2026 upstream's input_required is.
+      `plugins: [${JSON.stringify(path.join(root, "test/fixtures/plugins/pending-rounds.mjs"))}, ./roots.mjs]`,
       // A 2025-era upstream that asks mid-call (elicitation/create, sampling/createMessage).
       `mcpServers: { asker: { command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(path.join(root, "test/fixtures/mcp/asking-server.mjs"))}] } }`,
     ].join("\n");
     await writeFile(path.join(dir, "toolnexus.yaml"), config);
+    await writeFile(path.join(dir, "roots.mjs"), ROOTS_PLUGIN);
     const env = { ...process.env, REDIS_URL: redis.url };
     [a, b] = await Promise.all([startServeProcess(dir, env), startServeProcess(dir, env)]);
   });
@@ -227,6 +247,31 @@ describe("/mcp 2025 clients get an upstream's mid-call requests on their call's 
     await expect(call).rejects.toMatchObject({ data: { code: "INPUT_TIMEOUT" } });
     await expect.poll(() => late?.status, { timeout: 5000 }).toBeDefined();
     expect([400, 410]).toContain(late?.status);
+  });
+
+  it("a native tool's pendings reach a 2025 client as elicitation/create on the call's stream; replies on the other replica complete it", async () => {
+    const { client } = await connect(KEYS.alice, { elicitation: {} });
+    const asked: Json[] = [];
+    client.setRequestHandler(ElicitRequestSchema, async (req) => {
+      asked.push(req.params as Json);
+      return { action: "accept", content: asked.length === 1 ? { q1: "red" } : {} };
+    });
+    const before = sent.length;
+    const result = (await client.callTool({ name: "two_rounds", arguments: {} })) as Json;
+    expect(asked.map((a) => a.message)).toEqual(["Colour?", "Sure about red?"]);
+    expect(result).toMatchObject({ content: [{ type: "text", text: "colour=red, sure=true" }] });
+    expect(result.isError).toBeFalsy();
+    expect(sent.slice(before).map((s) => s.to)).toEqual([b.url, b.url]);
+  });
+
+  it("a pending's roots/list reaches a client that declared roots; one without the capability gets the pending as isError", async () => {
+    const { client } = await connect(KEYS.alice, { roots: {} });
+    client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: "file:///work", name: "work" }] }));
+    const result = (await client.callTool({ name: "count_roots", arguments: {} })) as Json;
+    expect(result).toMatchObject({ content: [{ type: "text", text: "roots: file:///work" }] });
+    const { client: without } = await connect(KEYS.alice, { elicitation: {} });
+    const refused = (await without.callTool({ name: "count_roots", arguments: {} })) as Json;
+    expect(refused).toMatchObject({ isError: true, _meta: { "toolnexus/pending": { kind: "roots" } } });
   });
 
   it("a 2026 client's plain call whose 2025 upstream asks is input_required; the retry, on the other replica, answers the held call", async () => {

@@ -177,6 +177,12 @@ const SourceStatus = Type.Object(
           "Built-ins: what bash commands run under: bubblewrap, runAs uid=… gid=…, or none (they can read the service's secrets).",
       }),
     ),
+    protocolReason: Type.Optional(
+      Type.String({
+        description:
+          "MCP servers: why that revision (a protocolVersion pin, what the server offers, whether a 2025 session gives its mid-call requests a channel).",
+      }),
+    ),
     error: Type.Optional(Type.String()),
   },
   { $id: "SourceStatus" },

@@ -15,6 +15,7 @@ import {
 } from "@modelcontextprotocol/server";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/server/validators/ajv";
 import { isToolnexusError, ToolnexusError } from "../../core/errors.js";
+import type { Answer } from "../../core/types.js";
 import { ownerKey, type Caller } from "../auth/index.js";
 import { bindAbort, onSignalAbort, type AbortListen } from "../calls/bind-abort.js";
 import type { CallPipeline } from "../calls/call-pipeline.js";
@@ -35,6 +36,7 @@ import {
   toJsonRpcError,
 } from "./results.js";
 import { TASKS_EXTENSION } from "../../sources/mcp/call/task-v2.js";
+import { stdioAsk } from "./input/stdio-ask.js";
 import { registerTaskMethods } from "./tasks/methods.js";
 import type { McpTasks } from "./tasks/tasks.js";
 import type { LegacyRelay, RelaySink } from "./input/legacy-relay.js";
@@ -173,7 +175,7 @@ export class McpCatalog {
     server.setRequestHandler("tools/list", (req, ctx) => guard(ctx, () => this.listTools(caller, req.params?.cursor)));
     server.setRequestHandler("tools/call", (req, ctx) => {
       const { ran } = session;
-      if (ran?.id !== ctx.mcpReq.id) return this.callTool(session, req.params, ctx, tasks);
+      if (ran?.id !== ctx.mcpReq.id) return this.callTool(session, req.params, ctx, tasks, server);
       if (ran.outcome.status === "rejected") throw ran.outcome.reason;
       return ran.outcome.value;
     });
@@ -198,6 +200,8 @@ export class McpCatalog {
     params: CallToolRequest["params"],
     ctx: ServerContext,
     tasks?: McpTasks,
+    /** The SDK Server of a stateful connection (stdio), which can ask its 2025 client itself. */
+    peer?: Server,
   ): Promise<CallToolResult | InputRequiredResult> {
     const { caller } = session;
     const { mcpReq } = ctx;
@@ -210,7 +214,10 @@ export class McpCatalog {
     const wantsLogs = envelope === undefined || envelope[LOG_LEVEL_META_KEY] !== undefined;
     // A 2026-era request carries its envelope; only such a client can answer input_required.
     const modern = envelope !== undefined;
-    const caps = modern ? clientCapabilitiesOf(envelope) : {};
+    // A 2025 client over stdio is asked on its own connection, in the SDK's 2025 terms (stdio-ask.ts).
+    const peerCaps = !modern && session.transport === "stdio" ? peer?.getClientCapabilities() : undefined;
+    const direct = peerCaps ? stdioAsk(ctx, peerCaps) : undefined;
+    const caps = modern ? clientCapabilitiesOf(envelope) : direct ? (peerCaps as Record<string, unknown>) : {};
     const input = { sealer: this.state.sealer, inputTimeoutMs: this.state.loaded.config.server.inputTimeoutMs };
     try {
       const support = tasks?.supportOf(params.name);
@@ -219,7 +226,8 @@ export class McpCatalog {
         if (tasks.optedIn(ctx)) return (await tasks.call(caller, requestId, params, ctx, support)) as CallToolResult;
         if (support === "required") throw tasks.missingCapability();
       }
-      const requestState = modern ? mcpReq.requestState() : undefined;
+      // On stdio the SDK's 2025 shim asks an input_required result's questions and calls again with the state.
+      const requestState = modern || direct ? mcpReq.requestState() : undefined;
       // The retry of a held call's input_required: it answers the call running wherever it is.
       const resumed =
         typeof requestState === "string"
@@ -237,33 +245,37 @@ export class McpCatalog {
         modern && !answer && this.relaysLogs(params.name) ? this.heldRetry?.start(caller, params.name, requestId, caps) : undefined;
       // A promoted call outlives this request: its end no longer cancels the call (its execution's cancel does).
       const listen: AbortListen<AbortSignal> = held ? (s, abort) => onSignalAbort(s, () => !held.promoted && abort()) : onSignalAbort;
-      const run = this.pipeline.call(
-        params.name,
-        { arguments: params.arguments ?? {}, ...(answer ? { answer } : {}) },
-        {
-          caller,
-          requestId,
-          transport: session.transport ?? "mcp",
-          log: session.log,
-          clientCapabilities: caps,
-          onStart: (call) => {
-            relayed?.bind(call);
-            this.inFlight.add(ownerKey(caller), mcpReq.id, call);
-            // The SDK aborts this signal when the transport closes: over HTTP, the response stream.
-            held?.bind(call);
-            bindAbort(call, mcpReq.signal, listen, clientClosed);
+      const callWith = (answer: Answer | undefined) =>
+        this.pipeline.call(
+          params.name,
+          { arguments: params.arguments ?? {}, ...(answer ? { answer } : {}) },
+          {
+            caller,
+            requestId,
+            transport: session.transport ?? "mcp",
+            log: session.log,
+            clientCapabilities: caps,
+            onStart: (call) => {
+              relayed?.bind(call);
+              this.inFlight.add(ownerKey(caller), mcpReq.id, call);
+              // The SDK aborts this signal when the transport closes: over HTTP, the response stream.
+              held?.bind(call);
+              bindAbort(call, mcpReq.signal, listen, clientClosed);
+            },
+            ...(progressToken === undefined
+              ? {}
+              : {
+                  onProgress: (p) => {
+                    mcpReq.notify({ method: "notifications/progress", params: { progressToken, ...p } }).catch(() => {});
+                  },
+                }),
+            ...(wantsLogs ? { onLog: (m) => void mcpReq.log(m.level, scrubDeep(m.data, this.scrub), m.logger).catch(() => {}) } : {}),
+            ...(relayed || held ? { onInputRequest: (relayed ?? held)!.ask } : direct ? { onInputRequest: direct } : {}),
           },
-          ...(progressToken === undefined
-            ? {}
-            : {
-                onProgress: (p) => {
-                  mcpReq.notify({ method: "notifications/progress", params: { progressToken, ...p } }).catch(() => {});
-                },
-              }),
-          ...(wantsLogs ? { onLog: (m) => void mcpReq.log(m.level, scrubDeep(m.data, this.scrub), m.logger).catch(() => {}) } : {}),
-          ...(relayed || held ? { onInputRequest: (relayed ?? held)!.ask } : {}),
-        },
-      );
+        );
+      const first = callWith(answer);
+      // A 2025 HTTP client is asked a pending's questions on its stream; the call ends with the last round.
+      const run = relayed ? first.then((r) => relayed.answerPendings(r, callWith)) : first;
       relayed?.track(run);
       const outcome = held ? await held.settle(run) : { result: await run };
       if ("inputRequired" in outcome) return outcome.inputRequired;
@@ -271,7 +283,7 @@ export class McpCatalog {
       const missing = missingCapabilities(result);
       // A 2026 client is told in kind that the upstream needs a client capability (-32021, HTTP 400).
       if (missing && modern) throw new MissingRequiredClientCapabilityError({ requiredCapabilities: missing }, result.output);
-      return (modern ? toInputRequired(result, params.name, ownerKey(caller), caps, input) : undefined) ?? toCallToolResult(result);
+      return (modern || direct ? toInputRequired(result, params.name, ownerKey(caller), caps, input) : undefined) ?? toCallToolResult(result);
     } catch (err) {
       if (err instanceof MissingRequiredClientCapabilityError) throw err;
       if (isToolnexusError(err, "INVALID_ARGUMENTS")) return invalidArgumentsResult(err, this.scrub);

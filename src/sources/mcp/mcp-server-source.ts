@@ -67,6 +67,7 @@ export class McpServerSource implements Source {
   private readonly memo: NegotiationMemo = {};
   /** The revision the latest session negotiated (kept while reconnecting). */
   private protocolVersion?: string;
+  private protocolReason?: string;
   /** The stderr of the latest start attempt (stdio servers). */
   private stderr = new StderrTail();
 
@@ -119,6 +120,7 @@ export class McpServerSource implements Source {
       state: this.state,
       tools: this.list.length,
       ...(this.protocolVersion ? { protocolVersion: this.protocolVersion } : {}),
+      ...(this.protocolVersion && this.protocolReason ? { protocolReason: this.protocolReason } : {}),
       ...(this.error ? { error: this.error } : {}),
     };
   }
@@ -171,6 +173,7 @@ export class McpServerSource implements Source {
       this.state = "connected";
       this.error = undefined;
       this.protocolVersion = conn.protocolVersion || undefined;
+      this.protocolReason = conn.protocolReason || undefined;
       this.setTools(defs);
       this.log.info({ tools: this.list.length, wire: conn.wire, protocolVersion: conn.protocolVersion }, "mcp server connected");
     } catch (err) {

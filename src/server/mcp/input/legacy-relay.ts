@@ -1,7 +1,9 @@
 import { INPUT_REPLY_KEY, type InputRequests, type InputResponses } from "../../../core/input-requests.js";
 import { ToolnexusError } from "../../../core/errors.js";
 import { invalidState, SEAL_PURPOSES, type Sealer } from "../../../core/seal.js";
-import type { ToolResult } from "../../../core/types.js";
+import { pendingOf } from "../../../core/pending.js";
+import { pendingAnswer, pendingInputRequests } from "../../../core/pending-input.js";
+import type { Answer, ToolResult } from "../../../core/types.js";
 import { ownerKey, type Caller } from "../../auth/index.js";
 import type { CallSignal } from "../../calls/call-signal.js";
 import { PromotableCall, type Promotion } from "../../calls/promotable-call.js";
@@ -29,7 +31,20 @@ export interface RelayedCall {
   ask(requests: InputRequests): Promise<InputResponses>;
   /** Hands the call's end to its execution (when it was promoted). */
   track(run: Promise<ToolResult>): void;
+  /**
+   * A result that is a pending the client can answer (a 2026 upstream's `input_required`, a
+   * native tool's pending): its requests go out on the stream like a mid-call question, and
+   * the tool is called `again` with the answers, round after round. Any other result as is.
+   */
+  answerPendings(result: ToolResult, again: (answer: Answer) => Promise<ToolResult>): Promise<ToolResult>;
 }
+
+// The capability each relayed method needs, as a pending's requests are built from capabilities.
+const CAPABILITY_OF: Record<string, string> = {
+  "elicitation/create": "elicitation",
+  "sampling/createMessage": "sampling",
+  "roots/list": "roots",
+};
 
 type Sealed = { o: string; e: string; k: string };
 
@@ -57,6 +72,8 @@ export class LegacyRelay {
     const methods = [
       ...(isObject(caps.elicitation) ? ["elicitation/create"] : []),
       ...(isObject(caps.sampling) ? ["sampling/createMessage"] : []),
+      // Only a pending's roots/list is relayed (2025 upstreams are not offered roots).
+      ...(isObject(caps.roots) ? ["roots/list"] : []),
     ];
     return methods.length ? this.sealer.seal(SESSION, { o: ownerKey(caller), m: methods }, SESSION_TTL_MS) : undefined;
   }
@@ -83,7 +100,24 @@ export class LegacyRelay {
         void sink.send({ jsonrpc: "2.0", id, method, ...(params ? { params } : {}) }).catch(() => undefined);
       }
     };
+    const caps = Object.fromEntries([...sink.capabilities].flatMap((m) => (CAPABILITY_OF[m] ? [[CAPABILITY_OF[m], {}]] : [])));
     return {
+      answerPendings: async (first, again) => {
+        for (let result = first; ;) {
+          const pending = pendingOf(result);
+          const requests = pending ? pendingInputRequests(pending, caps) : undefined;
+          if (!pending || !requests || !Object.values(requests).every((r) => sink.capabilities.has(r.method))) return result;
+          const replies = await held.ask(requests);
+          const responses: Record<string, unknown> = {};
+          for (const [key, reply] of Object.entries(replies)) {
+            const r = reply[INPUT_REPLY_KEY] as { result?: unknown; error?: unknown } | undefined;
+            // A refusal leaves the pending for the caller to see, as a client without the capability does.
+            if (!r || "error" in r) return result;
+            responses[key] = r.result;
+          }
+          result = await again(pendingAnswer(pending.id, pending.kind, responses));
+        }
+      },
       bind: (call) => held.bind(call),
       ask: (requests) => {
         const unanswerable = Object.entries(requests).filter(([, r]) => !sink.capabilities.has(r.method));

@@ -55,14 +55,14 @@ export function mcpHttp(catalog: McpCatalog, bus: ServerEventBus, onerror: (err:
   const modern = createMcpHandler((ctx) => catalog.server(sessionOf(ctx), true), { legacy: "reject", bus, onerror });
 
   async function legacy({ request, body, session }: McpExchange): Promise<Response> {
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: !streams(catalog, body),
-    });
-    // A client that declared it answers elicitation or sampling (its session memo says so) gets an
-    // upstream's mid-call questions on this call's stream.
+    // A client that declared it answers elicitation, sampling or roots (its session memo says so) gets
+    // an upstream's mid-call questions, and a pending's, on this call's stream.
     const caps =
       body.method === "tools/call" ? catalog.relay?.capabilities(session.caller, request.headers.get("mcp-session-id")) : undefined;
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: caps === undefined && !streams(catalog, body),
+    });
     const relayed: McpSession = caps
       ? {
           ...session,
@@ -86,6 +86,9 @@ export function mcpHttp(catalog: McpCatalog, bus: ServerEventBus, onerror: (err:
     async plain({ body, headers, session, signal }) {
       const req = plainRequestOf(body, headers);
       if (!req || !catalog.servesPlainly(session.caller, req.name)) return undefined;
+      // A 2025 client that can be asked (its session memo) is asked through the SDK's stream.
+      const memo = headers["mcp-session-id"];
+      if (req.name !== undefined && typeof memo === "string" && catalog.relay?.capabilities(session.caller, memo)) return undefined;
       return answerPlain(catalog, req, session, signal);
     },
     async handle(exchange) {

@@ -1,11 +1,4 @@
-import {
-  SdkError,
-  SdkErrorCode,
-  type Client,
-  type PriorDiscovery,
-  type Tool as McpToolDef,
-  type Transport,
-} from "@modelcontextprotocol/client";
+import { type Client, type PriorDiscovery, type Tool as McpToolDef, type Transport } from "@modelcontextprotocol/client";
 import { GatewayClient } from "./gateway-client.js";
 import { HELD_INPUT_CAPABILITIES, HeldInput } from "./held-input.js";
 import { LogRouter } from "./log-router.js";
@@ -30,6 +23,10 @@ export interface McpConnection {
   wire: WireKind;
   /** The negotiated protocol revision ("2026-07-28", "2025-11-25", ...). */
   protocolVersion: string;
+  /** Why that revision (see connectWire). */
+  protocolReason: string;
+  /** Streamable HTTP whose `initialize` opened a session (Mcp-Session-Id). */
+  statefulHttp: boolean;
   /** Where a call opens its progress token. */
   progress: ProgressRouter;
   /** Where a call opens its route for the server's mid-call questions to the caller. */
@@ -51,25 +48,24 @@ export interface ConnectionHooks {
 }
 
 /**
- * What a source remembers between its connection attempts. `legacyOnly`: the stdio server
- * exited on the `server/discover` probe (servers on some SDKs end on any request before
- * `initialize`), so later attempts go straight to `initialize`.
+ * What a source remembers between its connection attempts. `modernOnly`: the stdio server
+ * refused `initialize` and spoke 2026-07-28, so later attempts probe with `server/discover`.
  */
 export interface NegotiationMemo {
-  legacyOnly?: boolean;
+  modernOnly?: boolean;
   /**
-   * An attempt's probe and its `initialize` retry both failed: the server fails at start
-   * whatever it is sent. Later attempts spawn it once each, alternating the probe and
-   * `initialize` (`legacyNext`), instead of twice.
+   * An attempt's `initialize` and its probe retry both failed: the server fails at start
+   * whatever it is sent. Later attempts spawn it once each, alternating `initialize` and the
+   * probe (`probeNext`), instead of twice.
    */
   failsAtStart?: boolean;
-  legacyNext?: boolean;
+  probeNext?: boolean;
 }
 
 /**
- * Connects to a server: transport start, then the revision negotiation (`server/discover`,
- * else `initialize`), each bounded by `spec.timeout`. A `remote` server that turns out not to
- * speak streamable HTTP is retried over SSE.
+ * Connects to a server: transport start, then the revision negotiation (era-choice below),
+ * each bounded by `spec.timeout`. A `remote` server that turns out not to speak streamable
+ * HTTP is retried over SSE.
  */
 export async function connect(
   spec: McpServerSpec,
@@ -82,33 +78,102 @@ export async function connect(
   for (let i = 0; ; i++) {
     const wire = wires[i] as WireKind;
     signal.throwIfAborted();
-    const probing = wire === "stdio" && spec.protocolVersion === undefined && !memo.legacyOnly;
-    if (probing && memo.failsAtStart) return once(spec, deps, hooks, signal, memo);
     try {
-      return await connectOver(spec, wire, deps, hooks, signal, memo.legacyOnly ? { kind: "legacy" } : undefined);
+      return await connectWire(spec, wire, deps, hooks, signal, memo);
     } catch (err) {
-      if (probing && isEraFailure(err)) {
-        deps.logger.info("server closed the connection on server/discover; connecting with initialize");
-        // The retry's stderr is what explains a failure, not the probe's.
-        deps.stderr?.clear();
-        let conn: McpConnection;
-        try {
-          conn = await connectOver(spec, wire, deps, hooks, signal, { kind: "legacy" });
-        } catch (retryErr) {
-          memo.failsAtStart = !signal.aborted;
-          throw retryErr;
-        }
-        // Only a server that then works proves it ends on the probe (one that crashes at start ends either way).
-        memo.legacyOnly = true;
-        return conn;
-      }
       if (i + 1 >= wires.length || !shouldFallBackToSse(err)) throw err;
       deps.logger.info({ wire: wires[i + 1] }, "server does not speak streamable HTTP; falling back to SSE");
     }
   }
 }
 
-/** One spawn of a stdio server known to fail at start: the probe or `initialize`, by turns, until it works. */
+/**
+ * One wire's negotiation (docs/mcp-servers.md#protocol-revisions). A pin or the SSE wire
+ * leaves no choice. A server that speaks both eras is spoken to in 2025 wherever a 2025
+ * session is stateful — always over stdio, over streamable HTTP when `initialize` opens a
+ * session — because server code asks its questions mid-call (elicitation, sampling, roots)
+ * only on such a session; a 2026-07-28 server that asks through `input_required` is served
+ * as well over 2025 by its SDK. A stateless HTTP server gets 2026-07-28.
+ */
+async function connectWire(
+  spec: McpServerSpec,
+  wire: WireKind,
+  deps: TransportDeps,
+  hooks: ConnectionHooks,
+  signal: AbortSignal,
+  memo: NegotiationMemo,
+): Promise<McpConnection> {
+  if (spec.protocolVersion !== undefined) return because(await connectOver(spec, wire, deps, hooks, signal), REASONS.pinned);
+  if (wire === "sse") return because(await connectOver(spec, wire, deps, hooks, signal), REASONS.sse);
+  if (wire === "stdio") return connectStdio(spec, deps, hooks, signal, memo);
+  const conn = await connectOver(spec, wire, deps, hooks, signal);
+  if (conn.client.getProtocolEra() !== "modern") return because(conn, REASONS.noModern);
+  // Whether it also speaks 2025 with sessions, only an initialize tells (a discover answer may list 2026-07-28 alone).
+  const legacy = await connectOver(spec, wire, deps, hooks, signal, { kind: "legacy" }).catch(() => undefined);
+  if (legacy?.statefulHttp) {
+    await conn.close();
+    return because(legacy, REASONS.httpStateful);
+  }
+  await legacy?.close();
+  return because(conn, legacy ? REASONS.httpStateless : REASONS.modernOnly);
+}
+
+/** Why each revision was chosen, as `GET /status` says (`protocolReason`). */
+const REASONS = {
+  pinned: "pinned by the server's protocolVersion",
+  sse: "the HTTP+SSE transport carries only the 2025 revisions",
+  noModern: "the server does not offer 2026-07-28",
+  modernOnly: "the server offers only 2026-07-28",
+  httpStateful:
+    "the server speaks both eras and keeps 2025 sessions over HTTP: 2025, so its mid-call requests (elicitation, sampling, roots) reach the caller",
+  httpStateless: "the server speaks both eras and is stateless over HTTP: 2026-07-28",
+  stdio2025:
+    "stdio: initialize first, so the server's mid-call requests (elicitation, sampling, roots) reach the caller on its 2025 session",
+  stdioModern: "stdio: the server refused initialize; it speaks 2026-07-28 only",
+} as const;
+
+function because(conn: McpConnection, reason: string): McpConnection {
+  conn.protocolReason = reason;
+  return conn;
+}
+
+/**
+ * A stdio server: `initialize` first (a stdio session is stateful in either era); a server
+ * that refuses it is spawned again and probed with `server/discover`, and later reconnects
+ * probe at once.
+ */
+async function connectStdio(
+  spec: McpServerSpec,
+  deps: TransportDeps,
+  hooks: ConnectionHooks,
+  signal: AbortSignal,
+  memo: NegotiationMemo,
+): Promise<McpConnection> {
+  const probed = (conn: McpConnection) =>
+    because(conn, conn.client.getProtocolEra() === "modern" ? REASONS.stdioModern : REASONS.stdio2025);
+  if (memo.modernOnly) return probed(await connectOver(spec, "stdio", deps, hooks, signal));
+  if (memo.failsAtStart) return probed(await once(spec, deps, hooks, signal, memo));
+  try {
+    return because(await connectOver(spec, "stdio", deps, hooks, signal, { kind: "legacy" }), REASONS.stdio2025);
+  } catch (err) {
+    if (signal.aborted) throw err;
+    deps.logger.info("server refused initialize; connecting with server/discover");
+    // The retry's stderr is what explains a failure, not the first attempt's.
+    deps.stderr?.clear();
+    let conn: McpConnection;
+    try {
+      conn = await connectOver(spec, "stdio", deps, hooks, signal);
+    } catch (retryErr) {
+      memo.failsAtStart = !signal.aborted;
+      throw retryErr;
+    }
+    // Only a server that then speaks 2026-07-28 proves it refuses initialize.
+    if (conn.client.getProtocolEra() === "modern") memo.modernOnly = true;
+    return probed(conn);
+  }
+}
+
+/** One spawn of a stdio server known to fail at start: `initialize` or the probe, by turns, until it works. */
 async function once(
   spec: McpServerSpec,
   deps: TransportDeps,
@@ -116,16 +181,12 @@ async function once(
   signal: AbortSignal,
   memo: NegotiationMemo,
 ): Promise<McpConnection> {
-  const legacy = memo.legacyNext === true;
-  memo.legacyNext = !legacy;
-  const conn = await connectOver(spec, "stdio", deps, hooks, signal, legacy ? { kind: "legacy" } : undefined);
+  const probe = memo.probeNext === true;
+  memo.probeNext = !probe;
+  const conn = await connectOver(spec, "stdio", deps, hooks, signal, probe ? undefined : { kind: "legacy" });
   memo.failsAtStart = false;
-  memo.legacyNext = false;
+  memo.probeNext = false;
   return conn;
-}
-
-function isEraFailure(err: unknown): boolean {
-  return err instanceof SdkError && err.code === SdkErrorCode.EraNegotiationFailed;
 }
 
 async function connectOver(
@@ -165,6 +226,8 @@ async function connectOver(
     client,
     wire,
     protocolVersion: "",
+    protocolReason: "",
+    statefulHttp: false,
     progress,
     held,
     logs,
@@ -187,6 +250,7 @@ async function connectOver(
     signal.removeEventListener("abort", abort);
   }
   conn.protocolVersion = client.getNegotiatedProtocolVersion() ?? "";
+  conn.statefulHttp = wire === "streamable-http" && (transport as { sessionId?: string }).sessionId !== undefined;
   raw.install();
   live = true;
   // A 2026-era server announces catalog changes only on a stream the client opens.
