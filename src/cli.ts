@@ -5,7 +5,7 @@ import type { LoadedConfig } from "./config/load.js";
 import { ConfigError } from "./config/config-error.js";
 import { isToolnexusError } from "./core/errors.js";
 import type { Progress } from "./core/types.js";
-import { exposureWarning, refusalReason } from "./server/service/startup-checks.js";
+import { exposureWarning, listenFailure, refusalReason } from "./server/service/startup-checks.js";
 import { VERSION } from "./version.js";
 
 // Node's on-disk cache of compiled modules (Node >= 22.1; NODE_COMPILE_CACHE picks the directory,
@@ -147,7 +147,15 @@ async function serve(loaded: LoadedConfig, host?: string, port?: string, insecur
   const warning = exposureWarning(loaded.config, listenHost);
   if (warning) app.log.warn(warning);
   process.on("SIGHUP", () => void app.toolnexus.reload());
-  await app.listen({ host: listenHost, port: listenPort });
+  try {
+    await app.listen({ host: listenHost, port: listenPort });
+  } catch (err) {
+    print(listenFailure(err, listenHost, listenPort), 2);
+    // Sources already started (stdio MCP servers, watchers) would keep the process alive: close
+    // them, but never wait longer than a moment before exiting.
+    await Promise.race([app.close().catch(() => undefined), new Promise((r) => setTimeout(r, 500).unref())]);
+    process.exit(2);
+  }
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       app.log.info({ signal }, "shutting down");
