@@ -33,6 +33,7 @@ Commands:
   call      Run one tool once and print its output
   openapi   Print the OpenAPI document (generic, or of a config with --config)
   pins      List, approve or reset tool-definition pins
+  keys      Make a fresh API key and print the config line that accepts it
 
 Run "toolnexus <command> --help" for a command's options.
 The config path comes from --config, else TOOLNEXUS_CONFIG (a file, or a directory holding toolnexus.yaml).`,
@@ -76,6 +77,12 @@ list: every tool with its state: pinned, changed (with what changed), new (held)
 approve: pins the definition the tool has now (its sources are started to read it); a running
 service serves it again at once with Redis, within a second with a file.
 reset: forgets a pin (or every pin): the tool is pinned afresh at its next sight.`,
+  keys: `Usage: toolnexus keys new [--id ID] [--operator]
+
+Prints a fresh random API key (32 bytes, hex) and how to use it: the auth.apiKeys line for the
+config (the key read from an environment variable, so the file holds no secret), the variable
+to export, and the header a client sends. --operator marks it an operator key (GET /status,
+/metrics, /admin). Nothing is written: paste the line into the config yourself.`,
 };
 
 const OPTIONS = {
@@ -91,6 +98,8 @@ const OPTIONS = {
   async: { type: "boolean" },
   url: { type: "string" },
   all: { type: "boolean" },
+  id: { type: "string" },
+  operator: { type: "boolean" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "v" },
 } as const;
@@ -124,6 +133,8 @@ async function main(argv: string[]): Promise<number> {
         { toolkit: () => toolkitOf(loaded), logger, print },
       );
     }
+    case "keys":
+      return newKey(rest[0], values.id ?? "me", values.operator === true);
     default:
       return openapi(values.config, values["key-id"]);
   }
@@ -266,6 +277,31 @@ async function openapi(configPath: string | undefined, keyId: string | undefined
   if (configPath === undefined && keyId !== undefined) return fail("--key-id needs --config PATH");
   process.stdout.write(configPath === undefined ? await genericOpenApi() : await deploymentOpenApi(await config(configPath), keyId));
   return 0;
+}
+
+/** `toolnexus keys new`: a fresh key and the lines that put it to use. */
+async function newKey(sub: string | undefined, id: string, operator: boolean): Promise<number> {
+  if (sub !== "new") return print(HELP.keys ?? "", 2);
+  if (!/^[A-Za-z0-9_.-]+$/.test(id)) return fail("--id may hold letters, digits, '_', '.' and '-' only");
+  const { randomBytes } = await import("node:crypto");
+  const key = randomBytes(32).toString("hex");
+  const variable = `TOOLNEXUS_KEY_${id.toUpperCase().replace(/[^A-Z0-9]/g, "_")}`;
+  return print(
+    [
+      `key: ${key}`,
+      "",
+      "# the config (auth.apiKeys), reading the key from the environment:",
+      "auth:",
+      "  apiKeys:",
+      `    - { id: ${id}, key: "\${${variable}}"${operator ? ", operator: true" : ""} }`,
+      "",
+      "# the environment of the service:",
+      `export ${variable}=${key}`,
+      "",
+      "# a client (or the portal's Authorize):",
+      `curl -H 'authorization: Bearer ${key}' http://127.0.0.1:8080/tools`,
+    ].join("\n"),
+  );
 }
 
 async function toolkitOf(loaded: LoadedConfig) {
