@@ -76,7 +76,11 @@ Tool-definition pins in the config's store (pinning.file, or Redis with redis:).
 list: every tool with its state: pinned, changed (with what changed), new (held), absent.
 approve: pins the definition the tool has now (its sources are started to read it); a running
 service serves it again at once with Redis, within a second with a file.
-reset: forgets a pin (or every pin): the tool is pinned afresh at its next sight.`,
+reset: forgets a pin (or every pin): the tool is pinned afresh at its next sight.
+
+Against a running service, with an operator key and none of the config's secrets:
+       toolnexus pins list|approve <tool> --url URL [--key KEY] [--json]
+The key comes from --key, else TOOLNEXUS_API_KEY (safer: a command line is visible to others).`,
   keys: `Usage: toolnexus keys new [--id ID] [--operator]
 
 Prints a fresh random API key (32 bytes, hex) and how to use it: the auth.apiKeys line for the
@@ -99,6 +103,7 @@ const OPTIONS = {
   url: { type: "string" },
   all: { type: "boolean" },
   id: { type: "string" },
+  key: { type: "string" },
   operator: { type: "boolean" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "v" },
@@ -122,6 +127,11 @@ async function main(argv: string[]): Promise<number> {
       if (values.async) return callAsync(rest[0], values.args, values.timeout, values.url ?? process.env.TOOLNEXUS_URL);
       return call(await config(values.config), rest[0], values.args, values.timeout, values.stream === true);
     case "pins": {
+      if (values.url) {
+        const { remotePinsCommand } = await import("./cli-pins-remote.js");
+        const key = values.key ?? process.env.TOOLNEXUS_API_KEY;
+        return remotePinsCommand(rest[0], rest[1], { url: values.url, key, json: values.json === true, print });
+      }
       const loaded = await config(values.config);
       const [{ pinsCommand }, { default: pino }] = await Promise.all([import("./cli-pins.js"), import("pino")]);
       const logger = pino({ level: process.env.TOOLNEXUS_LOG_LEVEL ?? "warn" }, pino.destination(2));
