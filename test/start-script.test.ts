@@ -35,7 +35,8 @@ async function startScript(): Promise<{ pid: number; server: number; url: string
     { timeoutMs: 60_000, everyMs: 100 },
   );
   // The server's log lines carry its pid: it is the process that must not outlive the script.
-  const server = Number(/"pid":(\d+)/.exec(out)?.[1]);
+  // Logs are written in batches: the first line may come a moment after /readyz answers.
+  const server = Number(await eventually(() => /"pid":(\d+)/.exec(out)?.[1], { timeoutMs: 5_000, everyMs: 20 }));
   expect(server).not.toBe(child.pid);
   onTestFinished(() => {
     if (alive(server)) process.kill(server, "SIGKILL");
