@@ -7,7 +7,7 @@ import type { ServiceState } from "../service/service-state.js";
 import { withSecurity, withToolOperations } from "./tool-openapi.js";
 
 /** What an anonymous portal visitor of a deployment with keys reads above the generic routes. */
-export const SIGN_IN = "**Sign in with a key to see the tools it may use**: click Authorize and paste an API key (or a token).";
+const SIGN_IN = "**Sign in with a key to see the tools it may use**: click Authorize and paste an API key (or a token).";
 
 /**
  * The OpenAPI documents a deployment serves, as scrubbed JSON text: the generic routes, and
