@@ -1,8 +1,11 @@
 // `npm start`: build if dist/ is missing or older than src/, then serve examples/config on 127.0.0.1:8080.
 // Arguments after `--` go to `serve`; a later `--config` wins (`npm start -- --config examples/config/with-keys.yaml`).
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
+import { setInterval } from "node:timers";
+import { pathToFileURL } from "node:url";
 
 const root = path.resolve(import.meta.dirname, "..");
 const newest = (dir) => readdirSync(dir, { recursive: true }).reduce((m, f) => Math.max(m, statSync(path.join(dir, String(f))).mtimeMs), 0);
@@ -41,6 +44,33 @@ const args = [
   process.env.PORT ?? "8080",
   ...process.argv.slice(2),
 ];
-const child = spawn(node, args, { stdio: "inherit" });
-for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => child.kill(sig));
-child.on("exit", (code) => process.exit(code ?? 0));
+// The server runs in its own process group with an IPC channel to this script, so that it goes
+// down with this script however that stops: a terminal's Ctrl-C or hang-up reaches this script,
+// which passes on one signal (a second Ctrl-C forces the exit); `kill <pid>` of npm or of this
+// script, or the parent dying, ends the server too; and even SIGKILL of this script closes the
+// channel, which the preloaded exit-with-parent.mjs turns into the server's SIGTERM.
+const child = spawn(node, ["--import", pathToFileURL(path.join(root, "scripts", "lib", "exit-with-parent.mjs")).href, ...args], {
+  stdio: ["ignore", "inherit", "inherit", "ipc"],
+  detached: true,
+});
+const forward = { SIGINT: "SIGINT", SIGTERM: "SIGTERM", SIGHUP: "SIGTERM", SIGQUIT: "SIGTERM" };
+const stop = (signal) => {
+  if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+};
+for (const [sig, to] of Object.entries(forward)) process.on(sig, () => stop(to));
+// npm killed with a signal it does not pass on (SIGKILL): this script, or the `sh -c` npm runs
+// it in, is re-parented; either change stops the server. /proc tells a parent's parent (Linux).
+const parentOf = (pid) => {
+  try {
+    return Number(readFileSync(`/proc/${pid}/stat`, "utf8").split(") ").at(-1).split(" ")[1]);
+  } catch {
+    return undefined;
+  }
+};
+const parent = process.ppid;
+const grandparent = parentOf(parent);
+setInterval(() => {
+  if (process.ppid !== parent || parentOf(parent) !== grandparent) stop("SIGTERM");
+}, 500).unref();
+process.on("exit", () => stop("SIGTERM"));
+child.on("exit", (code, signal) => process.exit(code ?? (signal ? 128 + (os.constants.signals[signal] ?? 0) : 0)));

@@ -5,7 +5,7 @@ import type { LoadedConfig } from "./config/load.js";
 import { ConfigError } from "./config/config-error.js";
 import { isToolnexusError } from "./core/errors.js";
 import type { Progress } from "./core/types.js";
-import { exposureWarning, protectionRefusal, refusalReason } from "./server/service/startup-checks.js";
+import { exposureWarning, listenFailure, protectionRefusal, refusalReason } from "./server/service/startup-checks.js";
 import { VERSION } from "./version.js";
 
 // Node's on-disk cache of compiled modules (Node >= 22.1; NODE_COMPILE_CACHE picks the directory,
@@ -33,6 +33,7 @@ Commands:
   call      Run one tool once and print its output
   openapi   Print the OpenAPI document (generic, or of a config with --config)
   pins      List, approve or reset tool-definition pins
+  keys      Make a fresh API key and print the config line that accepts it
 
 Run "toolnexus <command> --help" for a command's options.
 The config path comes from --config, else TOOLNEXUS_CONFIG (a file, or a directory holding toolnexus.yaml).`,
@@ -75,7 +76,17 @@ Tool-definition pins in the config's store (pinning.file, or Redis with redis:).
 list: every tool with its state: pinned, changed (with what changed), new (held), absent.
 approve: pins the definition the tool has now (its sources are started to read it); a running
 service serves it again at once with Redis, within a second with a file.
-reset: forgets a pin (or every pin): the tool is pinned afresh at its next sight.`,
+reset: forgets a pin (or every pin): the tool is pinned afresh at its next sight.
+
+Against a running service, with an operator key and none of the config's secrets:
+       toolnexus pins list|approve <tool> --url URL [--key KEY] [--json]
+The key comes from --key, else TOOLNEXUS_API_KEY (safer: a command line is visible to others).`,
+  keys: `Usage: toolnexus keys new [--id ID] [--operator]
+
+Prints a fresh random API key (32 bytes, hex) and how to use it: the auth.apiKeys line for the
+config (the key read from an environment variable, so the file holds no secret), the variable
+to export, and the header a client sends. --operator marks it an operator key (GET /status,
+/metrics, /admin). Nothing is written: paste the line into the config yourself.`,
 };
 
 const OPTIONS = {
@@ -91,6 +102,9 @@ const OPTIONS = {
   async: { type: "boolean" },
   url: { type: "string" },
   all: { type: "boolean" },
+  id: { type: "string" },
+  key: { type: "string" },
+  operator: { type: "boolean" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "v" },
 } as const;
@@ -113,6 +127,11 @@ async function main(argv: string[]): Promise<number> {
       if (values.async) return callAsync(rest[0], values.args, values.timeout, values.url ?? process.env.TOOLNEXUS_URL);
       return call(await config(values.config), rest[0], values.args, values.timeout, values.stream === true);
     case "pins": {
+      if (values.url) {
+        const { remotePinsCommand } = await import("./cli-pins-remote.js");
+        const key = values.key ?? process.env.TOOLNEXUS_API_KEY;
+        return remotePinsCommand(rest[0], rest[1], { url: values.url, key, json: values.json === true, print });
+      }
       const loaded = await config(values.config);
       const [{ pinsCommand }, { default: pino }] = await Promise.all([import("./cli-pins.js"), import("pino")]);
       const logger = pino({ level: process.env.TOOLNEXUS_LOG_LEVEL ?? "warn" }, pino.destination(2));
@@ -124,6 +143,8 @@ async function main(argv: string[]): Promise<number> {
         { toolkit: () => toolkitOf(loaded), logger, print },
       );
     }
+    case "keys":
+      return newKey(rest[0], values.id ?? "me", values.operator === true);
     default:
       return openapi(values.config, values["key-id"]);
   }
@@ -147,7 +168,15 @@ async function serve(loaded: LoadedConfig, host?: string, port?: string, insecur
   const warning = exposureWarning(loaded.config, listenHost);
   if (warning) app.log.warn(warning);
   process.on("SIGHUP", () => void app.toolnexus.reload());
-  await app.listen({ host: listenHost, port: listenPort });
+  try {
+    await app.listen({ host: listenHost, port: listenPort });
+  } catch (err) {
+    print(listenFailure(err, listenHost, listenPort), 2);
+    // Sources already started (stdio MCP servers, watchers) would keep the process alive: close
+    // them, but never wait longer than a moment before exiting.
+    await Promise.race([app.close().catch(() => undefined), new Promise((r) => setTimeout(r, 500).unref())]);
+    process.exit(2);
+  }
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       app.log.info({ signal }, "shutting down");
@@ -258,6 +287,31 @@ async function openapi(configPath: string | undefined, keyId: string | undefined
   if (configPath === undefined && keyId !== undefined) return fail("--key-id needs --config PATH");
   process.stdout.write(configPath === undefined ? await genericOpenApi() : await deploymentOpenApi(await config(configPath), keyId));
   return 0;
+}
+
+/** `toolnexus keys new`: a fresh key and the lines that put it to use. */
+async function newKey(sub: string | undefined, id: string, operator: boolean): Promise<number> {
+  if (sub !== "new") return print(HELP.keys ?? "", 2);
+  if (!/^[A-Za-z0-9_.-]+$/.test(id)) return fail("--id may hold letters, digits, '_', '.' and '-' only");
+  const { randomBytes } = await import("node:crypto");
+  const key = randomBytes(32).toString("hex");
+  const variable = `TOOLNEXUS_KEY_${id.toUpperCase().replace(/[^A-Z0-9]/g, "_")}`;
+  return print(
+    [
+      `key: ${key}`,
+      "",
+      "# the config (auth.apiKeys), reading the key from the environment:",
+      "auth:",
+      "  apiKeys:",
+      `    - { id: ${id}, key: "\${${variable}}"${operator ? ", operator: true" : ""} }`,
+      "",
+      "# the environment of the service:",
+      `export ${variable}=${key}`,
+      "",
+      "# a client (or the portal's Authorize):",
+      `curl -H 'authorization: Bearer ${key}' http://127.0.0.1:8080/tools`,
+    ].join("\n"),
+  );
 }
 
 async function toolkitOf(loaded: LoadedConfig) {

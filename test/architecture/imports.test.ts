@@ -27,6 +27,7 @@ const LAYERS: [string, number][] = [
   ["src/server/", 5],
   ["src/cli-async.ts", 6],
   ["src/cli-pins.ts", 6],
+  ["src/cli-pins-remote.ts", 6],
   ["src/cli.ts", 6],
   ["src/index.ts", 6],
 ];

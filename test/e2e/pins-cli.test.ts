@@ -85,4 +85,55 @@ describe("toolnexus pins", () => {
     expect(res.code).toBe(2);
     expect(res.stderr).toMatch(/memory of each running server/);
   });
+
+  it("--url lists and approves against a running service with an operator key, no config at hand", async () => {
+    const dir = await tempDir();
+    const file = path.join(dir, "toolnexus.json");
+    const operator = "o".repeat(40);
+    const user = "u".repeat(40);
+    const config = (description: string) =>
+      JSON.stringify({
+        auth: {
+          apiKeys: [
+            { id: "ops", key: operator, operator: true },
+            { id: "dev", key: user },
+          ],
+        },
+        pinning: { mode: "block" },
+        mcpServers: { wx: { command: [process.execPath, MUTABLE], env: { WEATHER_DESCRIPTION: description } } },
+      });
+    await writeFile(file, config("Weather v1"));
+    s = await startServer({ config: file });
+    const url = s.url;
+    await eventually(async () => {
+      const r = await fetch(`${url}/admin/pins`, { headers: { authorization: `Bearer ${operator}` } });
+      return r.ok ? true : undefined;
+    });
+    await writeFile(file, config("Weather v2"));
+    expect(await s.app.toolnexus.reload()).toBe(true);
+
+    const list = await cli("pins", "list", "--url", url, "--key", operator);
+    expect(list.code, list.stderr).toBe(0);
+    expect(list.stdout).toMatch(/^wx_weather\s+changed\s+withheld\s+sha256:[0-9a-f]{64} -> sha256:[0-9a-f]{64}$/m);
+    expect(list.stdout).toMatch(/^ {4}description changed$/m);
+    const json = JSON.parse((await cli("pins", "list", "--url", url, "--key", operator, "--json")).stdout) as {
+      pending: { tool: string }[];
+    };
+    expect(json.pending.map((p) => p.tool)).toEqual(["wx_weather"]);
+
+    const refused = await cli("pins", "list", "--url", url, "--key", user);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/^error: 403 .*not an operator's/);
+    expect((await cli("pins", "list", "--url", url)).stderr).toMatch(/^error: 401 /);
+
+    const approved = await cli("pins", "approve", "wx_weather", "--url", url, "--key", operator);
+    expect(approved.code, approved.stderr).toBe(0);
+    expect(approved.stdout).toMatch(/^approved wx_weather sha256:[0-9a-f]{64} \(by ops\)$/m);
+    const after = (await (await fetch(`${url}/tools`, { headers: { authorization: `Bearer ${user}` } })).json()) as {
+      tools: { name: string }[];
+    };
+    expect(after.tools.map((t) => t.name)).toContain("wx_weather");
+    expect((await cli("pins", "list", "--url", url, "--key", operator)).stdout).toMatch(/0 waiting for approval/);
+    expect((await cli("pins", "approve", "no_such_tool", "--url", url, "--key", operator)).code).toBe(2);
+  });
 });

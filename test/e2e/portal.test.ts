@@ -55,6 +55,20 @@ describe("developer portal at /docs", () => {
     const doc = await (await fetch(`${s.url}/docs/json`)).text();
     expect(doc).toContain("/tools/{name}/execute");
     expect(doc).not.toMatch(/echo|divide/);
+    // It says what Authorize would show.
+    expect((JSON.parse(doc) as { info: { description?: string } }).info.description).toMatch(
+      /^\*\*Sign in with a key to see the tools it may use\*\*/,
+    );
+  });
+
+  it("lists a keyed caller's tools first, above the generic routes, without the sign-in line", async () => {
+    const doc = (await (await fetch(`${s.url}/docs/json`, { headers: { "x-api-key": KEY } })).json()) as {
+      info: { description?: string };
+      tags: { name: string }[];
+    };
+    expect(doc.tags[0]?.name).toMatch(/^source:/);
+    expect(doc.tags.findIndex((t) => !t.name.startsWith("source:"))).toBeGreaterThan(0);
+    expect(doc.info.description ?? "").not.toContain("Sign in");
   });
 
   it("gives a caller that sends its key its own per-tool document; a wrong key is 401", async () => {

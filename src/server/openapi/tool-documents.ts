@@ -6,6 +6,9 @@ import type { DeclaredPolicies } from "../http/route-policy.js";
 import type { ServiceState } from "../service/service-state.js";
 import { withSecurity, withToolOperations } from "./tool-openapi.js";
 
+/** What an anonymous portal visitor of a deployment with keys reads above the generic routes. */
+const SIGN_IN = "**Sign in with a key to see the tools it may use**: click Authorize and paste an API key (or a token).";
+
 /**
  * The OpenAPI documents a deployment serves, as scrubbed JSON text: the generic routes, and
  * per caller the generic routes plus one typed operation per tool it may use.
@@ -61,7 +64,20 @@ export class ToolDocuments {
    */
   forPortal(caller: Caller | null): string {
     if (caller) return this.forCaller(caller);
-    return this.state.auth.enabled ? this.generic() : this.forCaller(ANONYMOUS);
+    return this.state.auth.enabled ? this.signInFirst() : this.forCaller(ANONYMOUS);
+  }
+
+  /** The generic document, saying at its top that Authorize with a key shows that key's tools. */
+  private signInFirst(): string {
+    const key = `portal|${this.settings()}`;
+    let body = this.generics.get(key);
+    if (body === undefined) {
+      const doc = this.base() as { info?: { description?: string } };
+      doc.info = { ...doc.info, description: `${SIGN_IN}${doc.info?.description ? `\n\n${doc.info.description}` : ""}` };
+      body = this.serialize(doc);
+      this.generics.set(key, body);
+    }
+    return body;
   }
 
   /** The generic routes with the security this deployment really applies. */

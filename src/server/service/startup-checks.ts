@@ -32,3 +32,20 @@ export function exposureWarning(config: ToolnexusConfig, host: string): string |
 function isLoopback(host: string): boolean {
   return host === "localhost" || host === "::1" || /^127\./.test(host);
 }
+
+/**
+ * The one line `serve` prints when it cannot listen: the address, and what the operating
+ * system's code means, so an operator fixes it without reading a stack trace.
+ */
+export function listenFailure(err: unknown, host: string, port: number): string {
+  const code = (err as { code?: unknown } | undefined)?.code;
+  const address = `${host.includes(":") ? `[${host}]` : host}:${port}`;
+  const why: Record<string, string> = {
+    EADDRINUSE: "the address is already in use (another process listens there: stop it or pass --port)",
+    EACCES: "permission denied (ports below 1024 need root or CAP_NET_BIND_SERVICE: pass --port)",
+    EADDRNOTAVAIL: "no network interface of this machine has that address (pass --host)",
+    ENOTFOUND: "the host name does not resolve (pass --host)",
+  };
+  const reason = typeof code === "string" && why[code] ? `${why[code]} [${code}]` : ((err as Error | undefined)?.message ?? String(err));
+  return `error: cannot listen on ${address}: ${reason}`;
+}
