@@ -19,6 +19,8 @@ import { registerBundles } from "./governance/bundles.js";
 import { pinRoutes } from "./governance/pin-routes.js";
 import { startPinning } from "./governance/pinning.js";
 import { registerExecutions } from "./executions/register.js";
+import { registerConsole } from "./console/register.js";
+import { ConsoleSessions } from "./console/session.js";
 import { ConfigReloader } from "./service/config-reloader.js";
 import { redactingLogger, SecretScrubber } from "./observability/logger.js";
 import "./auth/request-caller.js";
@@ -107,6 +109,8 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   const state = new ServiceState(loaded, await Authenticator.create(loaded.config, logger));
   const metrics = new Metrics(state);
   const audit = createAudit(state, scrub, logger, opts.auditDestination);
+  // The operator console's sessions: the auth hook takes their cookie on the routes that say so.
+  const sessions = new ConsoleSessions(() => state.sealer);
   if (audit) app.addHook("onClose", async () => audit.close());
   // Before anything else connects: a pin store unusable in block mode stops the start here.
   const pins = await startPinning(app, state, metrics, logger);
@@ -133,7 +137,7 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
     const refused =
       hostlessRequestError(request) ?? hostGuard.check(state.loaded.config.server, request.headers.host, request.headers.origin);
     if (refused) return sendProblem(reply, request, refused, scrub);
-    authenticateRequest(state, request, done);
+    authenticateRequest(state, request, done, sessions.credential);
   });
   const timeRequests = app.log.level === "debug" || app.log.level === "trace";
   app.addHook("onResponse", (request, reply, done) => {
@@ -170,6 +174,14 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   // A tool's output may echo a secret it was configured with (a URL, a header): never return it.
   const pipeline = new CallPipeline(state, metrics, (r) => scrubber.scrubResult(r), audit);
   const executions = await registerExecutions(app, state, pipeline, scrub, redis);
+  await registerConsole(app, sessions, {
+    state,
+    store: executions.store,
+    metrics,
+    ...(audit ? { audit } : {}),
+    scrub,
+    heartbeatMs: () => state.loaded.config.server.heartbeatMs,
+  });
   await app.register(executeRoute, {
     pipeline,
     stream: { heartbeatMs: () => state.loaded.config.server.heartbeatMs, scrub },

@@ -14,9 +14,22 @@ import { iso, OrphanSweep, recordOutcome } from "./redis-outcomes.js";
 import { createWithJob, precheck, submitArgs, submitCallOf, submitted, type SubmitVerdict } from "./redis-submit.js";
 import { RedisInput } from "./redis-input.js";
 import { listExecutions, watchExecution } from "./redis-reads.js";
+import { listAllExecutions, ownerOnRedis } from "./redis-admin.js";
 import { HeldLeases, HeldSweep, heldTimings } from "./redis-held.js";
 import { isTerminal, type ExecutionStatusT, type ExecutionT } from "./schemas.js";
-import type { Adopted, Adoption, ExecutionEvent, ExecutionPage, ExecutionStore, Job, Outcome, Runner, Submission, Watch } from "./store.js";
+import type {
+  Adopted,
+  Adoption,
+  ExecutionEvent,
+  ExecutionPage,
+  ExecutionStore,
+  Job,
+  Outcome,
+  OwnedExecutionPage,
+  Runner,
+  Submission,
+  Watch,
+} from "./store.js";
 
 const QUEUE = "toolnexus-executions";
 const CANCEL_CHANNEL = "toolnexus:cancel";
@@ -186,6 +199,14 @@ export class RedisExecutionStore implements ExecutionStore {
 
   list(owner: string, q: { status?: ExecutionStatusT; limit: number; cursor?: string }): Promise<ExecutionPage> {
     return listExecutions(this.redis, owner, q);
+  }
+
+  listAll(q: { active?: boolean; limit: number; cursor?: string }): Promise<OwnedExecutionPage> {
+    return listAllExecutions(this.redis, q);
+  }
+
+  ownerOf(id: string): Promise<string | undefined> {
+    return ownerOnRedis(this.redis, id);
   }
 
   async cancel(owner: string, id: string): Promise<ExecutionT | undefined> {
