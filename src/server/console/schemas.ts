@@ -58,8 +58,8 @@ export const OwnedExecutionList = Type.Object(
 export const OwnedExecutionQuery = Type.Object(
   {
     state: Type.Optional(StringEnum(["active", "all"], { description: "`active` (the default): not finished yet." })),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
-    cursor: Type.Optional(Type.String({ pattern: "^[0-9]{1,15}$", description: "The `next` of the previous page." })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50, format: "int32" })),
+    cursor: Type.Optional(Type.String({ pattern: "^[0-9]{1,16}$", maxLength: 16, description: "The `next` of the previous page." })),
   },
   { additionalProperties: false },
 );
