@@ -4,7 +4,7 @@ import { ToolnexusError } from "../../core/errors.js";
 import { ProblemResponse as problem, sseEvent } from "../http/schemas.js";
 import { openSse } from "../calls/sse.js";
 import { Execution, ExecutionParams } from "../executions/schemas.js";
-import type { ExecutionStore } from "../executions/store.js";
+import type { ExecutionStore } from "../executions/engine/store.js";
 import type { Metrics } from "../observability/metrics.js";
 import { scrubDeep } from "../observability/scrub-deep.js";
 import type { AuditTail } from "./audit-tail.js";

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import type { Sealer } from "../../core/seal.js";
 import type { AuthState } from "../auth/hook.js";
-import type { ExecutionStore } from "../executions/store.js";
+import type { ExecutionStore } from "../executions/engine/store.js";
 import type { Metrics } from "../observability/metrics.js";
 import { consoleApiRoutes } from "./api-routes.js";
 import { AuditTail, type AuditSource } from "./audit-tail.js";
