@@ -23,6 +23,7 @@ export interface LineStream {
  */
 export class AuditLog {
   private readonly file?: RotatingFile;
+  private readonly listeners = new Set<(line: string) => void>();
 
   /** Opens the sink; throws when the audit file cannot be opened (the service must not run unaudited). */
   constructor(
@@ -48,9 +49,16 @@ export class AuditLog {
       if (this.file && !this.file.fits(line)) line = this.scrub(auditLine(call, { arguments: "digest" }));
       if (this.file) this.file.write(line);
       else this.stdout.write(line);
+      for (const fn of this.listeners) fn(line);
     } catch (err) {
       this.log.error({ err: (err as Error).message, tool: call.tool, requestId: call.requestId }, "audit line not written");
     }
+  }
+
+  /** Hands every line written from now on to `fn` as well (the console's audit tail); returns its removal. */
+  onLine(fn: (line: string) => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
   }
 
   /** Closes the audit file. */

@@ -5,7 +5,7 @@ import { createToolkit, toLoadedConfig, type ToolnexusConfigInput } from "../cre
 import type { LoadedConfig } from "../config/load.js";
 import type { Toolkit } from "../core/toolkit.js";
 import type { Tool } from "../core/types.js";
-import { authenticateRequest, Authenticator, registerProtectedResource } from "./auth/index.js";
+import { authenticateRequest, Authenticator, registerProtectedResource, type SessionCredential } from "./auth/index.js";
 import { CallPipeline } from "./calls/call-pipeline.js";
 import { installErrorHandler, sendProblem } from "./http/error-handler.js";
 import { fastifyOptions } from "./http/fastify-options.js";
@@ -19,6 +19,8 @@ import { registerBundles } from "./governance/bundles.js";
 import { pinRoutes } from "./governance/pin-routes.js";
 import { startPinning } from "./governance/pinning.js";
 import { registerExecutions } from "./executions/register.js";
+import { registerConsole } from "./console/register.js";
+import { ConsoleSessions } from "./console/session.js";
 import { ConfigReloader } from "./service/config-reloader.js";
 import { redactingLogger, SecretScrubber } from "./observability/logger.js";
 import "./auth/request-caller.js";
@@ -103,6 +105,8 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   const state = new ServiceState(loaded, await Authenticator.create(loaded.config, logger));
   const metrics = new Metrics(state);
   const audit = createAudit(state, scrub, logger, opts.auditDestination);
+  // The operator console's sessions: the auth hook takes their cookie on the routes that say so.
+  const sessions = new ConsoleSessions(() => state.sealer);
   if (audit) app.addHook("onClose", async () => audit.close());
   // Before anything else connects: a pin store unusable in block mode stops the start here.
   const pins = await startPinning(app, state, metrics, logger);
@@ -122,7 +126,7 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   // First of the hooks: a request refused by auth or the Host guard gets its server span too.
   if (telemetry) traceRequests(app, telemetry);
   // Callback-style hooks: these run on every request, and an async hook costs a promise each.
-  installRequestHooks(app, state, hostGuard, scrub);
+  installRequestHooks(app, state, hostGuard, scrub, sessions.credential);
 
   await registerSwagger(app);
   // Shared state of several replicas: rate-limit counters and executions.
@@ -142,6 +146,14 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   // A tool's output may echo a secret it was configured with (a URL, a header): never return it.
   const pipeline = new CallPipeline(state, metrics, (r) => scrubber.scrubResult(r), audit);
   const executions = await registerExecutions(app, state, pipeline, scrub, redis);
+  await registerConsole(app, sessions, {
+    state,
+    store: executions.store,
+    metrics,
+    ...(audit ? { audit } : {}),
+    scrub,
+    heartbeatMs: () => state.loaded.config.server.heartbeatMs,
+  });
   await app.register(executeRoute, {
     pipeline,
     stream: { heartbeatMs: () => state.loaded.config.server.heartbeatMs, scrub },
@@ -230,7 +242,13 @@ type App = FastifyInstance;
  * guard and authenticates (each hook is one more step of Fastify's hook runner on every
  * request); one onResponse hook logs a refused request (and, at debug, every other one).
  */
-function installRequestHooks(app: App, state: ServiceState, hostGuard: HostGuard, scrub: (text: string) => string): void {
+function installRequestHooks(
+  app: App,
+  state: ServiceState,
+  hostGuard: HostGuard,
+  scrub: (text: string) => string,
+  sessions: SessionCredential,
+): void {
   app.addHook("onRequest", (request, reply, done) => {
     reply.header("x-request-id", request.id);
     const refused =
@@ -241,7 +259,7 @@ function installRequestHooks(app: App, state: ServiceState, hostGuard: HostGuard
         ? undefined
         : hostGuard.check(state.loaded.config.server, request.headers.host, request.headers.origin));
     if (refused) return sendProblem(reply, request, refused, scrub);
-    authenticateRequest(state, request, done);
+    authenticateRequest(state, request, done, sessions);
   });
   const timeRequests = app.log.level === "debug" || app.log.level === "trace";
   app.addHook("onResponse", (request, reply, done) => {

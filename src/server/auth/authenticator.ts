@@ -60,12 +60,16 @@ export class Authenticator {
     return (typeof header === "string" && header !== "") || bearerOf(request.headers.authorization) !== undefined;
   }
 
-  /** The caller of a request; throws (or rejects with) UNAUTHORIZED or AUTH_UNAVAILABLE. */
-  authenticate(request: FastifyRequest): Caller | Promise<Caller> {
+  /**
+   * The caller of a request; throws (or rejects with) UNAUTHORIZED or AUTH_UNAVAILABLE.
+   * `presented` is a credential the request carries elsewhere than its headers (the console's
+   * session cookie), judged as a bearer credential against the keys and issuer in service now.
+   */
+  authenticate(request: FastifyRequest, presented?: string): Caller | Promise<Caller> {
     if (!this.enabled) return ANONYMOUS;
     // Authorization first, as the document's security alternatives allow either: a request
     // carrying both is judged by its bearer credential.
-    const bearer = bearerOf(request.headers.authorization);
+    const bearer = presented ?? bearerOf(request.headers.authorization);
     if (bearer === undefined) {
       const header = request.headers["x-api-key"];
       if (typeof header === "string" && header !== "") return this.keys.match(header) ?? fail("The API key is not valid");

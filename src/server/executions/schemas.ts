@@ -42,7 +42,7 @@ const InputBody = Type.Object(
 );
 
 /** An asynchronous call and, once it ended, its result or problem. */
-const Execution = Type.Object(
+export const Execution = Type.Object(
   {
     id: Type.String({ description: "Opaque id; the path segment of /executions/{id}." }),
     tool: Type.String(),
@@ -68,7 +68,7 @@ const ExecutionList = Type.Object(
 );
 
 /** Path parameters naming an execution. */
-const ExecutionParams = Type.Object({ id: Type.String({ pattern: "^[0-9a-f]{32}$", minLength: 32, maxLength: 32 }) });
+export const ExecutionParams = Type.Object({ id: Type.String({ pattern: "^[0-9a-f]{32}$", minLength: 32, maxLength: 32 }) });
 
 /** Query of `GET /executions`. */
 const ExecutionListQuery = Type.Object(

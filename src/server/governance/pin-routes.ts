@@ -5,12 +5,15 @@ import { TOOL_NAME } from "../../core/tool-name.js";
 import type { PinGuard } from "./pin-guard.js";
 import { ApprovedPin, PinStatus } from "../http/pin-schemas.js";
 
-/** `GET /admin/pins` and `POST /admin/pins/{tool}/approve`: operator callers only (their route policy). */
+/**
+ * `GET /admin/pins` and `POST /admin/pins/{tool}/approve`: operator callers only (their route
+ * policy), with a key or the operator console's session (whose approve needs its CSRF token).
+ */
 export const pinRoutes: FastifyPluginAsyncTypebox<{ guard: PinGuard }> = async (app, { guard }) => {
   app.get(
     "/admin/pins",
     {
-      config: { access: "operator", traced: true },
+      config: { access: "operator", traced: true, session: true },
       schema: {
         operationId: "listPins",
         summary: "Tool-definition pinning: tools whose definition changed, or new ones awaiting approval (operators only)",
@@ -24,7 +27,7 @@ export const pinRoutes: FastifyPluginAsyncTypebox<{ guard: PinGuard }> = async (
   app.post(
     "/admin/pins/:tool/approve",
     {
-      config: { access: "operator", traced: true },
+      config: { access: "operator", traced: true, session: true },
       schema: {
         operationId: "approvePin",
         summary: "Approve the definition a tool has now (operators only): it is pinned, and served again if it was withheld",

@@ -17,6 +17,8 @@ export interface RoutePolicy {
   traced: boolean;
   /** Open to anyone (as `probe`, but counted and shed) while this holds of the config served now. */
   publicWhen?: (config: ToolnexusConfig) => boolean;
+  /** Also accepts the operator console's session cookie as the credential (console/session.ts). */
+  session?: boolean;
 }
 
 declare module "fastify" {
@@ -24,6 +26,7 @@ declare module "fastify" {
     access?: Access;
     traced?: boolean;
     publicWhen?: (config: ToolnexusConfig) => boolean;
+    session?: boolean;
   }
 }
 

@@ -66,6 +66,19 @@ export class Metrics {
     });
   }
 
+  /** Calls and failed calls (every outcome but `ok`) per tool since the start, busiest first (the console). */
+  async perTool(): Promise<{ tool: string; calls: number; errors: number }[]> {
+    const byTool = new Map<string, { tool: string; calls: number; errors: number }>();
+    for (const { labels, value } of (await this.calls.get()).values) {
+      const tool = String(labels.tool ?? "");
+      const row = byTool.get(tool) ?? { tool, calls: 0, errors: 0 };
+      row.calls += value;
+      if (labels.outcome !== "ok") row.errors += value;
+      byTool.set(tool, row);
+    }
+    return [...byTool.values()].sort((a, b) => b.calls - a.calls || a.tool.localeCompare(b.tool));
+  }
+
   /**
    * Records one call. `tool` is only a label for tools that exist: an unknown name in a
    * rejected call must not mint a new time series.

@@ -9,6 +9,8 @@
  * - \`/docs/?bundle=<name>\` shows one bundle's tools: the page's query goes to \`./json\`.
  * - Authorize / Logout re-fetch the document, sending the key the visitor entered (Bearer or
  *   X-API-Key, whichever scheme they filled in).
+ * - A description is an upstream's text: its markdown is rendered, its HTML shown as text (a
+ *   tool whose description carries \`<img onerror>\` shows those characters, not an image).
  */
 export const PORTAL_SCRIPT = `"use strict";
 (function () {
@@ -29,6 +31,15 @@ export const PORTAL_SCRIPT = `"use strict";
   function reloadDocument(system) {
     system.specActions.download(docUrl());
   }
+  // Every "<" becomes "&lt;" before the markdown renderer sees it, so no tag is ever made.
+  var TextOnlyHtml = function () {
+    return { wrapComponents: { Markdown: function (Orig, system) {
+      return function (props) {
+        var source = typeof props.source === "string" ? props.source.replace(/</g, "&lt;") : props.source;
+        return system.React.createElement(Orig, Object.assign({}, props, { source: source }));
+      };
+    } } };
+  };
   var ReloadOnAuth = function () {
     return { statePlugins: { auth: { wrapActions: {
       authorize: function (orig, system) { return function (payload) { var r = orig(payload); reloadDocument(system); return r; }; },
@@ -41,7 +52,7 @@ export const PORTAL_SCRIPT = `"use strict";
       dom_id: "#swagger-ui",
       deepLinking: true,
       presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
-      plugins: [SwaggerUIBundle.plugins.DownloadUrl, ReloadOnAuth],
+      plugins: [SwaggerUIBundle.plugins.DownloadUrl, ReloadOnAuth, TextOnlyHtml],
       layout: "StandaloneLayout",
       validatorUrl: null,
       tryItOutEnabled: true,

@@ -58,7 +58,8 @@ export const metaRoutes: FastifyPluginAsyncTypebox<MetaRoutesOptions> = async (a
   app.get(
     "/status",
     {
-      config: { access: "operator", traced: true },
+      // The operator console reads it with its session cookie.
+      config: { access: "operator", traced: true, session: true },
       schema: {
         operationId: "status",
         summary: "Per-source status, without secrets",

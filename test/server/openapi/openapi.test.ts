@@ -38,6 +38,13 @@ describe("openapi/openapi.json", () => {
         "POST /tools/{name}/executions submitExecution",
         "GET /admin/pins listPins",
         "POST /admin/pins/{tool}/approve approvePin",
+        "POST /admin/session consoleSignIn",
+        "POST /admin/session/end consoleSignOut",
+        "GET /admin/metrics consoleToolMetrics",
+        "GET /admin/executions listAllExecutions",
+        "POST /admin/executions/{id}/cancel cancelAnyExecution",
+        "GET /admin/audit consoleAuditTail",
+        "GET /admin/audit/events consoleAuditEvents",
       ].sort(),
     );
     expect(Object.keys(doc.components.schemas)).toEqual(

@@ -90,6 +90,18 @@ export interface ExecutionPage {
   next?: string;
 }
 
+/** An execution as an operator sees it: with the caller that owns it. */
+export interface OwnedExecution {
+  owner: string;
+  execution: ExecutionT;
+}
+
+/** A page of every owner's executions (the operator console). */
+export interface OwnedExecutionPage {
+  executions: OwnedExecution[];
+  next?: string;
+}
+
 /** A live view of one execution's events, from {@link ExecutionStore.watch}. */
 export interface Watch {
   /** The execution when the watch began. */
@@ -135,6 +147,13 @@ export interface ExecutionStore {
    * event. Undefined when the execution is unknown to this owner.
    */
   watch(owner: string, id: string, after: number, onEvent: (e: ExecutionEvent) => void): Promise<Watch | undefined>;
+  /**
+   * Every owner's executions, newest first, for operators (the console); `active` keeps those
+   * not finished. `cursor` is the `next` of the previous page.
+   */
+  listAll(q: { active?: boolean; limit: number; cursor?: string }): Promise<OwnedExecutionPage>;
+  /** The owner of execution `id`, whoever asks: an operator cancels on the owner's behalf. */
+  ownerOf(id: string): Promise<string | undefined>;
   /** Stops taking work, waits for the runs of this process to be recorded, and disconnects. */
   close(): Promise<void>;
 }

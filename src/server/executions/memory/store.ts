@@ -12,6 +12,7 @@ import type {
   ExecutionPage,
   ExecutionStore,
   Outcome,
+  OwnedExecutionPage,
   RunHooks,
   Runner,
   Submission,
@@ -133,6 +134,28 @@ export class MemoryExecutionStore implements ExecutionStore {
     const more = page.length > q.limit;
     const shown = page.slice(0, q.limit);
     return { executions: shown.map((e) => e.execution), ...(more ? { next: String(shown.at(-1)?.seq) } : {}) };
+  }
+
+  async listAll(q: { active?: boolean; limit: number; cursor?: string }): Promise<OwnedExecutionPage> {
+    this.expire();
+    const before = q.cursor === undefined ? Infinity : Number(q.cursor);
+    // Entries keep their creation order (a Map iterates in insertion order): newest last.
+    const all = [...this.entries.values()];
+    const page: MemoryEntry[] = [];
+    for (let i = all.length - 1; i >= 0 && page.length <= q.limit; i--) {
+      const e = all[i];
+      if (!e || e.seq >= before || (q.active && isTerminal(e.execution.status))) continue;
+      page.push(e);
+    }
+    const shown = page.slice(0, q.limit);
+    return {
+      executions: shown.map((e) => ({ owner: e.owner, execution: e.execution })),
+      ...(page.length > q.limit ? { next: String(shown.at(-1)?.seq) } : {}),
+    };
+  }
+
+  async ownerOf(id: string): Promise<string | undefined> {
+    return this.entries.get(id)?.owner;
   }
 
   async cancel(owner: string, id: string): Promise<ExecutionT | undefined> {

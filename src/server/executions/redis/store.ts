@@ -14,6 +14,7 @@ import { OrphanSweep, recordOutcome } from "./outcomes.js";
 import { createWithJob, precheck, submitArgs, submitCallOf, submitted, type SubmitVerdict } from "./submit.js";
 import { RedisInput } from "./input.js";
 import { listExecutions, watchExecution } from "./reads.js";
+import { listAllExecutions, ownerOnRedis } from "./admin.js";
 import { HeldLeases, HeldSweep, heldTimings } from "./held.js";
 import { isTerminal, iso, type ExecutionStatusT, type ExecutionT } from "../schemas.js";
 import type {
@@ -24,6 +25,7 @@ import type {
   ExecutionStore,
   Job,
   Outcome,
+  OwnedExecutionPage,
   Runner,
   Submission,
   Watch,
@@ -199,6 +201,14 @@ export class RedisExecutionStore implements ExecutionStore {
 
   list(owner: string, q: { status?: ExecutionStatusT; limit: number; cursor?: string }): Promise<ExecutionPage> {
     return listExecutions(this.redis, owner, q);
+  }
+
+  listAll(q: { active?: boolean; limit: number; cursor?: string }): Promise<OwnedExecutionPage> {
+    return listAllExecutions(this.redis, q);
+  }
+
+  ownerOf(id: string): Promise<string | undefined> {
+    return ownerOnRedis(this.redis, id);
   }
 
   async cancel(owner: string, id: string): Promise<ExecutionT | undefined> {
