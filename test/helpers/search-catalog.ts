@@ -17,7 +17,7 @@ export interface SearchCase {
  */
 export function searchCatalog(): Tool[] {
   const { tools } = JSON.parse(readFileSync(path.join(dir, "catalog.json"), "utf8")) as { tools: Omit<Tool, "source" | "execute">[] };
-  return tools.map((t) => ({ ...t, source: "native", execute: () => Promise.resolve({ output: `ran ${t.name}` }) }));
+  return tools.map((t) => ({ ...t, source: "native", execute: () => Promise.resolve({ output: `ran ${t.name}`, isError: false }) }));
 }
 
 /** The natural-language queries written beside the catalog, and those with a typo. */

@@ -12,7 +12,7 @@ const tools: Tool[] = Array.from({ length: 2000 }, (_, i) => ({
   description: `tool number ${i}`,
   inputSchema: { type: "object" },
   source: "native",
-  execute: () => Promise.resolve({ output: "" }),
+  execute: () => Promise.resolve({ output: "", isError: false }),
 }));
 
 /** The state CatalogViews reads: a toolkit, its view version, and what pinning holds back. */
@@ -57,6 +57,11 @@ describe("catalog views", () => {
     const after = views.of(caller(1, 10));
     expect(after).not.toBe(before);
     expect(after.search()).not.toBe(index);
-    expect(after.search().search("tool number 3", 5).map((t) => t.name)).toContain("tool_3");
+    expect(
+      after
+        .search()
+        .search("tool number 3", 5)
+        .map((t) => t.name),
+    ).toContain("tool_3");
   });
 });
