@@ -3,19 +3,19 @@ import { upstreamUnavailable } from "../../core/errors.js";
 import type { Source, SourceContext, SourceState, SourceStatus } from "../../core/source.js";
 import { silentLogger, type Logger, type Tool, type ToolContext, type ToolResult } from "../../core/types.js";
 import type { EgressConfig } from "../../config/schema/server.js";
-import { DEFAULT_BACKOFF, retryWithBackoff, type BackoffOptions } from "./backoff.js";
-import { callTask } from "./call-task.js";
-import { callTaskV2, TASKS_EXTENSION } from "./call-task-v2.js";
-import { callTool, type CallSite } from "./call-tool.js";
-import { connect, listAllTools, type McpConnection, type NegotiationMemo } from "./connect.js";
-import { DEFAULT_INPUT_DEPS, type InputDeps } from "./input-required.js";
+import { DEFAULT_BACKOFF, retryWithBackoff, type BackoffOptions } from "./connection/backoff.js";
+import { callTask } from "./call/task.js";
+import { callTaskV2, TASKS_EXTENSION } from "./call/task-v2.js";
+import { callTool, type CallSite } from "./call/tool.js";
+import { connect, listAllTools, type McpConnection, type NegotiationMemo } from "./connection/connect.js";
+import { DEFAULT_INPUT_DEPS, type InputDeps } from "./call/input-required.js";
 import { describeLoadError, PhaseError } from "./load-error.js";
 import { requiresTask, toTool } from "./mcp-tool.js";
 import { redact } from "./redact.js";
-import { remoteFetch, type RemoteFetch } from "./remote-fetch.js";
+import { remoteFetch, type RemoteFetch } from "./transport/remote-fetch.js";
 import { withForwardedBearer } from "../../net/forward-auth.js";
-import type { McpServerSpec } from "./server-spec.js";
-import { StderrTail } from "./stderr-tail.js";
+import type { McpServerSpec } from "./config/server-spec.js";
+import { StderrTail } from "./transport/stderr-tail.js";
 import { filterTools } from "./tool-filter.js";
 
 /** True when a 2026-07-28 server announced the tasks extension (`io.modelcontextprotocol/tasks`) in `server/discover`. */
