@@ -44,7 +44,7 @@ export function unwrapCallTool<B>(body: B, headers: IncomingHttpHeaders): { body
 }
 
 /** The call a well-formed `call_tool` request names, or undefined. */
-export function innerCall(body: Record<string, unknown>): { name: string; arguments: Record<string, unknown> } | undefined {
+function innerCall(body: Record<string, unknown>): { name: string; arguments: Record<string, unknown> } | undefined {
   if (body.method !== "tools/call") return undefined;
   const params = body.params as Record<string, unknown> | undefined;
   if (!isObject(params) || params.name !== CALL_TOOL) return undefined;
