@@ -29,6 +29,7 @@ import { Metrics } from "./observability/metrics.js";
 import { executeRoute } from "./calls/execute-route.js";
 import { lazyCatalog, type McpConnector } from "./mcp/lazy-catalog.js";
 import { mcpEndpoint } from "./mcp/transport/http-endpoint.js";
+import { discoveryOf } from "./mcp/discovery.js";
 import { McpEvents, type EventsRedis } from "./mcp/events.js";
 import type { Redis } from "ioredis";
 import type { connectRedis } from "./redis/connect-redis.js";
@@ -174,7 +175,13 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
     executions.store,
     executions.promotion,
   );
-  if (server.mcp.enabled) await app.register(mcpEndpoint, { catalog: mcp, path: server.mcp.path, scrub });
+  if (server.mcp.enabled)
+    await app.register(mcpEndpoint, {
+      catalog: mcp,
+      path: server.mcp.path,
+      scrub,
+      discovery: () => discoveryOf(state.loaded.config.server.mcp),
+    });
   await registerBundles(app, state, { mcp, scrub, log: logger, mcpEnabled: server.mcp.enabled });
 
   // Ready once the sources are loaded and Redis, when shared, was reached or found unreachable.

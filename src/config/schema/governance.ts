@@ -55,11 +55,24 @@ export const PinningSection = Type.Object(
   { additionalProperties: false, default: {} },
 );
 
+/** How an MCP endpoint lists the catalog: every tool, or `search_tools` and `call_tool` (progressive discovery). */
+export const Discovery = Type.Union([Type.Literal("list"), Type.Literal("search")], {
+  description:
+    "list: tools/list holds every tool the caller may use. search: it holds search_tools and call_tool (and the alwaysList tools); the caller finds tools by searching and runs them through call_tool.",
+});
+
+/** The tools a `discovery: search` endpoint lists beside `search_tools` and `call_tool`. */
+export const AlwaysList = Type.Array(Type.String({ minLength: 1 }), {
+  description: "Glob patterns over tool names listed as they are with discovery: search (only those the caller may use).",
+});
+
 /** One bundle (a virtual server): a named subset of the catalog. */
 const Bundle = Type.Object(
   {
     tools: Type.Array(Type.String({ minLength: 1 }), { minItems: 1, description: "Glob patterns over tool names." }),
     description: Type.Optional(Type.String()),
+    discovery: Type.Optional(Discovery),
+    alwaysList: Type.Optional(AlwaysList),
   },
   { additionalProperties: false },
 );

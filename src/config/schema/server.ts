@@ -1,5 +1,6 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { JwtSection, Policy } from "./auth.js";
+import { AlwaysList, Discovery } from "./governance.js";
 
 /** A request budget: at most `max` requests per `timeWindowMs`, per API key (or client IP without auth). */
 const RateLimit = Type.Object(
@@ -33,6 +34,8 @@ const McpSection = Type.Object(
           "Tool name (or name prefix ending in *, e.g. github_* for one source) → whether /mcp runs its calls as tasks (io.modelcontextprotocol/tasks): optional, required (always a task), forbidden. Overrides what the tool itself declares; the exact name wins over a prefix, the longest prefix over a shorter one.",
       }),
     ),
+    discovery: Type.Optional(Discovery),
+    alwaysList: Type.Optional(AlwaysList),
   },
   { additionalProperties: false, default: {} },
 );

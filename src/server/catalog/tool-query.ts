@@ -1,5 +1,6 @@
 import { ToolnexusError } from "../../core/errors.js";
 import { TOOL_FORMATS, TOOL_SOURCES } from "../http/schemas.js";
+import { MAX_QUERY_CHARS, MAX_SEARCH_LIMIT } from "./search.js";
 
 // Names a newcomer reaches for that are not sources of their own.
 const HINTS: Record<string, string> = {
@@ -15,8 +16,8 @@ const HINTS: Record<string, string> = {
  * `?format=` gets one clear 400 naming the allowed values (instead of an empty list, or the
  * validator's one line per enum branch).
  */
-export function toolQueryError(query: { source?: unknown; format?: unknown }): ToolnexusError | undefined {
-  const problems: string[] = [];
+export function toolQueryError(query: { source?: unknown; format?: unknown; q?: unknown; limit?: unknown }): ToolnexusError | undefined {
+  const problems: string[] = searchProblems(query);
   if (typeof query.source === "string") {
     const unknown = query.source
       .split(",")
@@ -29,4 +30,20 @@ export function toolQueryError(query: { source?: unknown; format?: unknown }): T
     problems.push(`?format=${String(query.format)} is not a format: use one of ${TOOL_FORMATS.join(", ")}`);
   }
   return problems.length ? new ToolnexusError("INVALID_REQUEST", `${problems.join("; ")}.`) : undefined;
+}
+
+// `?q=` and `?limit=`: one sentence each that says what to send instead.
+function searchProblems({ q, limit }: { q?: unknown; limit?: unknown }): string[] {
+  const problems: string[] = [];
+  if (Array.isArray(q)) problems.push("?q= is given more than once: send one query");
+  else if (typeof q === "string" && q.trim() === "")
+    problems.push("?q= is empty: give the words to search for, or leave ?q= out to list every tool");
+  else if (typeof q === "string" && q.length > MAX_QUERY_CHARS)
+    problems.push(`?q= is ${q.length} characters long: at most ${MAX_QUERY_CHARS}`);
+  if (limit !== undefined) {
+    if (q === undefined) problems.push("?limit= bounds a search: give ?q= too");
+    else if (typeof limit !== "string" || !/^\d{1,3}$/.test(limit) || Number(limit) < 1 || Number(limit) > MAX_SEARCH_LIMIT)
+      problems.push(`?limit=${String(limit).slice(0, 20)} is not a number from 1 to ${MAX_SEARCH_LIMIT}`);
+  }
+  return problems;
 }

@@ -5,6 +5,7 @@ import { toAnthropic, toGemini, toOpenAI } from "../../core/adapters.js";
 import { AdapterToolList, ProblemResponse as problem, ToolInfo, ToolList, ToolListQuery, ToolParams } from "../http/schemas.js";
 import { scrubDeep } from "../observability/scrub-deep.js";
 import type { ServiceState } from "../service/service-state.js";
+import { DEFAULT_SEARCH_LIMIT } from "./search.js";
 import { toolQueryError } from "./tool-query.js";
 import { toInfo, visibleTool, type CatalogViews } from "./view.js";
 
@@ -24,7 +25,7 @@ export const toolRoutes: FastifyPluginAsyncTypebox<ToolRoutesOptions> = async (a
     {
       schema: {
         operationId: "listTools",
-        summary: "List the tools this caller may use",
+        summary: "List the tools this caller may use, or search them (?q=)",
         tags: ["tools"],
         querystring: ToolListQuery,
         response: {
@@ -41,8 +42,18 @@ export const toolRoutes: FastifyPluginAsyncTypebox<ToolRoutesOptions> = async (a
       preValidation: (request, _reply, done) => done(toolQueryError(request.query as Record<string, unknown>)),
     },
     async (request, reply) => {
-      const { source, format } = request.query;
+      const { source, format, q, limit } = request.query;
       const view = views.of(request.caller);
+      if (q !== undefined) {
+        // A search: ranked by the view's index (built once per view), serialized per request.
+        const sources = source ? new Set(source.split(",").map((s) => s.trim())) : undefined;
+        const hits = view.search().search(q, limit ?? DEFAULT_SEARCH_LIMIT, sources && ((t) => sources.has(t.source)));
+        const infos = hits.map(toInfo);
+        reply.header("cache-control", "no-cache");
+        return reply
+          .type("application/json; charset=utf-8")
+          .send(scrub(JSON.stringify({ tools: format ? FORMATS[format](infos) : infos })));
+      }
       // The serialized listing of this query, built once per view: GET /tools is hot and rarely changes.
       const entry = view.form(`GET /tools|${source ?? ""}|${format ?? ""}`, () => {
         const sources = source ? new Set(source.split(",").map((s) => s.trim())) : undefined;

@@ -1,10 +1,16 @@
+import { createHash } from "node:crypto";
 import { ToolnexusError } from "../../core/errors.js";
 import type { Tool, ToolInfo } from "../../core/types.js";
 import type { Caller } from "../auth/caller.js";
 import type { ServiceState } from "../service/service-state.js";
+import { ToolSearch } from "./search.js";
 
-// Past these bounds a cache starts over: a bound, not an LRU (views change with every reload).
-const MAX_VIEWS = 256;
+// Distinct tool sets whose views (and the forms built of them) are kept, least recently used
+// first out: each may hold a serialized listing, an MCP listing and a search index.
+const MAX_VIEWS = 32;
+// Callers remembered with the view they share: a key and a reference each.
+const MAX_CALLERS = 2048;
+// Past this bound a view's forms start over (their keys are few: a listing per query shape).
 const MAX_FORMS = 64;
 
 /** The listing shape of a tool. */
@@ -41,6 +47,33 @@ export class CallerView {
     this.forms.set(key, value);
     return value;
   }
+
+  /** The search index of this view's tools (`GET /tools?q=`, `search_tools`): built on the first search. */
+  search(): ToolSearch {
+    return this.form("search index", () => new ToolSearch(this.tools));
+  }
+}
+
+/** A map that forgets its least recently used entry past `max` entries. */
+class Lru<V> {
+  private readonly map = new Map<string, V>();
+  constructor(private readonly max: number) {}
+  get size(): number {
+    return this.map.size;
+  }
+  get(key: string): V | undefined {
+    const v = this.map.get(key);
+    if (v === undefined) return undefined;
+    // Most recent last: a Map iterates in insertion order.
+    this.map.delete(key);
+    this.map.set(key, v);
+    return v;
+  }
+  set(key: string, v: V): void {
+    this.map.delete(key);
+    this.map.set(key, v);
+    if (this.map.size > this.max) this.map.delete(this.map.keys().next().value as string);
+  }
 }
 
 /**
@@ -51,21 +84,41 @@ export class CallerView {
  * and every form derived from the old one goes with it.
  */
 export class CatalogViews {
-  private readonly views = new Map<string, CallerView>();
+  // Caller (catalog version and viewKey) → its view; views by catalog version and tool set, so
+  // callers with different grants that come to the same tools share one view and its forms.
+  private readonly callers = new Lru<CallerView>(MAX_CALLERS);
+  private readonly views = new Lru<CallerView>(MAX_VIEWS);
 
   constructor(private readonly state: ServiceState) {}
+
+  /** How many distinct views are kept now (each with its forms); at most a fixed bound. */
+  get size(): number {
+    return this.views.size;
+  }
 
   /** The caller's view of the catalog in service now; NOT_READY while loading or draining. */
   of(caller: Caller): CallerView {
     const tk = this.state.toolkit();
-    const key = `${this.state.viewVersion(tk)}|${caller.viewKey ?? caller.id}`;
-    let view = this.views.get(key);
+    const version = this.state.viewVersion(tk);
+    const key = `${version}|${caller.viewKey ?? caller.id}`;
+    const known = this.callers.get(key);
+    if (known) return known;
+    const { hold } = this.state;
+    const tools = tk.tools().filter((t) => caller.allows(t.name) && !hold.withheld(t.name));
+    const setKey = `${version}|${toolSetKey(tools)}`;
+    let view = this.views.get(setKey);
     if (!view) {
-      const { hold } = this.state;
-      view = new CallerView(tk.tools().filter((t) => caller.allows(t.name) && !hold.withheld(t.name)));
-      if (this.views.size >= MAX_VIEWS) this.views.clear();
-      this.views.set(key, view);
+      view = new CallerView(tools);
+      this.views.set(setKey, view);
     }
+    this.callers.set(key, view);
     return view;
   }
+}
+
+// A short fingerprint of which tools a view holds (names are unique in a catalog).
+function toolSetKey(tools: readonly Tool[]): string {
+  const h = createHash("sha1");
+  for (const t of tools) h.update(t.name).update("\0");
+  return `${tools.length}:${h.digest("base64url")}`;
 }

@@ -5,6 +5,7 @@ import { bundleView, isRefusal, unmatchedGlobs } from "../../governance/bundle-v
 import { ANONYMOUS, type Caller } from "../auth/index.js";
 import type { McpConnector } from "../mcp/lazy-catalog.js";
 import { mcpEndpoint } from "../mcp/transport/http-endpoint.js";
+import { discoveryOf } from "../mcp/discovery.js";
 import type { ServiceState } from "../service/service-state.js";
 
 const CODES = { invalid: "INVALID_REQUEST", unknown: "NOT_FOUND", forbidden: "FORBIDDEN" } as const;
@@ -47,7 +48,13 @@ export async function registerBundles(
   if (!o.mcpEnabled) return;
   await app.register(async (scope) => {
     scope.addHook("preHandler", (request, _reply, done) => narrow(state, request, (request.params as { bundle: string }).bundle, done));
-    await scope.register(mcpEndpoint, { catalog: o.mcp, path: "/bundles/:bundle/mcp", scrub: o.scrub });
+    await scope.register(mcpEndpoint, {
+      catalog: o.mcp,
+      path: "/bundles/:bundle/mcp",
+      scrub: o.scrub,
+      // Each bundle says its own discovery (read per request: a reload may change it).
+      discovery: (request) => discoveryOf(state.loaded.config.bundles?.[(request.params as { bundle: string }).bundle]),
+    });
   });
 }
 

@@ -73,6 +73,15 @@ export const ToolListQuery = Type.Object(
         description: "Only the tools of this bundle (config `bundles:`) the caller may use.",
       }),
     ),
+    q: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 500,
+        description:
+          "Search: the caller's tools ranked by relevance to these words (name, title, description, parameters), best first; stemmed, typo-tolerant, prefixes match.",
+      }),
+    ),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: "With ?q=: at most this many results (default 20)." })),
   },
   { additionalProperties: false },
 );

@@ -25,8 +25,10 @@ import type { ServiceState } from "../service/service-state.js";
 import { InFlightMcpCalls } from "./in-flight.js";
 import { McpSkills } from "./skills/extension.js";
 import { getPrompt, hasSkills, listPrompts } from "./skills/prompt.js";
-import { listToolsPage } from "./tools-listing.js";
+import { listToolsPage, pageOf } from "./tools-listing.js";
 import { answerOf, toInputRequired } from "./input/client-input.js";
+import { discoveryOf, isMetaTool, type Discovery } from "./discovery.js";
+import { answerMetaTool, discoveryListing } from "./discovery-tools.js";
 import {
   clientCapabilitiesOf,
   invalidArgumentsResult,
@@ -64,6 +66,8 @@ export interface McpSession {
    * throws it instead of running the tool a second time.
    */
   ran?: { id: RequestId; outcome: PromiseSettledResult<CallToolResult | InputRequiredResult> };
+  /** `discovery: search` on this endpoint: tools/list holds search_tools and call_tool (discovery.ts). */
+  discovery?: Discovery;
 }
 
 /**
@@ -172,7 +176,7 @@ export class McpCatalog {
         throw isToolnexusError(err) ? toJsonRpcError(err, session.requestId(ctx.mcpReq.id), this.scrub) : err;
       }
     };
-    server.setRequestHandler("tools/list", (req, ctx) => guard(ctx, () => this.listTools(caller, req.params?.cursor)));
+    server.setRequestHandler("tools/list", (req, ctx) => guard(ctx, () => this.listTools(caller, req.params?.cursor, session.discovery)));
     server.setRequestHandler("tools/call", (req, ctx) => {
       const { ran } = session;
       if (ran?.id !== ctx.mcpReq.id) return this.callTool(session, req.params, ctx, tasks, server);
@@ -185,9 +189,19 @@ export class McpCatalog {
     return server;
   }
 
-  /** `tools/list`: exactly the caller's `GET /tools`, a page of `server.mcp.pageSize` at a time. */
-  listTools(caller: Caller, cursor: string | undefined): ListToolsResult {
-    return listToolsPage(this.views, this.scrub, caller, cursor, this.state.loaded.config.server.mcp.pageSize);
+  /**
+   * `tools/list`: exactly the caller's `GET /tools`, a page of `server.mcp.pageSize` at a time;
+   * with `discovery`, the meta-tools and the caller's `alwaysList` tools.
+   */
+  listTools(caller: Caller, cursor: string | undefined, discovery?: Discovery): ListToolsResult {
+    const { pageSize } = this.state.loaded.config.server.mcp;
+    if (discovery) return pageOf(discoveryListing(this.views, this.scrub, caller, discovery), cursor, pageSize);
+    return listToolsPage(this.views, this.scrub, caller, cursor, pageSize);
+  }
+
+  /** How `toolnexus mcp` lists the catalog now (`server.mcp.discovery`, read per request: a reload may change it). */
+  mcpDiscovery(): Discovery | undefined {
+    return discoveryOf(this.state.loaded.config.server.mcp);
   }
 
   /**
@@ -220,6 +234,9 @@ export class McpCatalog {
     const caps = modern ? clientCapabilitiesOf(envelope) : direct ? (peerCaps as Record<string, unknown>) : {};
     const input = { sealer: this.state.sealer, inputTimeoutMs: this.state.loaded.config.server.inputTimeoutMs };
     try {
+      // search_tools, or a malformed call_tool (a well-formed one arrives unwrapped: discovery.ts).
+      if (session.discovery && isMetaTool(params.name))
+        return answerMetaTool(this.views, this.scrub, caller, params.name, params.arguments);
       const support = tasks?.supportOf(params.name);
       if (tasks && support) {
         // A client without the extension gets a plain call, unless the tool runs only as a task.

@@ -15,13 +15,18 @@ export function listToolsPage(
   cursor: string | undefined,
   pageSize: number,
 ): ListToolsResult {
-  const tools = listing(views, scrub, caller);
+  return pageOf(listing(views, scrub, caller), cursor, pageSize);
+}
+
+/** A page of `pageSize` tools of `tools` from `cursor` on, with the cursor of the next page. */
+export function pageOf(tools: McpTool[], cursor: string | undefined, pageSize: number): ListToolsResult {
   const start = cursor === undefined ? 0 : offsetOf(cursor);
   const end = start + pageSize;
   return { tools: tools.slice(start, end), ...(end < tools.length ? { nextCursor: cursorOf(end) } : {}) };
 }
 
-function listing(views: CatalogViews, scrub: (s: string) => string, caller: Caller): McpTool[] {
+/** Every tool of the caller's view as `tools/list` lists it (formed once per view). */
+export function listing(views: CatalogViews, scrub: (s: string) => string, caller: Caller): McpTool[] {
   const view = views.of(caller);
   return view.form("mcp tools/list", () => {
     const infos = view.tools.map((t): McpTool => ({

@@ -56,7 +56,7 @@ export async function answerPlain(
   if (req.method === "tools/list") {
     let listed: ListToolsResult;
     try {
-      listed = catalog.listTools(session.caller, req.cursor);
+      listed = catalog.listTools(session.caller, req.cursor, session.discovery);
     } catch {
       return undefined;
     }

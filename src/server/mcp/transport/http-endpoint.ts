@@ -5,6 +5,7 @@ import { insufficientScope, type Caller } from "../../auth/index.js";
 import type { McpSession } from "../catalog-server.js";
 import type { McpConnector } from "../lazy-catalog.js";
 import { isBodyParseError } from "../../http/json-body.js";
+import { unwrapCallTool, type Discovery } from "../discovery.js";
 
 // JSON-RPC's implementation-defined server error, as the SDK's transport uses for HTTP-level failures.
 const SERVER_ERROR = -32000;
@@ -18,6 +19,8 @@ export interface McpEndpointOptions {
   catalog: McpConnector;
   path: string;
   scrub: (s: string) => string;
+  /** `discovery: search` for this request's endpoint (read per request: a reload may change it). */
+  discovery?: (request: FastifyRequest) => Discovery | undefined;
 }
 
 /**
@@ -27,7 +30,7 @@ export interface McpEndpointOptions {
  * Auth, rate limits and the body limit are the service's own hooks, run before any MCP
  * traffic; failures before the SDK sees a message are JSON-RPC error bodies with the HTTP status.
  */
-export const mcpEndpoint: FastifyPluginAsync<McpEndpointOptions> = async (app, { catalog, path, scrub }) => {
+export const mcpEndpoint: FastifyPluginAsync<McpEndpointOptions> = async (app, { catalog, path, scrub, discovery: discoveryOf }) => {
   app.setErrorHandler((error, request, reply) => {
     const err = normalizeError(error);
     if (err.code === "INTERNAL") request.log.error({ err: error }, "internal error");
@@ -44,7 +47,11 @@ export const mcpEndpoint: FastifyPluginAsync<McpEndpointOptions> = async (app, {
   app.delete(path, { schema: { hide: true } }, notAllowed);
 
   app.post(path, { schema: { hide: true } }, async (request, reply) => {
-    const message = request.body;
+    const discovery = discoveryOf?.(request);
+    // call_tool becomes the call of the tool it names before anything reads the request (discovery.ts).
+    const { body: message, headers } = discovery
+      ? unwrapCallTool(request.body, request.headers)
+      : { body: request.body, headers: request.headers };
     // JSON-RPC batches were removed from MCP in 2025-06-18; the SDK would still run them.
     if (Array.isArray(message)) return sendJsonRpcError(reply, 400, INVALID_REQUEST, "Invalid Request: JSON-RPC batches are not supported");
     if (!isJsonRpcMessage(message)) return sendJsonRpcError(reply, 400, INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 message");
@@ -65,15 +72,20 @@ export const mcpEndpoint: FastifyPluginAsync<McpEndpointOptions> = async (app, {
     reply.raw.once("close", () => {
       if (!reply.raw.writableEnded) closed.abort();
     });
-    const session: McpSession = { caller: request.caller, log: request.log, requestId: () => request.id };
+    const session: McpSession = {
+      caller: request.caller,
+      log: request.log,
+      requestId: () => request.id,
+      ...(discovery ? { discovery } : {}),
+    };
     // A plain tools/call or tools/list is answered without the SDK's per-request objects.
-    const plain = await http.plain({ body: message, headers: request.headers, session, signal: closed.signal });
+    const plain = await http.plain({ body: message, headers, session, signal: closed.signal });
     if (plain && "message" in plain) return reply.type("application/json").send(JSON.stringify(plain.message));
     if (plain) session.ran = plain.ran;
     // The body Fastify already parsed goes along as is: the SDK reads only the headers.
     const webRequest = new Request(`${request.protocol}://${request.host}${request.url}`, {
       method: "POST",
-      headers: headersOf(request),
+      headers: headersOf(headers),
       signal: closed.signal,
     });
     const response = await http.handle({
@@ -94,8 +106,8 @@ function isEventStream(response: Response): boolean {
 }
 
 // Repeated headers stay repeated (Fastify gives them as an array).
-function headersOf(request: FastifyRequest): [string, string][] {
-  return Object.entries(request.headers).flatMap(([k, v]) =>
+function headersOf(headers: FastifyRequest["headers"]): [string, string][] {
+  return Object.entries(headers).flatMap(([k, v]) =>
     v === undefined ? [] : (Array.isArray(v) ? v : [v]).map((x): [string, string] => [k, x]),
   );
 }

@@ -3,6 +3,7 @@ import type { FastifyBaseLogger } from "fastify";
 import type { Transport } from "@modelcontextprotocol/server";
 import { ANONYMOUS } from "../../auth/index.js";
 import type { McpConnector } from "../lazy-catalog.js";
+import { unwrapCallTool } from "../discovery.js";
 
 /** What `toolnexus mcp` needs of a built server (build-server.ts's ToolnexusServer is one). */
 export interface StdioHost {
@@ -30,7 +31,16 @@ export async function serveStdio(app: StdioHost): Promise<void> {
     app.toolnexus.mcp.catalog(),
     import("@modelcontextprotocol/server/stdio"),
   ]);
-  const session = { caller: ANONYMOUS, log: app.log, requestId: () => randomUUID(), transport: "stdio" as const };
+  const session = {
+    caller: ANONYMOUS,
+    log: app.log,
+    requestId: () => randomUUID(),
+    transport: "stdio" as const,
+    // `server.mcp.discovery`, as the config in service says now.
+    get discovery() {
+      return catalog.mcpDiscovery();
+    },
+  };
   const onerror = (err: Error) => app.log.debug({ err: err.message }, "mcp protocol error");
   // Both eras: a 2025 initialize, or 2026-07-28 server/discover then per-request envelopes.
   const handle = serve(
@@ -39,7 +49,16 @@ export async function serveStdio(app: StdioHost): Promise<void> {
       server.onerror = onerror;
       return server;
     },
-    { legacy: "serve", transport: cancelling(new StdioServerTransport(), (params) => catalog.cancel(session, params)), onerror },
+    {
+      legacy: "serve",
+      transport: cancelling(
+        new StdioServerTransport(),
+        (params) => catalog.cancel(session, params),
+        // call_tool becomes the call of the tool it names (discovery.ts), as on /mcp.
+        (m) => (session.discovery ? unwrapCallTool(m, {}).body : m),
+      ),
+      onerror,
+    },
   );
 
   await new Promise<void>((resolve) => {
@@ -59,9 +78,10 @@ export async function serveStdio(app: StdioHost): Promise<void> {
 
 /**
  * `transport` with `notifications/cancelled` seen first by `cancel`: it aborts the call with
- * CANCELLED (the SDK's own handling, which runs next, would only close its signal).
+ * CANCELLED (the SDK's own handling, which runs next, would only close its signal). Every
+ * incoming message passes through `rewrite` before the SDK sees it.
  */
-function cancelling<T extends Transport>(transport: T, cancel: (params: unknown) => void): T {
+function cancelling<T extends Transport>(transport: T, cancel: (params: unknown) => void, rewrite: <M>(message: M) => M = (m) => m): T {
   let inner: Transport["onmessage"];
   Object.defineProperty(transport, "onmessage", {
     configurable: true,
@@ -71,7 +91,7 @@ function cancelling<T extends Transport>(transport: T, cancel: (params: unknown)
         fn &&
         ((message, extra) => {
           if ("method" in message && !("id" in message) && message.method === "notifications/cancelled") cancel(message.params);
-          fn(message, extra);
+          fn(rewrite(message), extra);
         });
     },
   });
