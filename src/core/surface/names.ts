@@ -62,6 +62,7 @@ const MAX_URI = 8192;
 // A dot segment, as is or percent-encoded ("%2e"), which a server resolving paths could climb out with.
 const DOT_SEGMENT = /(^|\/)(\.|%2e){1,2}(\/|$|[?#])/i;
 // Whitespace and control characters have no place in a URI.
+// eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
 const FORBIDDEN = /[\s\u0000-\u001f\u007f]/;
 
 /**

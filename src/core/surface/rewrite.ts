@@ -43,7 +43,8 @@ export function rewriteMessages<T>(messages: T, map: UriMap): T {
 export function rewriteToolMeta<T>(meta: T, map: UriMap): T {
   if (!isObj(meta)) return meta;
   let out: Obj = meta;
-  if (isObj(meta.ui) && typeof meta.ui.resourceUri === "string") out = { ...out, ui: { ...meta.ui, resourceUri: map(meta.ui.resourceUri) } };
+  if (isObj(meta.ui) && typeof meta.ui.resourceUri === "string")
+    out = { ...out, ui: { ...meta.ui, resourceUri: map(meta.ui.resourceUri) } };
   const flat = meta["ui/resourceUri"];
   if (typeof flat === "string") out = { ...out, "ui/resourceUri": map(flat) };
   return out as T;

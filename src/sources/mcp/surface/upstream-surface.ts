@@ -11,7 +11,7 @@ export const APPS_EXTENSION = "io.modelcontextprotocol/ui";
  * The most a `resources/read` answer may hold (text characters plus base64 characters): a
  * server answering with more gets an error, not a gateway holding it for every caller.
  */
-export const MAX_READ_CHARS = 16 * 1024 * 1024;
+export const MAX_READ_CHARS = 8 * 1024 * 1024;
 
 const NONE: SurfaceLists = {
   resources: [],
@@ -76,7 +76,12 @@ export class UpstreamSurface {
         : [],
       caps.prompts ? quietly("prompts/list", async () => (await client.listPrompts(undefined, opts)).prompts) : [],
     ]);
-    const next: SurfaceLists = { resources: resources as SurfaceItem[], templates: templates as SurfaceItem[], prompts: prompts as SurfaceItem[], capabilities: caps };
+    const next: SurfaceLists = {
+      resources: resources as SurfaceItem[],
+      templates: templates as SurfaceItem[],
+      prompts: prompts as SurfaceItem[],
+      capabilities: caps,
+    };
     const changed = JSON.stringify(next) !== JSON.stringify(this.lists);
     this.lists = next;
     return changed;
@@ -99,7 +104,9 @@ export class UpstreamSurface {
   /** `prompts/get` of the server's prompt. */
   async getPrompt(client: Client, name: string, args: Record<string, string> | undefined, ctx: SurfaceContext): Promise<SurfaceItem> {
     const opts = { timeout: this.timeout, ...(ctx.signal ? { signal: ctx.signal } : {}) };
-    return (await this.request("prompts/get", ctx, () => client.getPrompt({ name, ...(args ? { arguments: args } : {}) }, opts))) as SurfaceItem;
+    return (await this.request("prompts/get", ctx, () =>
+      client.getPrompt({ name, ...(args ? { arguments: args } : {}) }, opts),
+    )) as SurfaceItem;
   }
 
   /** `completion/complete` with the server's own names in `ref`. */
