@@ -139,7 +139,12 @@ describe("resources, templates, prompts and completions of MCP servers through t
   it("refuses bad input with the specified errors", async () => {
     const mcp = `${srv.url}/mcp`;
     const key = "k-both-123456789";
-    for (const uri of ["nope+file:///shared.txt", "alpha%2Bfile:///shared.txt", "alpha+file:///items/../shared.txt", "alpha+file:///items/%2e%2e/x"]) {
+    for (const uri of [
+      "nope+file:///shared.txt",
+      "alpha%2Bfile:///shared.txt",
+      "alpha+file:///items/../shared.txt",
+      "alpha+file:///items/%2e%2e/x",
+    ]) {
       const err = errorOf(await rpc(mcp, "resources/read", { uri }, "2026", key));
       expect(err.code, uri).toBe(-32602);
     }

@@ -168,7 +168,9 @@ export class McpCatalog {
     if (offered.resources) Object.assign(capabilities, { resources: offered.resources });
     if (offered.completions) Object.assign(capabilities, { completions: offered.completions });
     if (offered.extensions)
-      Object.assign(capabilities, { extensions: { ...(capabilities as { extensions?: object }).extensions, ...(offered.extensions as object) } });
+      Object.assign(capabilities, {
+        extensions: { ...(capabilities as { extensions?: object }).extensions, ...(offered.extensions as object) },
+      });
     const options: ServerOptions = {
       jsonSchemaValidator: (this.validator ??= new AjvJsonSchemaValidator()),
       // The list depends on the caller as soon as there are credentials: no shared cache may keep it.
@@ -212,7 +214,8 @@ export class McpCatalog {
     const pageSize = this.state.loaded.config.server.mcp.pageSize;
     registerSurface(server, this.surface, session, pageSize, {
       list: () => listPrompts(this.state.toolkit(), caller).prompts,
-      get: (name) => (name === "skills" && hasSkills(this.state.toolkit(), caller) ? getPrompt(this.state.toolkit(), caller, name) : undefined),
+      get: (name) =>
+        name === "skills" && hasSkills(this.state.toolkit(), caller) ? getPrompt(this.state.toolkit(), caller, name) : undefined,
     });
     return server;
   }

@@ -87,7 +87,12 @@ export class McpServerSource implements Source, SurfaceProvider {
     if (opts.input) this.site.input = opts.input;
     this.state = spec.enabled ? "connecting" : "disabled";
     this.surfacePrefix = spec.prefix ?? spec.name;
-    this.surface = new UpstreamSurface(spec.name, spec.timeout, () => this.log, (t) => this.scrub(t));
+    this.surface = new UpstreamSurface(
+      spec.name,
+      spec.timeout,
+      () => this.log,
+      (t) => this.scrub(t),
+    );
   }
 
   async build(ctx: SourceContext): Promise<void> {

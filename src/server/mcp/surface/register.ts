@@ -1,9 +1,15 @@
 import { ProtocolErrorCode, type Server, type ServerContext } from "@modelcontextprotocol/server";
 import type { Surface } from "../../../core/surface/catalog.js";
 import type { SurfaceItem } from "../../../core/surface/provider.js";
-import type { McpSession } from "../catalog-server.js";
+import type { Caller } from "../../auth/index.js";
 import { JsonRpcError } from "../results.js";
 import type { SurfaceMethods } from "./surface-methods.js";
+
+/** Who the Server serves (catalog-server.ts's McpSession is one). */
+interface McpSession {
+  caller: Caller;
+  requestId(id: ServerContext["mcpReq"]["id"]): string;
+}
 
 type PromptParams = { name: string; arguments?: Record<string, string>; _meta?: unknown };
 
