@@ -35,7 +35,7 @@ if (mode === "v1" || mode === "v2") {
   close = () => client.close();
 } else if (mode === "source") {
   const { McpServerSource } = await import(path.join(root, "dist/sources/mcp/mcp-server-source.js"));
-  const { toServerSpec } = await import(path.join(root, "dist/sources/mcp/server-spec.js"));
+  const { toServerSpec } = await import(path.join(root, "dist/sources/mcp/config/server-spec.js"));
   const source = new McpServerSource(toServerSpec("everything", { command: [process.execPath, EVERYTHING, "stdio"] }, root), {});
   const quiet = { debug() {}, info() {}, warn() {}, error() {}, child: () => quiet };
   await source.build({ logger: quiet, onToolsChanged() {} });

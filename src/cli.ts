@@ -165,7 +165,7 @@ async function mcpStdio(loaded: LoadedConfig): Promise<number> {
   // pino is CommonJS: its `default` is the one export a bundle's dynamic import of it carries.
   const [{ buildServer }, { serveStdio }, { default: pino }] = await Promise.all([
     import("./server/build-server.js"),
-    import("./server/mcp/stdio.js"),
+    import("./server/mcp/transport/stdio.js"),
     import("pino"),
   ]);
   const app = await buildServer({ config: loaded, logDestination: pino.destination(2), auditDestination: pino.destination(2) });

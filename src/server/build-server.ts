@@ -26,7 +26,7 @@ import { registerLimits } from "./calls/limits.js";
 import { Metrics } from "./observability/metrics.js";
 import { executeRoute } from "./calls/execute-route.js";
 import { lazyCatalog, type McpConnector } from "./mcp/lazy-catalog.js";
-import { mcpEndpoint } from "./mcp/http-endpoint.js";
+import { mcpEndpoint } from "./mcp/transport/http-endpoint.js";
 import { McpEvents, type EventsRedis } from "./mcp/events.js";
 import type { Redis } from "ioredis";
 import { metricsRoute } from "./observability/metrics-route.js";

@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -34,6 +35,41 @@ const rankOf = (file: string): number => {
   if (!layer) throw new Error(`${file} is in no layer of docs/architecture.md`);
   return layer[1];
 };
+
+/**
+ * The rows of the markdown table of docs/architecture.md whose header starts with `header`:
+ * each row's cells, backticks and the trailing `/` of a folder removed.
+ */
+const docTable = (header: string): string[][] => {
+  const lines = readFileSync(path.join(root, "docs/architecture.md"), "utf8").split("\n");
+  const start = lines.findIndex((l) => l.startsWith(`| ${header} |`));
+  if (start < 0) throw new Error(`docs/architecture.md has no table headed "${header}"`);
+  const rows: string[][] = [];
+  for (const line of lines.slice(start + 2)) {
+    if (!line.startsWith("|")) break;
+    rows.push(
+      line
+        .split("|")
+        .slice(1, -1)
+        .map((c) => c.trim().replaceAll("`", "").replace(/\/$/, "")),
+    );
+  }
+  return rows;
+};
+
+/** The folders of src/server/ and what each may import, as docs/architecture.md's direction table says. */
+const allowed = new Map(
+  docTable("folder | imports from").map(([folder = "", deps = ""]) => [
+    folder,
+    new Set(deps === "—" ? [] : deps.split(",").map((d) => d.trim())),
+  ]),
+);
+
+/** The directories directly under `dir` (repository-relative). */
+const dirsIn = (dir: string): string[] =>
+  readdirSync(path.join(root, dir), { withFileTypes: true })
+    .filter((e) => e.isDirectory())
+    .map((e) => `${dir}/${e.name}`);
 
 const fileEdges = (filter: (f: string) => boolean) =>
   new Map([...files].filter(([f]) => filter(f)).map(([f, { local }]) => [f, local.filter(filter)]));
@@ -72,6 +108,33 @@ describe("the import graph of src/", () => {
       folders.set(from, deps);
     }
     expect(cycles(new Map([...folders].map(([k, v]) => [k, [...v]])))).toEqual([]);
+  });
+
+  it("lists every folder of src/server/ in docs/architecture.md's direction table, and no other", () => {
+    const onDisk = dirsIn("src/server")
+      .map((d) => d.slice(SERVER.length))
+      .sort();
+    expect([...allowed.keys()].sort()).toEqual(onDisk);
+  });
+
+  it("has no import between two folders of src/server/ that docs/architecture.md's direction table does not list", () => {
+    const outside = [...files]
+      .filter(([f]) => f.startsWith(SERVER) && concernOf(f))
+      .flatMap(([f, { local }]) =>
+        local
+          .filter((t) => t.startsWith(SERVER) && concernOf(t) && concernOf(t) !== concernOf(f))
+          .filter((t) => !allowed.get(concernOf(f)!)?.has(concernOf(t)!))
+          .map((t) => `${f} -> ${t}`),
+      );
+    expect(outside).toEqual([]);
+  });
+
+  it("lists every subfolder of src/server/<folder>/ and src/sources/mcp/ in docs/architecture.md's subfolder table, and no other", () => {
+    const onDisk = [...dirsIn("src/server").flatMap(dirsIn), ...dirsIn("src/sources/mcp")].sort();
+    const listed = docTable("subfolder | what it holds")
+      .map(([sub = ""]) => sub)
+      .sort();
+    expect(listed).toEqual(onDisk);
   });
 
   it("has no import from a layer of src/ to a higher one", () => {

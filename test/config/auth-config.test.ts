@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { normalizeConfig } from "../../src/config/load.js";
 import { issuesOf } from "../helpers/config-issues.js";
-import { collectServers } from "../../src/sources/mcp/collect-servers.js";
+import { collectServers } from "../../src/sources/mcp/config/collect-servers.js";
 
 const jwt = { issuer: "https://idp.example/", audience: "toolnexus", jwksUri: "https://idp.example/jwks.json" };
 

@@ -3,7 +3,7 @@ import { normalizeConfig } from "../../src/config/load.js";
 import { issuesOf } from "../helpers/config-issues.js";
 import { passthroughSources, upstreamAuthOf } from "../../src/config/upstream-auth.js";
 import { createToolkit } from "../../src/create-toolkit.js";
-import { collectServers } from "../../src/sources/mcp/collect-servers.js";
+import { collectServers } from "../../src/sources/mcp/config/collect-servers.js";
 
 const jwt = { issuer: "https://idp.example/realms/r", audience: "toolnexus", jwksUri: "https://idp.example/jwks.json" };
 const exchange = { mode: "exchange" as const, audience: "mcp-upstream", clientId: "toolnexus-gateway", clientSecret: "s3cret-value" };

@@ -7,7 +7,7 @@ import { testTools } from "../helpers/tools.js";
 import { eventually } from "../helpers/wait.js";
 
 // The tasks extension's tasks/get and tasks/cancel, and a tools/call that creates a task, are
-// answered on /mcp without a per-request SDK Server (src/server/mcp/plain-answer.ts). The
+// answered on /mcp without a per-request SDK Server (src/server/mcp/plain/answer.ts). The
 // SDK's answer is the reference: the same request with a vendor `_meta` key (which nothing
 // reads, but which sends it the SDK's way) must get the same status, content type and body,
 // byte for byte — errors included — on either execution store.

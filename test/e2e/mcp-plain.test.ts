@@ -4,7 +4,7 @@ import { startServer, type TestServer } from "../helpers/server.js";
 import { testTools } from "../helpers/tools.js";
 
 // A plain tools/call or tools/list on /mcp is answered without a per-request SDK Server
-// (src/server/mcp/plain-answer.ts). The SDK's answer is the reference: the same request with a
+// (src/server/mcp/plain/answer.ts). The SDK's answer is the reference: the same request with a
 // vendor `_meta` key (which nothing reads, but which sends it the SDK's way) must get the same
 // answer, status and log line.
 

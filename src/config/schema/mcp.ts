@@ -4,7 +4,7 @@ import { UpstreamAuthSection } from "./upstream-auth.js";
 /**
  * One MCP server: Claude-desktop (`command` + `args`, `env`) and opencode
  * (`command` array, `environment`) shapes. `url` ⇒ remote, `command` ⇒ local.
- * Normalized into a connection spec by src/sources/mcp/server-spec.ts.
+ * Normalized into a connection spec by src/sources/mcp/config/server-spec.ts.
  */
 const McpServer = Type.Object(
   {

@@ -25,7 +25,7 @@ export interface Promoted {
   settle(outcome: { result: ToolResult } | { error: unknown }): void;
 }
 
-/** What turns a held synchronous call into an execution (the executions store, in executions/promotion.ts). */
+/** What turns a held synchronous call into an execution (the executions store, in executions/engine/promotion.ts). */
 export interface Promotion {
   adopt(call: HeldCall): Promise<Promoted>;
 }

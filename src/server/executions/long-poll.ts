@@ -1,7 +1,7 @@
 import type { ServerResponse } from "node:http";
 import { onResponseGone } from "../calls/disconnect.js";
 import { isTerminal, type ExecutionT } from "./schemas.js";
-import type { ExecutionStore } from "./store.js";
+import type { ExecutionStore } from "./engine/store.js";
 
 /** The longest `GET /executions/{id}` holds its answer for `Prefer: wait`, in seconds. */
 const MAX_WAIT_S = 30;

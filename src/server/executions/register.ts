@@ -2,13 +2,13 @@ import type { FastifyInstance } from "fastify";
 import type { Redis } from "ioredis";
 import type { CallPipeline } from "../calls/call-pipeline.js";
 import type { Promotion } from "../calls/promotion.js";
-import { storePromotion } from "./promotion.js";
+import { storePromotion } from "./engine/promotion.js";
 import { executionRoutes } from "./routes.js";
 import type { ServiceState } from "../service/service-state.js";
-import { MemoryExecutionStore } from "./memory-store.js";
-import { pipelineRunner } from "./runner.js";
+import { MemoryExecutionStore } from "./memory/store.js";
+import { pipelineRunner } from "./engine/runner.js";
 import { EXECUTION_SCHEMAS } from "./schemas.js";
-import type { ExecutionStore } from "./store.js";
+import type { ExecutionStore } from "./engine/store.js";
 
 /**
  * Adds executions to the service: the store the config asks for (in the process, or Redis
@@ -42,7 +42,7 @@ export async function registerExecutions(
     // BullMQ (~170 modules) is imported only for a Redis-backed store.
     const [{ connectRedis, firstAttempt }, { RedisExecutionStore }] = await Promise.all([
       import("../redis/connect-redis.js"),
-      import("./redis-store.js"),
+      import("./redis/store.js"),
     ]);
     // The worker and the subscriber wait out an outage; commands (shared with rate limits) fail fast.
     const worker = connectRedis(url, app.log, { blocking: true, name: "worker" });

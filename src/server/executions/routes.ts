@@ -5,7 +5,7 @@ import { ToolnexusError } from "../../core/errors.js";
 import type { Sealer } from "../../core/seal.js";
 import { ownerKey } from "../auth/index.js";
 import type { CallPipeline } from "../calls/call-pipeline.js";
-import { sealCallerToken } from "./caller-token.js";
+import { sealCallerToken } from "./engine/caller-token.js";
 import {
   EventsHeaders,
   Execution,
@@ -16,7 +16,7 @@ import {
   SubmitHeaders,
   isTerminal,
 } from "./schemas.js";
-import type { ExecutionEvent, ExecutionStore } from "./store.js";
+import type { ExecutionEvent, ExecutionStore } from "./engine/store.js";
 import { awaitExecution, preferredWait, responseGone, settled } from "./long-poll.js";
 import { ExecuteBody, ProblemResponse as problem, sseEvent, ToolParams } from "../http/schemas.js";
 import type { ServiceState } from "../service/service-state.js";

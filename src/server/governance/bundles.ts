@@ -4,7 +4,7 @@ import type { Logger } from "../../core/types.js";
 import { bundleView, isRefusal, unmatchedGlobs } from "../../governance/bundle-view.js";
 import { ANONYMOUS, type Caller } from "../auth/index.js";
 import type { McpConnector } from "../mcp/lazy-catalog.js";
-import { mcpEndpoint } from "../mcp/http-endpoint.js";
+import { mcpEndpoint } from "../mcp/transport/http-endpoint.js";
 import type { ServiceState } from "../service/service-state.js";
 
 const CODES = { invalid: "INVALID_REQUEST", unknown: "NOT_FOUND", forbidden: "FORBIDDEN" } as const;

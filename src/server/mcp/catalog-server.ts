@@ -22,10 +22,10 @@ import type { CatalogViews } from "../catalog/view.js";
 import { scrubDeep } from "../observability/scrub-deep.js";
 import type { ServiceState } from "../service/service-state.js";
 import { InFlightMcpCalls } from "./in-flight.js";
-import { McpSkills } from "./skills-extension.js";
-import { getPrompt, hasSkills, listPrompts } from "./skills-prompt.js";
+import { McpSkills } from "./skills/extension.js";
+import { getPrompt, hasSkills, listPrompts } from "./skills/prompt.js";
 import { listToolsPage } from "./tools-listing.js";
-import { answerOf, toInputRequired } from "./input-required.js";
+import { answerOf, toInputRequired } from "./input/input-required.js";
 import {
   clientCapabilitiesOf,
   invalidArgumentsResult,
@@ -34,11 +34,11 @@ import {
   toCallToolResult,
   toJsonRpcError,
 } from "./results.js";
-import { TASKS_EXTENSION } from "./task-wire.js";
-import { registerTaskMethods } from "./task-methods.js";
-import type { McpTasks } from "./tasks.js";
-import type { LegacyRelay, RelaySink } from "./legacy-relay.js";
-import type { HeldRetry } from "./held-retry.js";
+import { TASKS_EXTENSION } from "./tasks/wire.js";
+import { registerTaskMethods } from "./tasks/methods.js";
+import type { McpTasks } from "./tasks/tasks.js";
+import type { LegacyRelay, RelaySink } from "./input/legacy-relay.js";
+import type { HeldRetry } from "./input/held-retry.js";
 import { VERSION as version } from "../../version.js";
 import { registerSurface, surfaceCapabilities } from "./surface/register.js";
 import { SurfaceMethods } from "./surface/surface-methods.js";

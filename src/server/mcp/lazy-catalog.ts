@@ -1,11 +1,11 @@
 import type { CallPipeline } from "../calls/call-pipeline.js";
 import type { Promotion } from "../calls/promotion.js";
 import type { CatalogViews } from "../catalog/view.js";
-import type { ExecutionStore } from "../executions/store.js";
+import type { ExecutionStore } from "../executions/engine/store.js";
 import type { ServiceState } from "../service/service-state.js";
 import type { McpCatalog } from "./catalog-server.js";
 import type { McpEvents } from "./events.js";
-import type { McpHttp } from "./http-handler.js";
+import type { McpHttp } from "./transport/http-handler.js";
 
 /** What a transport (`/mcp`, `toolnexus mcp`) needs of the catalog as an MCP server. */
 export interface McpConnector {
@@ -48,9 +48,9 @@ export function lazyCatalog(
     catalog() {
       return (catalog ??= Promise.all([
         import("./catalog-server.js"),
-        import("./tasks.js"),
-        import("./legacy-relay.js"),
-        import("./held-retry.js"),
+        import("./tasks/tasks.js"),
+        import("./input/legacy-relay.js"),
+        import("./input/held-retry.js"),
       ]).then(
         ([{ McpCatalog }, { McpTasks }, { LegacyRelay }, { HeldRetry }]) => {
           const inputTimeoutMs = () => state.loaded.config.server.inputTimeoutMs;
@@ -70,7 +70,7 @@ export function lazyCatalog(
       ));
     },
     http() {
-      return (http ??= Promise.all([connector.catalog(), import("./http-handler.js")]).then(
+      return (http ??= Promise.all([connector.catalog(), import("./transport/http-handler.js")]).then(
         ([c, { mcpHttp }]) => mcpHttp(c, events, onerror),
         retry(() => (http = undefined)),
       ));

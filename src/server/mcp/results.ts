@@ -7,7 +7,7 @@ type ContentPart = CallToolResult["content"][number];
 
 /**
  * A ToolResult as an MCP `tools/call` result. `isError` is kept. When the tool's
- * MCP server sent non-text parts, src/sources/mcp/map-result.ts kept every part in
+ * MCP server sent non-text parts, src/sources/mcp/call/map-result.ts kept every part in
  * `metadata.content`: those parts go back as they came, so an image stays an image. An
  * upstream's `structuredContent` (already the output, as JSON) is given back as an object.
  */

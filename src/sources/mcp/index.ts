@@ -1,7 +1,7 @@
 import type { Source } from "../../core/source.js";
 import type { LoadedConfig } from "../../config/load.js";
 import { sharedSealer } from "../../core/seal.js";
-import { collectServers } from "./collect-servers.js";
+import { collectServers } from "./config/collect-servers.js";
 import { FailedMcpSource } from "./failed-source.js";
 import { McpServerSource } from "./mcp-server-source.js";
 
@@ -19,6 +19,6 @@ export function mcpSources(loaded: LoadedConfig): Source[] {
 }
 
 export { McpServerSource, type McpSourceOptions } from "./mcp-server-source.js";
-export { collectServers, readMcpConfigFile, type ServerEntry } from "./collect-servers.js";
-export { toServerSpec, DEFAULT_TIMEOUT_MS, type McpServerSpec, type McpTransportKind } from "./server-spec.js";
-export { mapCallResult } from "./map-result.js";
+export { collectServers, readMcpConfigFile, type ServerEntry } from "./config/collect-servers.js";
+export { toServerSpec, DEFAULT_TIMEOUT_MS, type McpServerSpec, type McpTransportKind } from "./config/server-spec.js";
+export { mapCallResult } from "./call/map-result.js";

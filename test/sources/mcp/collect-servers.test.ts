@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { normalizeConfig } from "../../../src/config/load.js";
-import { collectServers } from "../../../src/sources/mcp/collect-servers.js";
-import { toServerSpec } from "../../../src/sources/mcp/server-spec.js";
+import { collectServers } from "../../../src/sources/mcp/config/collect-servers.js";
+import { toServerSpec } from "../../../src/sources/mcp/config/server-spec.js";
 
 describe("toServerSpec", () => {
   it("infers the transport from url / command and applies defaults", () => {

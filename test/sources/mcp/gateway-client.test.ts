@@ -10,7 +10,7 @@ import {
 import { fromJsonSchema, McpServer } from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { GatewayClient } from "../../../src/sources/mcp/gateway-client.js";
+import { GatewayClient } from "../../../src/sources/mcp/connection/gateway-client.js";
 
 const WEATHER = { type: "object", properties: { temp: { type: "number" } }, required: ["temp"] };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { JsonLineBuffer } from "../../../src/sources/mcp/json-lines.js";
+import { JsonLineBuffer } from "../../../src/sources/mcp/transport/json-lines.js";
 
 const msg = (id: number) => ({ jsonrpc: "2.0", id, result: { content: [] } });
 

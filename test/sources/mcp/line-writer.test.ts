@@ -1,7 +1,7 @@
 import { Writable } from "node:stream";
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
-import { LineWriter } from "../../../src/sources/mcp/line-writer.js";
+import { LineWriter } from "../../../src/sources/mcp/transport/line-writer.js";
 
 /** A stream that records each write it gets; `highWaterMark` 1 makes every write ask for a drain. */
 function sink(highWaterMark = 1024 * 1024): { out: Writable; writes: string[] } {

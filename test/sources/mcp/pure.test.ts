@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { backoffDelay } from "../../../src/sources/mcp/backoff.js";
-import { callOptions } from "../../../src/sources/mcp/call-options.js";
-import { mapCallResult } from "../../../src/sources/mcp/map-result.js";
+import { backoffDelay } from "../../../src/sources/mcp/connection/backoff.js";
+import { callOptions } from "../../../src/sources/mcp/call/options.js";
+import { mapCallResult } from "../../../src/sources/mcp/call/map-result.js";
 import { mcpToolName, toTool } from "../../../src/sources/mcp/mcp-tool.js";
-import { negotiationOptions } from "../../../src/sources/mcp/negotiation.js";
+import { negotiationOptions } from "../../../src/sources/mcp/config/negotiation.js";
 import { redact } from "../../../src/sources/mcp/redact.js";
 import { filterTools } from "../../../src/sources/mcp/tool-filter.js";
 

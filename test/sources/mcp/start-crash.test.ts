@@ -2,7 +2,7 @@ import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { McpServerSource } from "../../../src/sources/mcp/mcp-server-source.js";
-import { toServerSpec } from "../../../src/sources/mcp/server-spec.js";
+import { toServerSpec } from "../../../src/sources/mcp/config/server-spec.js";
 import { silentLogger } from "../../../src/core/types.js";
 import { eventually, FAULT_SERVER, fixtureLog, readEvents } from "./fixture.js";
 

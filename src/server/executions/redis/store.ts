@@ -1,0 +1,304 @@
+import { Queue, Worker, type Job as BullJob } from "bullmq";
+import type { Redis } from "ioredis";
+import type { FastifyBaseLogger } from "fastify";
+import { ToolnexusError } from "../../../core/errors.js";
+import type { InputResponses } from "../../../core/input-requests.js";
+import type { Progress } from "../../../core/types.js";
+import type { ExecutionsConfig } from "../../../config/schema/index.js";
+import { toProblem } from "../../http/problem.js";
+import { newExecutionId } from "../memory/entry.js";
+import { RedisChannels } from "./channels.js";
+import { key, store, toExecution, unavailable } from "./records.js";
+import { withExecutionCommands, type ExecutionCommands } from "./scripts.js";
+import { iso, OrphanSweep, recordOutcome } from "./outcomes.js";
+import { createWithJob, precheck, submitArgs, submitCallOf, submitted, type SubmitVerdict } from "./submit.js";
+import { RedisInput } from "./input.js";
+import { listExecutions, watchExecution } from "./reads.js";
+import { HeldLeases, HeldSweep, heldTimings } from "./held.js";
+import { isTerminal, type ExecutionStatusT, type ExecutionT } from "../schemas.js";
+import type {
+  Adopted,
+  Adoption,
+  ExecutionEvent,
+  ExecutionPage,
+  ExecutionStore,
+  Job,
+  Outcome,
+  Runner,
+  Submission,
+  Watch,
+} from "../engine/store.js";
+
+const QUEUE = "toolnexus-executions";
+const CANCEL_CHANNEL = "toolnexus:cancel";
+// BullMQ's reason for a job whose worker stopped renewing its lock (its replica died).
+const STALLED = /stalled/i;
+// BullMQ's pause and close wait for a connection to Redis: with Redis unreachable they would
+// hold shutdown forever. They get this long while Redis is connected, no wait while it is not;
+// the connections are dropped right after (register.ts).
+const BULL_CLOSE_WITHIN_MS = 3_000;
+const settledWithin = (p: Promise<unknown>, ms: number): Promise<unknown> =>
+  Promise.race([p.catch(() => undefined), new Promise((r) => setTimeout(r, ms).unref())]);
+
+/** Connections the Redis store uses: commands (fail fast), and two that wait out an outage. */
+export interface RedisConnections {
+  commands: Redis;
+  /** For the BullMQ queue (BullMQ closes it with the queue); fails fast like `commands`. */
+  queue: Redis;
+  /** For the BullMQ worker (it blocks waiting for jobs). */
+  worker: Redis;
+  subscriber: Redis;
+}
+
+/**
+ * Executions on Redis: records and events in Redis, runs through a BullMQ
+ * queue so any replica's worker may take one. Cancel is broadcast and the replica running
+ * the job aborts it (BullMQ's per-job AbortSignal); a replica that dies stops renewing its
+ * job locks and BullMQ's stalled-job check on a live replica fails the job, which marks the
+ * execution EXECUTION_LOST within `executions.lostAfterMs`; a call adopted here (no job) keeps a
+ * lease instead, which a live replica's sweep finds lapsed (redis-held.ts).
+ */
+export class RedisExecutionStore implements ExecutionStore {
+  private readonly redis: Redis & ExecutionCommands;
+  private readonly queue: Queue<Job>;
+  private readonly worker: Worker<Job>;
+  private readonly channels: RedisChannels;
+  /** Runs of this replica until their outcome is recorded. */
+  private readonly running = new Set<Promise<void>>();
+  private readonly sweeper: NodeJS.Timeout;
+  /** Questions of this replica's calls to their callers, and the answers (on any replica). */
+  private readonly inputs: RedisInput;
+  /** Calls of this replica adopted as executions (promoted when they asked mid-call): their cancel. */
+  private readonly adopted = new Map<string, AbortController>();
+  /** The leases of this replica's adopted calls: they have no job whose lock would say the replica died. */
+  private readonly leases: HeldLeases;
+  private readonly heldSweeper: NodeJS.Timeout;
+
+  constructor(
+    conns: RedisConnections,
+    private readonly config: () => ExecutionsConfig,
+    private readonly runner: Runner,
+    private readonly log: FastifyBaseLogger,
+    concurrency: number,
+    /** `server.inputTimeoutMs`, read per wait. */
+    inputTimeoutMs: () => number = () => 600_000,
+  ) {
+    this.redis = withExecutionCommands(conns.commands);
+    // The queue's connection runs the submit script in the MULTI that also adds the job.
+    withExecutionCommands(conns.queue);
+    this.channels = new RedisChannels(conns.subscriber);
+    this.queue = new Queue<Job>(QUEUE, { connection: conns.queue });
+    const { lostAfterMs } = config();
+    // Worst case from a death to the check that fails its job: lock expiry plus two checks.
+    const lockDuration = Math.max(Math.floor(lostAfterMs / 3), 100);
+    this.worker = new Worker<Job>(QUEUE, (job, _token, signal) => this.track(this.process(job, signal)), {
+      connection: conns.worker,
+      concurrency,
+      lockDuration,
+      stalledInterval: Math.max(Math.floor(lostAfterMs / 4), 50),
+      maxStalledCount: 0,
+    });
+    // A stalled job (its replica died) fails here; so does a run whose outcome could not be
+    // written. Either way the execution must not stay running: it is lost (a no-op when it ended).
+    this.worker.on("failed", (job, err) => {
+      if (!job) return;
+      if (!STALLED.test(err.message)) log.warn({ err: err.message, execution: job.data.id }, "execution job failed");
+      void this.lost(job.data);
+    });
+    this.worker.on("error", (err) => log.debug({ err: err.message }, "execution worker error"));
+    this.queue.on("error", (err) => log.debug({ err: err.message }, "execution queue error"));
+    this.channels.always(CANCEL_CHANNEL, (id) => {
+      this.worker.cancelJob(id, "cancelled");
+      this.adopted.get(id)?.abort(cancelled());
+    });
+    this.inputs = new RedisInput(this.redis, this.channels, inputTimeoutMs);
+    const orphans = new OrphanSweep(this.redis, (id) => this.queue.toKey(id), config, log);
+    this.sweeper = setInterval(
+      () => void orphans.run().catch((err: Error) => log.debug({ err: err.message }, "orphan sweep failed")),
+      lostAfterMs,
+    );
+    this.sweeper.unref();
+    const { leaseMs, sweepMs } = heldTimings(lostAfterMs);
+    this.leases = new HeldLeases(this.redis, leaseMs, log);
+    const held = new HeldSweep(this.redis, config, log);
+    this.heldSweeper = setInterval(
+      () => void held.run().catch((err: Error) => log.debug({ err: err.message }, "held sweep failed")),
+      sweepMs,
+    );
+    this.heldSweeper.unref();
+  }
+
+  async submit(s: Submission, fingerprint: string): Promise<{ execution: ExecutionT; replayed: boolean }> {
+    const { maxActivePerCaller } = this.config();
+    const id = newExecutionId();
+    const call = submitCallOf(this.config(), s, id, fingerprint);
+    const job: Job = {
+      id,
+      owner: s.owner,
+      tool: s.tool,
+      body: s.body,
+      requestId: s.requestId,
+      ...(s.callerToken ? { callerToken: s.callerToken } : {}),
+    };
+    // The record and its job are written together or not at all (see createWithJob).
+    const [verdict, earlier] = (await precheck(this.redis, call)) ?? (await createWithJob(this.queue, call, job));
+    if (verdict === "reused") throw new ToolnexusError("IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key was already used for another call");
+    if (verdict === "overloaded") throw overloaded(maxActivePerCaller);
+    if (verdict === "replay" && earlier) {
+      const execution = await this.get(s.owner, earlier);
+      if (execution) return { execution, replayed: true };
+    }
+    // A replay whose execution expired in between: nothing was created.
+    if (verdict !== "created") throw unavailable();
+    return { execution: submitted(call), replayed: false };
+  }
+
+  // No job: the call already runs here. Its lease (redis-held.ts) says this replica is alive.
+  async adopt(a: Adoption): Promise<Adopted> {
+    const id = newExecutionId();
+    const c = submitCallOf(this.config(), a, id, "");
+    const [verdict] = (await store(this.redis.tnxSubmit(...submitArgs(c)))) as SubmitVerdict;
+    if (verdict === "overloaded") throw overloaded(c.max);
+    await this.leases.start(id);
+    const execution = await this.get(a.owner, id);
+    if (!execution) throw unavailable();
+    const cancel = new AbortController();
+    this.adopted.set(id, cancel);
+    let settle = () => {};
+    void this.track(new Promise<void>((r) => (settle = r)));
+    const job: Job = { id, owner: a.owner, tool: a.tool, body: {}, requestId: a.requestId };
+    return {
+      execution,
+      hooks: {
+        signal: cancel.signal,
+        onStart: () => undefined,
+        onProgress: (p) => void this.progress(id, p),
+        onInputRequest: (requests, onAsked) => this.inputs.ask(id, requests, cancel.signal, onAsked),
+      },
+      finish: async (outcome) => {
+        try {
+          await this.record(job, outcome);
+          await this.leases.release(id);
+        } finally {
+          this.adopted.delete(id);
+          settle();
+        }
+      },
+    };
+  }
+
+  input(owner: string, id: string, responses: InputResponses, partial = false): Promise<ExecutionT | undefined> {
+    return this.inputs.answer(owner, id, responses, partial);
+  }
+
+  async get(owner: string, id: string): Promise<ExecutionT | undefined> {
+    return toExecution(await store(this.redis.hgetall(key.record(id))), owner);
+  }
+
+  list(owner: string, q: { status?: ExecutionStatusT; limit: number; cursor?: string }): Promise<ExecutionPage> {
+    return listExecutions(this.redis, owner, q);
+  }
+
+  async cancel(owner: string, id: string): Promise<ExecutionT | undefined> {
+    const execution = await this.get(owner, id);
+    if (!execution || isTerminal(execution.status)) return execution;
+    const job: Job = { id, owner, tool: execution.tool, body: {}, requestId: "" };
+    // Still queued: no worker has it, so it ends here (the worker skips it when it comes).
+    if (execution.status === "queued" && (await this.finish(job, { status: "cancelled", error: toProblem(cancelled(), "") }))) {
+      await this.queue.remove(id).catch(() => undefined);
+    } else {
+      await store(this.redis.publish(CANCEL_CHANNEL, id));
+    }
+    // The running replica records `cancelled` once its call settles, which is at once on abort.
+    const end = Date.now() + 5_000;
+    for (;;) {
+      const now = await this.get(owner, id);
+      if (!now || isTerminal(now.status) || Date.now() > end) return now;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  }
+
+  watch(owner: string, id: string, after: number, onEvent: (e: ExecutionEvent) => void): Promise<Watch | undefined> {
+    return watchExecution(this.redis, this.channels, owner, id, after, onEvent);
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.sweeper);
+    clearInterval(this.heldSweeper);
+    // Waits for the runs of this replica (shutdown aborts them after its grace period) so
+    // their outcome is recorded before the connections close.
+    const within = () => (this.redis.status === "ready" ? BULL_CLOSE_WITHIN_MS : 0);
+    await settledWithin(this.worker.pause(true), within());
+    this.inputs.close();
+    await Promise.allSettled([...this.running]);
+    this.leases.stop();
+    await settledWithin(
+      this.worker.close().then(() => this.queue.close()),
+      within(),
+    );
+  }
+
+  private track(run: Promise<void>): Promise<void> {
+    this.running.add(run);
+    void run.finally(() => this.running.delete(run)).catch(() => undefined);
+    return run;
+  }
+
+  private async process(bull: BullJob<Job>, signal?: AbortSignal): Promise<void> {
+    const job = bull.data;
+    if ((await this.redis.tnxStart(key.record(job.id), iso(Date.now()))) !== 1) return; // cancelled while queued, or expired
+    const aborted = signal ?? new AbortController().signal;
+    const outcome = await this.runner(job, {
+      signal: aborted,
+      onStart: () => undefined,
+      onProgress: (p) => void this.progress(job.id, p),
+      onInputRequest: (requests, onAsked) => this.inputs.ask(job.id, requests, aborted, onAsked),
+    });
+    await this.record(job, outcome);
+  }
+
+  // The outcome must reach Redis; a short outage is waited out rather than losing it.
+  private async record(job: Job, outcome: Outcome): Promise<void> {
+    this.inputs.end(job.id);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.finish(job, outcome);
+        return;
+      } catch (err) {
+        this.log.warn({ err: (err as Error).message, execution: job.id, attempt }, "outcome not recorded yet; retrying");
+        if (attempt >= 20) throw err;
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
+  }
+
+  private async progress(id: string, p: Progress): Promise<void> {
+    await this.redis
+      .tnxProgress(key.record(id), key.events(id), iso(Date.now()), JSON.stringify(p), key.channel(id))
+      .catch((err: Error) => {
+        this.log.debug({ err: err.message, execution: id }, "progress not recorded");
+      });
+  }
+
+  private async lost(job: Job): Promise<void> {
+    const error = toProblem(new ToolnexusError("EXECUTION_LOST", "The replica running this execution stopped"), job.requestId);
+    await this.finish(job, { status: "failed", error }).catch((err: Error) =>
+      this.log.warn({ err: err.message, execution: job.id }, "lost execution not recorded"),
+    );
+  }
+
+  /** Records the outcome unless the execution already ended; true when it ended here. */
+  private finish(job: Job, outcome: Outcome): Promise<boolean> {
+    return recordOutcome(this.redis, this.config(), job, outcome);
+  }
+}
+
+function overloaded(max: number): ToolnexusError {
+  return new ToolnexusError("OVERLOADED", `More than ${max} executions queued or running for this caller`, {
+    headers: { "retry-after": "1" },
+  });
+}
+
+function cancelled(): ToolnexusError {
+  return new ToolnexusError("CANCELLED", "The execution was cancelled");
+}

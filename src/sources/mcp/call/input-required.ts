@@ -1,0 +1,129 @@
+import {
+  asInputRequests,
+  inputRequired,
+  type InputRequests,
+  inputResponsesOf,
+  openInputState,
+  sealInputState,
+  type InputResponses,
+} from "../../../core/input-requests.js";
+import { sharedSealer, type Sealer } from "../../../core/seal.js";
+import type { ToolContext, ToolResult } from "../../../core/types.js";
+
+/** What the stateless input path of an MCP source needs: the service's sealer and how long an answer may take. */
+export interface InputDeps {
+  sealer: Sealer;
+  inputTimeoutMs: number;
+}
+
+/** Defaults of a source built without the service (a library user's own McpServerSource). */
+export const DEFAULT_INPUT_DEPS: InputDeps = { sealer: sharedSealer(undefined), inputTimeoutMs: 600_000 };
+
+/**
+ * Client capabilities a 2026 upstream is told on a `tools/call`: every input request it may
+ * return reaches a REST caller (as a pending), so all three are answerable. Sent per call in the request's `_meta`, never in a 2025 `initialize`: a 2025
+ * server asks mid-call, which this stateless path cannot carry.
+ */
+const ANSWERABLE_CAPABILITIES = { elicitation: { form: {}, url: {} }, sampling: {}, roots: {} };
+
+/** The input capabilities told upstream: a REST caller answers all; an MCP client only those it declared. */
+export function answerableCapabilities(ctx: ToolContext): Record<string, unknown> {
+  const declared = ctx.clientCapabilities;
+  if (!declared) return ANSWERABLE_CAPABILITIES;
+  return Object.fromEntries(
+    Object.entries(ANSWERABLE_CAPABILITIES).flatMap(([k]) => (declared[k] === undefined ? [] : [[k, declared[k]]])),
+  );
+}
+
+/** The retry members of a repeated `tools/call`, and the round it is. */
+export interface Retry {
+  inputResponses?: InputResponses;
+  requestState?: string;
+  /** The upstream task the answer goes to (`tasks/update`), when a task asked. */
+  taskId?: string;
+  round: number;
+}
+
+/** The sealed-state key of an upstream tool: a state for another server's tool of the same name is foreign. */
+function keyOf(server: string, tool: string): string {
+  return `mcp:${server}/${tool}`;
+}
+
+/**
+ * The retry an answer asks for, opened before anything reaches the upstream: INVALID_STATE
+ * for a state this gateway did not issue for this tool and caller, INPUT_TIMEOUT when late.
+ * A declined answer declines each elicitation; one that asked for sampling or roots cannot
+ * be declined upstream, and ends here as an `isError` result.
+ */
+export function openRetry(deps: InputDeps, server: string, tool: string, ctx: ToolContext): Retry | ToolResult | undefined {
+  const answer = ctx.answer;
+  if (!answer) return undefined;
+  const state = openInputState(deps.sealer, answer.id, keyOf(server, tool), ctx.caller);
+  const retry: Retry = {
+    round: state.round + 1,
+    ...(state.requestState !== undefined ? { requestState: state.requestState } : {}),
+    ...(state.taskId !== undefined ? { taskId: state.taskId } : {}),
+  };
+  if (answer.ok) return { ...retry, inputResponses: inputResponsesOf(answer) };
+  const asked = Object.entries(state.asked ?? {});
+  if (asked.some(([, method]) => method !== "elicitation/create")) {
+    const reason = answer.reason ? `: ${answer.reason}` : "";
+    return { output: `declined${reason}`, isError: true, metadata: { server, tool } };
+  }
+  return { ...retry, inputResponses: Object.fromEntries(asked.map(([key]) => [key, { action: "decline" }])) };
+}
+
+/**
+ * The REST pending of an upstream `input_required` result, its id sealing what the retry
+ * needs; undefined when `result` is not one. A result that carries only a `requestState`
+ * (the server sheds load) has nothing to ask: it is an error the caller may retry.
+ */
+export function pendingOf(
+  deps: InputDeps,
+  server: string,
+  tool: string,
+  ctx: ToolContext,
+  result: unknown,
+  round: number,
+): ToolResult | undefined {
+  const r = result as { resultType?: unknown; inputRequests?: unknown; requestState?: unknown };
+  if (r.resultType !== "input_required") return undefined;
+  const requests = asInputRequests(r.inputRequests);
+  if (!requests) {
+    return { output: `MCP server "${server}" asked to retry ${tool} later`, isError: true, metadata: { server, tool } };
+  }
+  return sealedPending(
+    deps,
+    server,
+    tool,
+    ctx,
+    requests,
+    round,
+    typeof r.requestState === "string" ? { requestState: r.requestState } : {},
+  );
+}
+
+/**
+ * The REST pending of `requests`, its id sealing what the answer needs: the upstream's
+ * `requestState` (a retried `tools/call`) or its `taskId` (a `tasks/update`).
+ */
+export function sealedPending(
+  deps: InputDeps,
+  server: string,
+  tool: string,
+  ctx: ToolContext,
+  requests: InputRequests,
+  round: number,
+  carry: { requestState?: string; taskId?: string },
+): ToolResult {
+  const now = Date.now();
+  const expiresAt = now + deps.inputTimeoutMs;
+  const asked = Object.fromEntries(Object.entries(requests).map(([k, v]) => [k, v.method]));
+  const id = sealInputState(
+    deps.sealer,
+    { tool: keyOf(server, tool), ...(ctx.caller !== undefined ? { caller: ctx.caller } : {}), ...carry, round, expiresAt, asked },
+    now,
+  );
+  const res = inputRequired(id, requests, expiresAt);
+  return { ...res, metadata: { ...res.metadata, server, tool } };
+}
