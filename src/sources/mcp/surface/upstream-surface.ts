@@ -3,7 +3,7 @@ import { upstreamUnavailable } from "../../../core/errors.js";
 import type { SurfaceCapabilities, SurfaceContext, SurfaceItem, SurfaceLists } from "../../../core/surface/provider.js";
 import type { Logger } from "../../../core/types.js";
 import { withForwardedBearer } from "../../../net/forward-auth.js";
-import { classifyCallError } from "../call-error.js";
+import { classifyCallError } from "../call/error.js";
 
 /** The MCP Apps extension's id, as a server advertises it in its capabilities' `extensions`. */
 export const APPS_EXTENSION = "io.modelcontextprotocol/ui";
