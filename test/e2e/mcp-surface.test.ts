@@ -1,6 +1,10 @@
+import { mkdtemp, readFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../helpers/server.js";
+import { eventually } from "../helpers/wait.js";
 
 const SURFACE = fileURLToPath(new URL("../fixtures/mcp/surface-server.mjs", import.meta.url));
 type Json = Record<string, unknown>;
@@ -38,10 +42,14 @@ const errorOf = (r: Json) => r.error as { code: number; message: string; data?: 
 
 describe("resources, templates, prompts and completions of MCP servers through the gateway", () => {
   let srv: TestServer;
+  let auditFile: string;
 
   beforeAll(async () => {
+    // Made by hand: tempDir's directories go after each test, this one lives for the file.
+    auditFile = path.join(await mkdtemp(path.join(tmpdir(), "tn-surface-audit-")), "audit.jsonl");
     srv = await startServer({
       config: {
+        audit: { sink: "file", path: auditFile },
         mcpServers: {
           alpha: { command: [process.execPath, SURFACE], env: { SURFACE_NAME: "alpha" } },
           beta: { command: [process.execPath, SURFACE], env: { SURFACE_NAME: "beta" } },
@@ -154,5 +162,22 @@ describe("resources, templates, prompts and completions of MCP servers through t
     const huge = errorOf(await rpc(mcp, "resources/read", { uri: "alpha+huge://body" }, "2026", key));
     expect(huge.code).toBe(-32000);
     expect((huge.data as Json).code).toBe("UPSTREAM_UNAVAILABLE");
+  });
+
+  it("writes an audit line for each read and prompt get", async () => {
+    await rpc(`${srv.url}/mcp`, "resources/read", { uri: "alpha+file:///shared.txt" }, "2025", "k-both-123456789");
+    await rpc(`${srv.url}/mcp`, "prompts/get", { name: "beta_greet", arguments: { name: "x" } }, "2025", "k-both-123456789");
+    // The file sink writes asynchronously.
+    await eventually(async () => (await readFile(auditFile, "utf8").catch(() => "")).includes("prompts/get beta_greet"));
+    const lines = (await readFile(auditFile, "utf8"))
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Json);
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ principal: "both", tool: "resources/read alpha+file:///shared.txt", outcome: "ok" }),
+        expect.objectContaining({ principal: "both", tool: "prompts/get beta_greet", outcome: "ok" }),
+      ]),
+    );
   });
 });

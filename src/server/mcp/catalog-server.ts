@@ -99,7 +99,7 @@ export class McpCatalog {
   ) {
     this.surface = new SurfaceMethods(state, views, scrub, (e) =>
       pipeline.recordAudit({
-        requestId: "",
+        requestId: e.requestId,
         transport: "mcp",
         principal: e.caller.id,
         auth: e.caller.kind,

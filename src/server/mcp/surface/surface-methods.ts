@@ -18,6 +18,7 @@ interface Access {
 /** One audited request of the surface. */
 export interface SurfaceAuditEvent {
   caller: Caller;
+  requestId: string;
   method: string;
   target: string;
   ok: boolean;
@@ -162,7 +163,7 @@ export class SurfaceMethods {
         this.scrub,
       );
     } finally {
-      this.audit({ caller, method, target, ok, durationMs: Math.round((performance.now() - started) * 10) / 10 });
+      this.audit({ caller, requestId, method, target, ok, durationMs: Math.round((performance.now() - started) * 10) / 10 });
     }
   }
 }
