@@ -5,6 +5,8 @@ import { isSkillCatalog, type SkillCatalog, type SkillInfo, type SkippedSkill, t
 import { silentLogger, type Logger, type Tool, type ToolContext, type ToolResult } from "./types.js";
 import { TOOL_NAME } from "./tool-name.js";
 import { ArgsValidator } from "./validate-args.js";
+import { buildSurface, type Surface } from "./surface/catalog.js";
+import { isSurfaceProvider } from "./surface/provider.js";
 
 /** The prompt text when no described skill exists. */
 export const NO_SKILLS_PROMPT = "No skills are currently available.";
@@ -47,6 +49,9 @@ export class Toolkit {
   private readonly handedOver = new Set<Source>();
   /** Changes whenever the catalog changes, unique across toolkits; used for ETags and caches. */
   version = 0;
+  /** The merged resources and prompts, formed once per version; their collisions warned about once. */
+  private merged?: { version: number; surface: Surface };
+  private readonly surfaceWarned = new Set<string>();
 
   private constructor(
     private readonly sources: Source[],
@@ -183,6 +188,15 @@ export class Toolkit {
   private statusOf(s: Source): SourceStatus {
     const crash = this.crashed.get(s);
     return crash === undefined ? s.status() : { source: s.kind, name: s.name, state: "failed", tools: 0, error: crash };
+  }
+
+  /** The resources, resource templates and prompts of the sources that serve them, merged and named for callers. */
+  surface(): Surface {
+    if (this.merged?.version !== this.version) {
+      const providers = this.sources.filter((s) => !this.crashed.has(s) && isSurfaceProvider(s));
+      this.merged = { version: this.version, surface: buildSurface(providers as never, this.logger, this.surfaceWarned) };
+    }
+    return this.merged.surface;
   }
 
   /** Every loaded skill across skill sources. */

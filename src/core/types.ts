@@ -117,6 +117,11 @@ export interface Tool {
   annotations?: Record<string, unknown>;
   icons?: Record<string, unknown>[];
   /**
+   * The tool's `_meta` as its MCP server declared it (an MCP App's `ui` key among them, its
+   * `resourceUri` in the catalog's form), handed on unchanged on `tools/list` and in REST metadata.
+   */
+  meta?: Record<string, unknown>;
+  /**
    * Whether `/mcp` may run a call as a task (the MCP tasks extension): `optional` (a task unless it
    * settles quickly), `required` (always a task). An MCP server's tool keeps its own
    * `execution.taskSupport`; the config's `server.mcp.taskSupport` overrides it.

@@ -107,6 +107,11 @@ export class CallPipeline {
     private readonly audit?: { record(call: AuditCall): void },
   ) {}
 
+  /** Writes one audit line for a request that is not a tool call (a resource read, a prompt get, a completion). */
+  recordAudit(call: AuditCall): void {
+    this.audit?.record(call);
+  }
+
   /**
    * Checks a call without running it. Throws TOOL_NOT_FOUND, FORBIDDEN, OVERLOADED, NOT_READY
    * or INVALID_ARGUMENTS. The returned call holds its toolkit: run it or {@link release} it.

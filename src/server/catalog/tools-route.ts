@@ -79,6 +79,10 @@ export const toolRoutes: FastifyPluginAsyncTypebox<ToolRoutesOptions> = async (a
         response: { 200: Type.Ref(ToolInfo), "4xx": problem, "5xx": problem },
       },
     },
-    async (request) => scrubDeep(toInfo(visibleTool(state, request.caller, request.params.name)), scrub),
+    async (request) => {
+      const tool = visibleTool(state, request.caller, request.params.name);
+      // The tool's MCP `_meta` (an MCP App's `ui` among it) as REST metadata.
+      return scrubDeep({ ...toInfo(tool), ...(tool.meta === undefined ? {} : { metadata: { _meta: tool.meta } }) }, scrub);
+    },
   );
 };

@@ -47,6 +47,8 @@ export const ToolInfo = Type.Object(
     description: Type.String(),
     inputSchema: FreeObject,
     source: StringEnum(TOOL_SOURCES),
+    /** `GET /tools/{name}`: what an MCP server declared beyond these (`_meta`, an MCP App's `ui` among it). */
+    metadata: Type.Optional(FreeObject),
   },
   { $id: "ToolInfo" },
 );

@@ -44,6 +44,8 @@ import type { McpTasks } from "./tasks/tasks.js";
 import type { LegacyRelay, RelaySink } from "./input/legacy-relay.js";
 import type { HeldRetry } from "./input/held-retry.js";
 import { VERSION as version } from "../../version.js";
+import { registerSurface, surfaceCapabilities } from "./surface/register.js";
+import { SurfaceMethods } from "./surface/surface-methods.js";
 
 const clientClosed = () => new ToolnexusError("CLIENT_CLOSED", "The client closed the connection");
 // How long a 2026-era client may keep a tools/list. Short, because a reload changes it; a client
@@ -85,6 +87,8 @@ export class McpCatalog {
   // Built on the first MCP request: a service that never gets one pays nothing for it.
   private validator?: AjvJsonSchemaValidator;
   private readonly skills = new McpSkills();
+  /** Resources, templates, prompts and completions of the upstream servers. */
+  readonly surface: SurfaceMethods;
 
   constructor(
     private readonly state: ServiceState,
@@ -98,7 +102,22 @@ export class McpCatalog {
     readonly relay?: LegacyRelay,
     /** A 2026 client's plain call whose upstream asks mid-call: input_required, answered by retry. */
     private readonly heldRetry?: HeldRetry,
-  ) {}
+  ) {
+    this.surface = new SurfaceMethods(state, views, scrub, (e) =>
+      pipeline.recordAudit({
+        requestId: e.requestId,
+        transport: "mcp",
+        principal: e.caller.id,
+        auth: e.caller.kind,
+        tool: `${e.method} ${e.target}`,
+        source: "mcp",
+        arguments: {},
+        outcome: e.ok ? "ok" : "failed",
+        status: e.ok ? 200 : 500,
+        durationMs: e.durationMs,
+      }),
+    );
+  }
 
   /**
    * A `notifications/cancelled` seen by the transport: aborts the call wherever it runs on
@@ -151,10 +170,24 @@ export class McpCatalog {
       logging: {},
       ...(tasks ? { extensions: { [TASKS_EXTENSION]: {} } } : {}),
     };
+    const offered = this.surfaceCapabilitiesNow();
+    if (offered.resources) Object.assign(capabilities, { resources: offered.resources });
+    if (offered.completions) Object.assign(capabilities, { completions: offered.completions });
+    if (offered.extensions)
+      Object.assign(capabilities, {
+        extensions: { ...(capabilities as { extensions?: object }).extensions, ...(offered.extensions as object) },
+      });
     const options: ServerOptions = {
       jsonSchemaValidator: (this.validator ??= new AjvJsonSchemaValidator()),
       // The list depends on the caller as soon as there are credentials: no shared cache may keep it.
-      cacheHints: { "tools/list": this.listCacheHint() },
+      cacheHints: {
+        "tools/list": this.listCacheHint(),
+        "resources/list": this.listCacheHint(),
+        "resources/templates/list": this.listCacheHint(),
+        "prompts/list": this.listCacheHint(),
+        // A read is the server's answer of the moment: not kept.
+        "resources/read": { ...this.listCacheHint(), ttlMs: 0 },
+      },
     };
     const { caller } = session;
     let server: Server;
@@ -184,8 +217,12 @@ export class McpCatalog {
       return ran.outcome.value;
     });
     if (tasks) registerTaskMethods(server, tasks, caller, (id) => session.requestId(id), this.scrub);
-    server.setRequestHandler("prompts/list", (_req, ctx) => guard(ctx, () => listPrompts(this.state.toolkit(), caller)));
-    server.setRequestHandler("prompts/get", (req, ctx) => guard(ctx, () => getPrompt(this.state.toolkit(), caller, req.params.name)));
+    const pageSize = this.state.loaded.config.server.mcp.pageSize;
+    registerSurface(server, this.surface, session, pageSize, {
+      list: () => listPrompts(this.state.toolkit(), caller).prompts,
+      get: (name) =>
+        name === "skills" && hasSkills(this.state.toolkit(), caller) ? getPrompt(this.state.toolkit(), caller, name) : undefined,
+    });
     return server;
   }
 
@@ -310,6 +347,15 @@ export class McpCatalog {
         requestId,
         this.scrub,
       );
+    }
+  }
+
+  // Before the sources have loaded nothing is offered yet.
+  private surfaceCapabilitiesNow(): Record<string, unknown> {
+    try {
+      return surfaceCapabilities(this.state.toolkit().surface());
+    } catch {
+      return {};
     }
   }
 

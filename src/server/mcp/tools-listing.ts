@@ -37,6 +37,8 @@ export function listing(views: CatalogViews, scrub: (s: string) => string, calle
       ...(t.outputSchema === undefined ? {} : { outputSchema: { type: "object", ...t.outputSchema } as McpTool["outputSchema"] }),
       ...(t.annotations === undefined ? {} : { annotations: t.annotations }),
       ...(t.icons === undefined ? {} : { icons: t.icons as McpTool["icons"] }),
+      // An MCP App's `ui` (its resourceUri in the catalog's form) and whatever else the server declared.
+      ...(t.meta === undefined ? {} : { _meta: t.meta }),
     }));
     // A description derived from a URL may hold an expanded ${VAR}: never list it (as GET /tools).
     return scrubDeep(infos, scrub);

@@ -18,6 +18,10 @@ import { withForwardedBearer } from "../../net/forward-auth.js";
 import type { McpServerSpec } from "./config/server-spec.js";
 import { StderrTail } from "./transport/stderr-tail.js";
 import { filterTools } from "./tool-filter.js";
+import type { SurfaceContext, SurfaceItem, SurfaceLists, SurfaceProvider } from "../../core/surface/provider.js";
+import type { SurfacePrefix } from "../../core/surface/names.js";
+import { UpstreamSurface } from "./surface/upstream-surface.js";
+import { exposeResultUris, watchSurface } from "./surface/watch.js";
 
 /** True when a 2026-07-28 server announced the tasks extension (`io.modelcontextprotocol/tasks`) in `server/discover`. */
 function servesTasksExtension(conn: McpConnection): boolean {
@@ -42,7 +46,7 @@ export interface McpSourceOptions {
  * 502, the tools stay listed (calls answer 502 meanwhile), and it reconnects with capped,
  * jittered exponential backoff. A server that failed at start is retried the same way.
  */
-export class McpServerSource implements Source {
+export class McpServerSource implements Source, SurfaceProvider {
   readonly kind = "mcp" as const;
   readonly name: string;
   /** The server's whole config: a reload with an identical entry keeps this connection (no restart). */
@@ -70,6 +74,10 @@ export class McpServerSource implements Source {
   private protocolReason?: string;
   /** The stderr of the latest start attempt (stdio servers). */
   private stderr = new StderrTail();
+  /** How its prompts and resource URIs are named in the catalog (as its tools: the prefix, else its name). */
+  readonly surfacePrefix: SurfacePrefix;
+  /** Its resources, templates and prompts. */
+  private readonly surface: UpstreamSurface;
 
   constructor(
     private readonly spec: McpServerSpec,
@@ -80,6 +88,13 @@ export class McpServerSource implements Source {
     this.site.server = spec.name;
     if (opts.input) this.site.input = opts.input;
     this.state = spec.enabled ? "connecting" : "disabled";
+    this.surfacePrefix = spec.prefix ?? spec.name;
+    this.surface = new UpstreamSurface(
+      spec.name,
+      spec.timeout,
+      () => this.log,
+      (t) => this.scrub(t),
+    );
   }
 
   async build(ctx: SourceContext): Promise<void> {
@@ -166,8 +181,12 @@ export class McpServerSource implements Source {
       const defs = await listAllTools(conn.client, this.spec.timeout, signal).catch((err: unknown) => {
         throw new PhaseError("tools/list", err);
       });
+      await this.surface.load(conn.client, signal);
       signal.throwIfAborted();
       if (holder.dropped) throw new Error("the connection closed during tools/list");
+      watchSurface(conn.client, () => {
+        if (holder.conn && holder.conn === this.conn) void this.refresh();
+      });
       holder.conn = conn;
       this.conn = conn;
       this.state = "connected";
@@ -226,7 +245,8 @@ export class McpServerSource implements Source {
         if (!conn) return;
         try {
           const defs = await listAllTools(conn.client, this.spec.timeout, this.closing.signal);
-          if (conn === this.conn) this.setTools(defs);
+          const surfaceChanged = await this.surface.load(conn.client, this.closing.signal);
+          if (conn === this.conn && !this.setTools(defs) && surfaceChanged) this.ctx?.onToolsChanged();
         } catch (err) {
           this.log.warn({ error: this.describe(err) }, "mcp tools/list after list_changed failed; keeping the previous tools");
         }
@@ -236,7 +256,8 @@ export class McpServerSource implements Source {
     }
   }
 
-  private setTools(listed: McpToolDef[]): void {
+  /** Takes a fresh tool list; true when it changed (and the toolkit was told). */
+  private setTools(listed: McpToolDef[]): boolean {
     this.tasksExtension = this.conn ? servesTasksExtension(this.conn) : false;
     // A 2026 tool declares no task support (the revision dropped `execution`): any call of a
     // tasks server may become a task, so /mcp may make it one too.
@@ -245,12 +266,43 @@ export class McpServerSource implements Source {
     const { kept, unknown } = filterTools(defs, this.spec.tools);
     if (unknown.length > 0) this.log.warn({ unknown }, "mcp tools filter names tools the server does not have");
     const signature = JSON.stringify(kept.map((d) => [d.name, d.description, d.inputSchema]));
-    if (signature === this.signature) return;
+    if (signature === this.signature) return false;
     this.signature = signature;
     this.list = kept.map((d) =>
       toTool(this.spec.prefix ?? this.name, d, (tool, args, ctx) => this.call(tool, args, ctx), this.spec.upstreamAuth),
     );
     this.ctx?.onToolsChanged();
+    return true;
+  }
+
+  surfaceLists(): SurfaceLists {
+    return this.surface.current();
+  }
+
+  readResource(uri: string, ctx: SurfaceContext): Promise<SurfaceItem> {
+    return this.surface.read(this.live().client, uri, this.forwarded(ctx));
+  }
+
+  getPrompt(name: string, args: Record<string, string> | undefined, ctx: SurfaceContext): Promise<SurfaceItem> {
+    return this.surface.getPrompt(this.live().client, name, args, this.forwarded(ctx));
+  }
+
+  complete(params: SurfaceItem, ctx: SurfaceContext): Promise<SurfaceItem> {
+    return this.surface.complete(this.live().client, params, this.forwarded(ctx));
+  }
+
+  /** The current session; 502 while there is none. */
+  private live(): McpConnection {
+    const conn = this.conn;
+    if (!conn || this.state !== "connected") {
+      throw upstreamUnavailable(`MCP server "${this.name}" is ${this.state === "reconnecting" ? "reconnecting" : "not connected"}`);
+    }
+    return conn;
+  }
+
+  // Only a forwardAuth server gets the caller's bearer (as its tool calls do).
+  private forwarded(ctx: SurfaceContext): SurfaceContext {
+    return this.spec.forwardAuth ? ctx : { ...(ctx.signal ? { signal: ctx.signal } : {}) };
   }
 
   /** One tools/call on the current session; 502 while there is none. */
@@ -263,7 +315,8 @@ export class McpServerSource implements Source {
     const bearer = this.spec.forwardAuth ? ctx.auth?.bearer : undefined;
     // The 2026 tasks extension on the session's raw path; 2025-11-25 core tasks through ext-tasks.
     const run = this.tasksExtension ? callTaskV2 : this.taskOnly.has(tool) ? callTask : callTool;
-    return withForwardedBearer(bearer, () => run(conn, this.site, tool, args, ctx));
+    const result = await withForwardedBearer(bearer, () => run(conn, this.site, tool, args, ctx));
+    return exposeResultUris(result, this.surfacePrefix);
   }
 
   private readonly site: CallSite = {

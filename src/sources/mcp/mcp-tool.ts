@@ -2,6 +2,8 @@ import type { Tool as McpToolDef } from "@modelcontextprotocol/client";
 import { sanitize } from "../../core/sanitize.js";
 import type { JSONSchema, Tool, ToolContext, ToolResult } from "../../core/types.js";
 import type { UpstreamAuth } from "../../core/upstream-auth.js";
+import { exposedUri } from "../../core/surface/names.js";
+import { rewriteToolMeta } from "../../core/surface/rewrite.js";
 
 /** Runs one tool of a server by its original name. */
 export type CallTool = (tool: string, args: Record<string, unknown>, ctx: ToolContext) => Promise<ToolResult>;
@@ -29,6 +31,8 @@ export function toTool(prefix: string | false, def: McpToolDef, call: CallTool, 
     ...(def.outputSchema !== undefined ? { outputSchema: def.outputSchema as JSONSchema } : {}),
     ...(def.annotations !== undefined ? { annotations: def.annotations as Record<string, unknown> } : {}),
     ...(def.icons !== undefined ? { icons: def.icons as Record<string, unknown>[] } : {}),
+    // An MCP App's `ui.resourceUri` points at the server's resource: shown as the catalog names it.
+    ...(def._meta !== undefined ? { meta: rewriteToolMeta(def._meta as Record<string, unknown>, (u) => exposedUri(prefix, u)) } : {}),
     ...(taskSupportOf(def) ? { taskSupport: taskSupportOf(def) } : {}),
     execute: (args, ctx) => call(def.name, args ?? {}, ctx ?? {}),
   };

@@ -1,0 +1,62 @@
+import type { Tool } from "../types.js";
+import type { SurfacePrefix } from "./names.js";
+
+/**
+ * What a source serves beside tools: an MCP server's resources, resource templates, prompts
+ * and completions. The lists are the server's own (its names and URIs); the catalog
+ * (catalog.ts) names them for callers and routes a request back to the source that owns it.
+ */
+
+/** A listed item as the server sent it (a resource, a template or a prompt): kept whole, so nothing it says is lost. */
+export type SurfaceItem = Record<string, unknown>;
+
+/** What a server offers beyond tools, from its advertised capabilities. */
+export interface SurfaceCapabilities {
+  resources: boolean;
+  /** `resources/subscribe` is served. */
+  subscribe: boolean;
+  prompts: boolean;
+  completions: boolean;
+  /** The MCP Apps extension (`io.modelcontextprotocol/ui`), as the server advertised it. */
+  apps?: Record<string, unknown>;
+}
+
+/** A server's lists as last fetched (at connect and on each list_changed). */
+export interface SurfaceLists {
+  resources: readonly SurfaceItem[];
+  templates: readonly SurfaceItem[];
+  prompts: readonly SurfaceItem[];
+  capabilities: SurfaceCapabilities;
+}
+
+/** What travels with one request to a server: its abort signal and, for forwardAuth servers, the caller's bearer. */
+export interface SurfaceContext {
+  signal?: AbortSignal;
+  auth?: { bearer: string };
+}
+
+/** A source that serves resources, prompts and completions (an MCP server). */
+export interface SurfaceProvider {
+  readonly name: string;
+  /** How its names and URIs are shown (names.ts). */
+  readonly surfacePrefix: SurfacePrefix;
+  /** Its tools, by which access to the rest is decided (a caller sees the surface of servers whose tools it may use). */
+  tools(): readonly Tool[];
+  surfaceLists(): SurfaceLists;
+  /** `resources/read` of the server's own URI; the result's URIs are the server's too. */
+  readResource(uri: string, ctx: SurfaceContext): Promise<SurfaceItem>;
+  /** `prompts/get` of the server's own prompt name. */
+  getPrompt(name: string, args: Record<string, string> | undefined, ctx: SurfaceContext): Promise<SurfaceItem>;
+  /** `completion/complete` with the server's own names in `ref`. */
+  complete(params: SurfaceItem, ctx: SurfaceContext): Promise<SurfaceItem>;
+}
+
+/** True for a source that also serves resources and prompts. */
+export function isSurfaceProvider(s: unknown): s is SurfaceProvider {
+  return (
+    typeof s === "object" &&
+    s !== null &&
+    typeof (s as SurfaceProvider).surfaceLists === "function" &&
+    typeof (s as SurfaceProvider).readResource === "function"
+  );
+}

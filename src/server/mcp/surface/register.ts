@@ -1,0 +1,132 @@
+import { ProtocolErrorCode, type Server, type ServerContext } from "@modelcontextprotocol/server";
+import type { Surface } from "../../../core/surface/catalog.js";
+import type { SurfaceItem } from "../../../core/surface/provider.js";
+import type { Caller } from "../../auth/index.js";
+import { JsonRpcError } from "../results.js";
+import type { SurfaceMethods } from "./surface-methods.js";
+
+/** Who the Server serves (catalog-server.ts's McpSession is one). */
+interface McpSession {
+  caller: Caller;
+  requestId(id: ServerContext["mcpReq"]["id"]): string;
+}
+
+type PromptParams = { name: string; arguments?: Record<string, string>; _meta?: unknown };
+
+/** `prompts/get` params: a name, and arguments that are all strings. */
+const PROMPT_PARAMS = {
+  "~standard": {
+    version: 1 as const,
+    vendor: "toolnexus",
+    validate(value: unknown) {
+      const v = value as SurfaceItem;
+      const args = v?.arguments;
+      if (typeof v?.name !== "string") return { issues: [{ message: "name must be a string", path: ["name"] }] };
+      if (args !== undefined && (typeof args !== "object" || args === null || Array.isArray(args)))
+        return { issues: [{ message: "arguments must be an object", path: ["arguments"] }] };
+      const bad = Object.entries((args ?? {}) as SurfaceItem).find(([, x]) => typeof x !== "string");
+      if (bad) return { issues: [{ message: `argument "${bad[0]}" must be a string`, path: ["arguments", bad[0]] }] };
+      return { value: v as PromptParams };
+    },
+  },
+};
+
+/** The MCP Apps extension id. */
+const APPS_EXTENSION = "io.modelcontextprotocol/ui";
+
+type Handler = (request: { method: string; params?: SurfaceItem }, ctx: ServerContext) => Promise<SurfaceItem>;
+
+/** The gateway's own resources (the skills extension's `skill://` ones), served beside the upstreams'. */
+interface LocalResources {
+  list?: Handler;
+  templates?: Handler;
+  read?: Handler;
+}
+
+/** The capabilities the surface adds: only what some server offers (MCP Apps as the first server that offers it says). */
+export function surfaceCapabilities(surface: Surface): Record<string, unknown> {
+  const caps = surface.providers.map((p) => p.surfaceLists().capabilities);
+  const apps = caps.find((c) => c.apps)?.apps;
+  return {
+    ...(caps.some((c) => c.resources) ? { resources: { listChanged: true } } : {}),
+    ...(caps.some((c) => c.completions) ? { completions: {} } : {}),
+    ...(apps ? { extensions: { [APPS_EXTENSION]: apps } } : {}),
+  };
+}
+
+/**
+ * Serves the surface on one SDK Server: `resources/list`, `resources/templates/list`,
+ * `resources/read`, `completion/complete`, and the upstreams' prompts beside the gateway's
+ * own (`own`: the skills prompt). Where the skills extension already serves `skill://`
+ * resources on this Server, its handlers are kept and their items come first.
+ */
+export function registerSurface(
+  server: Server,
+  methods: SurfaceMethods,
+  session: McpSession,
+  pageSize: number,
+  own: { list(): SurfaceItem[]; get(name: string): SurfaceItem | undefined },
+): void {
+  const local = takeLocal(server);
+  const { caller } = session;
+  const rid = (ctx: ServerContext) => session.requestId(ctx.mcpReq.id);
+  if (server.getCapabilities().resources) registerResources(server, methods, session, pageSize, local);
+  server.setRequestHandler(
+    "prompts/list",
+    async (req) => page("prompts", [...own.list(), ...methods.prompts(caller)], req.params?.cursor, pageSize) as never,
+  );
+  // Its params checked here, so a wrong argument type is -32602 (the spec's schema check would answer -32603).
+  server.setRequestHandler("prompts/get", { params: PROMPT_PARAMS }, (async (params: PromptParams, ctx: ServerContext) => {
+    const mine = own.get(params.name);
+    if (mine) return mine as never;
+    return (await methods.getPrompt(caller, params.name, params.arguments, ctx.mcpReq.signal, rid(ctx))) as never;
+  }) as never);
+  if (server.getCapabilities().completions)
+    server.setRequestHandler(
+      "completion/complete",
+      async (req, ctx) => (await methods.complete(caller, req.params as SurfaceItem, ctx.mcpReq.signal, rid(ctx))) as never,
+    );
+}
+
+function registerResources(server: Server, methods: SurfaceMethods, session: McpSession, pageSize: number, local: LocalResources): void {
+  const { caller } = session;
+  const rid = (ctx: ServerContext) => session.requestId(ctx.mcpReq.id);
+  server.setRequestHandler("resources/list", async (req, ctx) => {
+    const mine = local.list ? ((await local.list(req as never, ctx)).resources as SurfaceItem[]) : [];
+    return page("resources", [...mine, ...methods.resources(caller)], req.params?.cursor, pageSize) as never;
+  });
+  server.setRequestHandler("resources/templates/list", async (req, ctx) => {
+    const mine = local.templates ? ((await local.templates(req as never, ctx)).resourceTemplates as SurfaceItem[]) : [];
+    return page("resourceTemplates", [...mine, ...methods.templates(caller)], req.params?.cursor, pageSize) as never;
+  });
+  server.setRequestHandler("resources/read", async (req, ctx) => {
+    if (local.read && req.params.uri.startsWith("skill://")) return (await local.read(req as never, ctx)) as never;
+    return (await methods.read(caller, req.params.uri, ctx.mcpReq.signal, rid(ctx))) as never;
+  });
+}
+
+// The skills extension's resource handlers on this Server (its McpServer set them), taken off so ours serve both.
+function takeLocal(server: Server): LocalResources {
+  const s = server as unknown as { _getRequestHandler(m: string): Handler | undefined; removeRequestHandler(m: string): void };
+  const take = (m: string) => {
+    const h = s._getRequestHandler(m);
+    if (h) s.removeRequestHandler(m);
+    return h;
+  };
+  const list = take("resources/list");
+  const templates = take("resources/templates/list");
+  const read = take("resources/read");
+  return { ...(list ? { list } : {}), ...(templates ? { templates } : {}), ...(read ? { read } : {}) };
+}
+
+// One opaque cursor over a merged list: an offset into it.
+function page(key: string, items: SurfaceItem[], cursor: string | undefined, size: number): SurfaceItem {
+  let start = 0;
+  if (cursor !== undefined) {
+    const m = /^s:(\d{1,9})$/.exec(Buffer.from(cursor, "base64url").toString());
+    if (!m) throw new JsonRpcError(ProtocolErrorCode.InvalidParams, "Invalid cursor");
+    start = Number(m[1]);
+  }
+  const end = start + size;
+  return { [key]: items.slice(start, end), ...(end < items.length ? { nextCursor: Buffer.from(`s:${end}`).toString("base64url") } : {}) };
+}

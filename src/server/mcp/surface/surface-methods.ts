@@ -1,0 +1,177 @@
+import { ProtocolErrorCode, SERVER_INFO_META_KEY } from "@modelcontextprotocol/server";
+import { isToolnexusError, ToolnexusError } from "../../../core/errors.js";
+import type { Surface, SurfaceEntry } from "../../../core/surface/catalog.js";
+import { exposedUri, uriProblem } from "../../../core/surface/names.js";
+import type { SurfaceItem, SurfaceProvider } from "../../../core/surface/provider.js";
+import { rewriteContents, rewriteMessages, uiResourceOf } from "../../../core/surface/rewrite.js";
+import type { Caller } from "../../auth/index.js";
+import type { CatalogViews } from "../../catalog/view.js";
+import type { ServiceState } from "../../service/service-state.js";
+import { JsonRpcError, toJsonRpcError } from "../results.js";
+
+/** What a caller may see of the surface: the servers whose tools it may use, less the apps of tools it may not. */
+interface Access {
+  owners: ReadonlySet<SurfaceProvider>;
+  hiddenUi: ReadonlySet<string>;
+}
+
+/** One audited request of the surface. */
+export interface SurfaceAuditEvent {
+  caller: Caller;
+  requestId: string;
+  method: string;
+  target: string;
+  ok: boolean;
+  durationMs: number;
+}
+
+/**
+ * `resources/*`, `prompts/*` and `completion/complete` of the catalog for one caller: merged
+ * lists (one opaque cursor), reads, prompt gets and completions routed to the owning server
+ * with names and URIs mapped both ways. A caller sees the resources and prompts of the servers
+ * whose tools it may use (a bundle narrows them as it narrows tools), and an MCP App's `ui://`
+ * resource only when it may use a tool that points at it; what it may not see is answered
+ * exactly as what does not exist.
+ */
+export class SurfaceMethods {
+  constructor(
+    private readonly state: ServiceState,
+    private readonly views: CatalogViews,
+    private readonly scrub: (s: string) => string,
+    private readonly audit: (e: SurfaceAuditEvent) => void = () => {},
+  ) {}
+
+  /** The merged surface of the catalog in service. */
+  surface(): Surface {
+    return this.state.toolkit().surface();
+  }
+
+  private access(caller: Caller): Access {
+    const view = this.views.of(caller);
+    const surface = this.surface();
+    return view.form("mcp surface access", () => {
+      const tools = new Set(view.tools);
+      const owners = new Set<SurfaceProvider>();
+      const allowedUi = new Set<string>();
+      const deniedUi = new Set<string>();
+      for (const p of surface.providers) {
+        const own = p.tools();
+        if (own.some((t) => tools.has(t)) || (own.length === 0 && caller.allows(""))) owners.add(p);
+        for (const t of own) {
+          const ui = uiResourceOf(t.meta);
+          if (ui !== undefined) (tools.has(t) ? allowedUi : deniedUi).add(ui);
+        }
+      }
+      return { owners, hiddenUi: new Set([...deniedUi].filter((u) => !allowedUi.has(u))) };
+    });
+  }
+
+  private visible(caller: Caller, entries: readonly SurfaceEntry[], key: "uri" | "uriTemplate" | "name"): SurfaceItem[] {
+    const { owners, hiddenUi } = this.access(caller);
+    return entries.filter((e) => owners.has(e.owner) && !hiddenUi.has(e.item[key] as string)).map((e) => e.item);
+  }
+
+  /** The caller's resources (in the catalog's form). */
+  resources(caller: Caller): SurfaceItem[] {
+    return this.visible(caller, this.surface().resources, "uri");
+  }
+
+  /** The caller's resource templates. */
+  templates(caller: Caller): SurfaceItem[] {
+    return this.visible(caller, this.surface().templates, "uriTemplate");
+  }
+
+  /** The caller's prompts. */
+  prompts(caller: Caller): SurfaceItem[] {
+    return this.visible(caller, this.surface().prompts, "name");
+  }
+
+  /** `resources/read`: -32602 with `data.uri` for a URI that is malformed, unknown or not the caller's. */
+  async read(caller: Caller, uri: string, signal: AbortSignal, requestId: string): Promise<SurfaceItem> {
+    const notFound = () => new JsonRpcError(ProtocolErrorCode.InvalidParams, `Resource not found: ${uri.slice(0, 200)}`, { uri });
+    if (uriProblem(uri) !== undefined) throw notFound();
+    const { owners, hiddenUi } = this.access(caller);
+    const route = this.surface().route(uri);
+    if (!route || !owners.has(route.owner) || hiddenUi.has(uri)) throw notFound();
+    const { owner } = route;
+    return this.audited(caller, "resources/read", uri, requestId, async () => {
+      try {
+        const res = await owner.readResource(route.upstream, { signal });
+        return { contents: rewriteContents(res.contents, (u) => exposedUri(owner.surfacePrefix, u)), ...meta(res) };
+      } catch (err) {
+        const code = (err as { code?: unknown }).code;
+        if (code === ProtocolErrorCode.InvalidParams || code === -32002) throw notFound();
+        throw err;
+      }
+    });
+  }
+
+  /** `prompts/get`: -32602 for a prompt that is unknown or not the caller's. */
+  async getPrompt(
+    caller: Caller,
+    name: string,
+    args: Record<string, string> | undefined,
+    signal: AbortSignal,
+    requestId: string,
+  ): Promise<SurfaceItem> {
+    const entry = this.surface().prompt(name);
+    if (!entry || !this.access(caller).owners.has(entry.owner))
+      throw new JsonRpcError(ProtocolErrorCode.InvalidParams, `No prompt named "${name.slice(0, 200)}"`);
+    const { owner } = entry;
+    return this.audited(caller, "prompts/get", name, requestId, async () => {
+      const res = await owner.getPrompt(entry.upstream, args, { signal });
+      const description = typeof res.description === "string" ? { description: res.description } : {};
+      return { ...description, messages: rewriteMessages(res.messages, (u) => exposedUri(owner.surfacePrefix, u)), ...meta(res) };
+    });
+  }
+
+  /** `completion/complete`, routed by the prompt's name or the template's URI to its server. */
+  async complete(caller: Caller, params: SurfaceItem, signal: AbortSignal, requestId: string): Promise<SurfaceItem> {
+    const ref = (params.ref ?? {}) as SurfaceItem;
+    const { owners } = this.access(caller);
+    const surface = this.surface();
+    const entry =
+      ref.type === "ref/prompt" && typeof ref.name === "string"
+        ? surface.prompt(ref.name)
+        : ref.type === "ref/resource" && typeof ref.uri === "string"
+          ? surface.template(ref.uri)
+          : undefined;
+    const target = String(ref.name ?? ref.uri ?? "");
+    if (!entry || !owners.has(entry.owner))
+      throw new JsonRpcError(ProtocolErrorCode.InvalidParams, `No prompt or resource template "${target.slice(0, 200)}"`);
+    const upstreamRef = ref.type === "ref/prompt" ? { ...ref, name: entry.upstream } : { ...ref, uri: entry.upstream };
+    return this.audited(caller, "completion/complete", target, requestId, async () => {
+      const res = await entry.owner.complete({ ...params, ref: upstreamRef }, { signal });
+      return { completion: res.completion };
+    });
+  }
+
+  private async audited<T>(caller: Caller, method: string, target: string, requestId: string, run: () => Promise<T>): Promise<T> {
+    const started = performance.now();
+    let ok = false;
+    try {
+      const out = await run();
+      ok = true;
+      return out;
+    } catch (err) {
+      if (err instanceof JsonRpcError) throw err;
+      const code = (err as { code?: unknown }).code;
+      if (typeof code === "number" && !isToolnexusError(err)) throw new JsonRpcError(code, this.scrub((err as Error).message));
+      throw toJsonRpcError(
+        isToolnexusError(err) ? err : new ToolnexusError("INTERNAL", "Internal error", { cause: err }),
+        requestId,
+        this.scrub,
+      );
+    } finally {
+      this.audit({ caller, requestId, method, target, ok, durationMs: Math.round((performance.now() - started) * 10) / 10 });
+    }
+  }
+}
+
+// A result's own `_meta` (an MCP App's `ui` among it) travels; its era's envelope fields do not.
+function meta(res: SurfaceItem): SurfaceItem {
+  if (typeof res._meta !== "object" || res._meta === null) return {};
+  // The upstream's identity is not ours: the SDK stamps the gateway's.
+  const kept = Object.entries(res._meta).filter(([k]) => k !== SERVER_INFO_META_KEY);
+  return kept.length ? { _meta: Object.fromEntries(kept) } : {};
+}
