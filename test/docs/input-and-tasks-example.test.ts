@@ -27,7 +27,10 @@ it("runs the approval example of docs/input-and-tasks.md as the page shows it", 
   const stdout = await new Promise<string>((resolve, reject) =>
     execFile("bash", ["-ec", script], (err, out) => (err ? reject(err) : resolve(out))),
   );
-  const [asked, answered, done] = stdout.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+  const [asked, answered, done] = stdout
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
   expect(asked).toMatchObject({
     tool: "confirm_delete",
     status: "input_required",

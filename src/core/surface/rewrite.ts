@@ -14,7 +14,7 @@ type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** One content part (of a tool result or a prompt message) with its URIs mapped. */
-export function rewritePart(part: unknown, map: UriMap): unknown {
+function rewritePart(part: unknown, map: UriMap): unknown {
   if (!isObj(part)) return part;
   if (part.type === "resource_link" && typeof part.uri === "string") return { ...part, uri: map(part.uri) };
   if (part.type === "resource" && isObj(part.resource) && typeof part.resource.uri === "string")

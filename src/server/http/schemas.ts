@@ -83,7 +83,9 @@ export const ToolListQuery = Type.Object(
           "Search: the caller's tools ranked by relevance to these words (name, title, description, parameters), best first; stemmed, typo-tolerant, prefixes match.",
       }),
     ),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: "With ?q=: at most this many results (default 20)." })),
+    limit: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 100, format: "int32", description: "With ?q=: at most this many results (default 20)." }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -337,7 +337,9 @@ export class McpCatalog {
       const missing = missingCapabilities(result);
       // A 2026 client is told in kind that the upstream needs a client capability (-32021, HTTP 400).
       if (missing && modern) throw new MissingRequiredClientCapabilityError({ requiredCapabilities: missing }, result.output);
-      return (modern || direct ? toInputRequired(result, params.name, ownerKey(caller), caps, input) : undefined) ?? toCallToolResult(result);
+      return (
+        (modern || direct ? toInputRequired(result, params.name, ownerKey(caller), caps, input) : undefined) ?? toCallToolResult(result)
+      );
     } catch (err) {
       if (err instanceof MissingRequiredClientCapabilityError) throw err;
       if (isToolnexusError(err, "INVALID_ARGUMENTS")) return invalidArgumentsResult(err, this.scrub);

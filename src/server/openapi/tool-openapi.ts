@@ -86,7 +86,10 @@ export function withToolOperations(
     }
   }
   // The tools' groups before the generic ones: the portal shows tags in the document's order.
-  const sources = [...new Set(tools.map((t) => t.source))].map((source) => ({ name: `source:${source}`, description: `Tools from ${source} sources.` }));
+  const sources = [...new Set(tools.map((t) => t.source))].map((source) => ({
+    name: `source:${source}`,
+    description: `Tools from ${source} sources.`,
+  }));
   if (sources.length > 0) doc.tags = [...sources, ...((doc.tags as Json[] | undefined) ?? [])];
   return doc;
 }

@@ -1,11 +1,5 @@
 import type { InputRequiredResult } from "@modelcontextprotocol/server";
-import {
-  openInputState,
-  sealInputState,
-  type InputDeps,
-  type InputRequests,
-  type InputResponses,
-} from "../../../core/input-requests.js";
+import { openInputState, sealInputState, type InputDeps, type InputRequests, type InputResponses } from "../../../core/input-requests.js";
 import { checkAgainstState, formsOf } from "../../../core/input-responses.js";
 import { pendingOf } from "../../../core/pending.js";
 import { pendingAnswer, pendingInputRequests } from "../../../core/pending-input.js";

@@ -1,6 +1,7 @@
 import { ProtocolErrorCode, type Server, type ServerContext } from "@modelcontextprotocol/server";
 import type { Surface } from "../../../core/surface/catalog.js";
 import type { SurfaceItem } from "../../../core/surface/provider.js";
+import { APPS_EXTENSION } from "../../../sources/mcp/surface/upstream-surface.js";
 import type { Caller } from "../../auth/index.js";
 import { JsonRpcError } from "../results.js";
 import type { SurfaceMethods } from "./surface-methods.js";
@@ -30,9 +31,6 @@ const PROMPT_PARAMS = {
     },
   },
 };
-
-/** The MCP Apps extension id. */
-const APPS_EXTENSION = "io.modelcontextprotocol/ui";
 
 type Handler = (request: { method: string; params?: SurfaceItem }, ctx: ServerContext) => Promise<SurfaceItem>;
 

@@ -11,7 +11,7 @@ export const APPS_EXTENSION = "io.modelcontextprotocol/ui";
  * The most a `resources/read` answer may hold (text characters plus base64 characters): a
  * server answering with more gets an error, not a gateway holding it for every caller.
  */
-export const MAX_READ_CHARS = 8 * 1024 * 1024;
+const MAX_READ_CHARS = 8 * 1024 * 1024;
 
 const NONE: SurfaceLists = {
   resources: [],
@@ -21,7 +21,7 @@ const NONE: SurfaceLists = {
 };
 
 /** An upstream's JSON-RPC error, kept as its code and message so the catalog can answer in kind. */
-export class UpstreamRpcError extends Error {
+class UpstreamRpcError extends Error {
   constructor(
     readonly code: number,
     message: string,
@@ -133,7 +133,7 @@ export class UpstreamSurface {
 }
 
 /** What the server offers beyond tools, from the capabilities it advertised. */
-export function capabilitiesOf(client: Client): SurfaceCapabilities {
+function capabilitiesOf(client: Client): SurfaceCapabilities {
   const caps = client.getServerCapabilities() as Record<string, unknown> | undefined;
   const resources = caps?.resources as { subscribe?: boolean } | undefined;
   const apps = (caps?.extensions as Record<string, unknown> | undefined)?.[APPS_EXTENSION];
