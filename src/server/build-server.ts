@@ -46,6 +46,7 @@ import { registerSwagger } from "./openapi/swagger.js";
 import { ToolDocuments } from "./openapi/tool-documents.js";
 import { startTelemetry } from "./observability/telemetry.js";
 import { traceRequests } from "./observability/trace-requests.js";
+import { resourceEventsRoute, type ResourceEventsDeps } from "./mcp/surface/events-route.js";
 
 /** Options of {@link buildServer}. */
 export interface BuildServerOptions {
@@ -183,6 +184,7 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
       discovery: () => discoveryOf(state.loaded.config.server.mcp),
     });
   await registerBundles(app, state, { mcp, scrub, log: logger, mcpEnabled: server.mcp.enabled });
+  await app.register(resourceEventsRoute, resourceEvents(mcp, state));
 
   // Ready once the sources are loaded and Redis, when shared, was reached or found unreachable.
   const redisTried = Promise.all([redis && redisModule?.firstAttempt(redis), executions.connected]);
@@ -219,6 +221,16 @@ function mcpEvents(
       : undefined,
     (err) => logger.debug({ err: err.message }, "mcp events"),
   );
+}
+
+/** What `GET /resources/events` needs: the catalog's surface (loaded on its first request), the change events, the subscriptions. */
+function resourceEvents(mcp: McpConnector, state: ServiceState): ResourceEventsDeps {
+  return {
+    methods: async () => (await mcp.catalog()).surface,
+    events: mcp.events,
+    subscriptions: mcp.subscriptions,
+    heartbeatMs: () => state.loaded.config.server.heartbeatMs,
+  };
 }
 
 /** Reloads the config file on request (and on change with `watch`); none without a file. */

@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto";
 import type { FastifyBaseLogger } from "fastify";
-import type { Transport } from "@modelcontextprotocol/server";
+import type { Server, ServerEvent, Transport } from "@modelcontextprotocol/server";
 import { ANONYMOUS } from "../../auth/index.js";
 import type { McpConnector } from "../lazy-catalog.js";
 import { unwrapCallTool } from "../discovery.js";
+import { SessionSubscriptions } from "../surface/subscriptions.js";
 
 /** What `toolnexus mcp` needs of a built server (build-server.ts's ToolnexusServer is one). */
 export interface StdioHost {
@@ -11,7 +12,7 @@ export interface StdioHost {
   toolnexus: {
     /** Settles when the sources are loaded. */
     ready: Promise<void>;
-    mcp: Pick<McpConnector, "catalog">;
+    mcp: Pick<McpConnector, "catalog" | "events" | "subscriptions">;
     shutdown(): Promise<void>;
   };
 }
@@ -31,7 +32,10 @@ export async function serveStdio(app: StdioHost): Promise<void> {
     app.toolnexus.mcp.catalog(),
     import("@modelcontextprotocol/server/stdio"),
   ]);
+  const { events, subscriptions } = app.toolnexus.mcp;
+  const resources = new SessionSubscriptions(subscriptions);
   const session = {
+    resources,
     caller: ANONYMOUS,
     log: app.log,
     requestId: () => randomUUID(),
@@ -43,10 +47,16 @@ export async function serveStdio(app: StdioHost): Promise<void> {
   };
   const onerror = (err: Error) => app.log.debug({ err: err.message }, "mcp protocol error");
   // Both eras: a 2025 initialize, or 2026-07-28 server/discover then per-request envelopes.
+  // The Server that serves the connection (the last one made: a 2026 discover probe may come first).
+  let current: Server | undefined;
+  const unlisten = events.subscribe((event) => {
+    if (current) void announce(current, event, (uri) => resources.has(uri)).catch(onerror);
+  });
   const handle = serve(
     () => {
       const server = catalog.server(session);
       server.onerror = onerror;
+      current = server;
       return server;
     },
     {
@@ -68,12 +78,25 @@ export async function serveStdio(app: StdioHost): Promise<void> {
       stopping = true;
       app.log.info({ why }, "shutting down");
       // The transport's close aborts calls still running (CLIENT_CLOSED); shutdown then drains.
+      unlisten();
+      resources.clear();
       void handle.close().finally(() => void app.toolnexus.shutdown().finally(resolve));
     };
     process.stdin.once("end", () => stop("stdin closed"));
     process.once("SIGTERM", () => stop("SIGTERM"));
     process.once("SIGINT", () => stop("SIGINT"));
   });
+}
+
+/**
+ * A change event as the notification a stdio client gets: an update only of a URI the session
+ * subscribed to, and resource and prompt list changes (a 2026 client's listen router keeps those
+ * its filter asked for).
+ */
+async function announce(server: Server, event: ServerEvent, subscribed: (uri: string) => boolean): Promise<void> {
+  if (event.kind === "resource_updated" && subscribed(event.uri)) await server.sendResourceUpdated({ uri: event.uri });
+  else if (event.kind === "resources_list_changed") await server.sendResourceListChanged();
+  else if (event.kind === "prompts_list_changed") await server.sendPromptListChanged();
 }
 
 /**
