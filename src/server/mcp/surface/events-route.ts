@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { ServerEvent } from "@modelcontextprotocol/server";
 import { ToolnexusError } from "../../../core/errors.js";
 import { openSse } from "../../calls/sse.js";
-import { ProblemResponse as problem, sseEvent } from "../../http/schemas.js";
+import { ProblemResponse as problem } from "../../http/schemas.js";
 import { Type } from "../../http/typebox-lite.js";
 import { MAX_SUBSCRIBED_URIS, type ResourceSubscriptions } from "./subscriptions.js";
 import type { SurfaceMethods } from "./surface-methods.js";
@@ -17,7 +17,7 @@ import type { SurfaceMethods } from "./surface-methods.js";
 
 /** The `data` of an `updated` event. */
 const ResourceUpdated = Type.Object(
-  { uri: Type.String({ description: "The resource that changed (as the catalog names it): read it again." }) },
+  { uri: Type.String({ maxLength: 8192, description: "The resource that changed (as the catalog names it): read it again." }) },
   { $id: "ResourceUpdated" },
 );
 
@@ -27,36 +27,41 @@ const ListChanged = Type.Object(
   { $id: "ListChanged" },
 );
 
+/** One event of `GET /resources/events`, as a client parses it: `event` is the SSE event name, `data` the JSON of its `data:` line. */
+const ResourceEvent = Type.Union(
+  [
+    Type.Object({ event: Type.Literal("updated"), data: Type.Ref(ResourceUpdated) }),
+    Type.Object({ event: Type.Literal("list_changed"), data: Type.Ref(ListChanged) }),
+  ],
+  { $id: "ResourceEvent", description: "One server-sent event of GET /resources/events (event name and parsed data)." },
+);
+
 /** The query of `GET /resources/events`. */
 const EventsQuery = Type.Object({
   uri: Type.Optional(
     Type.Array(Type.String({ minLength: 1, maxLength: 8192 }), {
+      maxItems: MAX_SUBSCRIBED_URIS,
       description: `Resource URIs (as \`GET /resources\` lists them) to hear \`updated\` events of; repeat for several (at most ${MAX_SUBSCRIBED_URIS}).`,
     }),
   ),
 });
 
-/** Wire shapes of this route, registered with Fastify (components of openapi/openapi.json). */
-export const RESOURCE_EVENT_SCHEMAS = [ResourceUpdated, ListChanged];
+// Wire shapes of this route, registered with Fastify (components of openapi/openapi.json).
+const RESOURCE_EVENT_SCHEMAS = [ResourceUpdated, ListChanged, ResourceEvent];
 
 const ResourceEventsSchema = {
   operationId: "streamResourceEvents",
   summary: "Changes of resources and prompts (Server-Sent Events)",
   description:
     "`updated` (ResourceUpdated) for each `?uri=` when its server announces a change, and `list_changed` (ListChanged) when the resources or prompts the catalog lists change. A URI that does not exist or belongs to a server the caller may not use is 404 `RESOURCE_NOT_FOUND`; more than " +
-    `${MAX_SUBSCRIBED_URIS} URIs is 400 \`INVALID_REQUEST\`.`,
+    `${MAX_SUBSCRIBED_URIS} URIs is 400 \`INVALID_REQUEST\`. The stream stays open until the client leaves.`,
   tags: ["resources"],
   querystring: EventsQuery,
   response: {
     200: {
       description: "text/event-stream",
       content: {
-        "text/event-stream": {
-          schema: sseEvent(
-            ["updated", "list_changed"],
-            "Server-sent events: `updated` (ResourceUpdated) and `list_changed` (ListChanged), until the client leaves.",
-          ),
-        },
+        "text/event-stream": { schema: Type.Ref(ResourceEvent) },
       },
     },
     "4xx": problem,
