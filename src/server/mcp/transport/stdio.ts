@@ -5,6 +5,7 @@ import { ANONYMOUS } from "../../auth/index.js";
 import type { McpConnector } from "../lazy-catalog.js";
 import { unwrapCallTool } from "../discovery.js";
 import { SessionSubscriptions } from "../surface/subscriptions.js";
+import { StdioListens, type ListenRefusal } from "../surface/stdio-listens.js";
 
 /** What `toolnexus mcp` needs of a built server (build-server.ts's ToolnexusServer is one). */
 export interface StdioHost {
@@ -34,6 +35,7 @@ export async function serveStdio(app: StdioHost): Promise<void> {
   ]);
   const { events, subscriptions } = app.toolnexus.mcp;
   const resources = new SessionSubscriptions(subscriptions);
+  const listens = new StdioListens(() => catalog.surface, subscriptions, ANONYMOUS);
   const session = {
     resources,
     caller: ANONYMOUS,
@@ -50,7 +52,7 @@ export async function serveStdio(app: StdioHost): Promise<void> {
   // The Server that serves the connection (the last one made: a 2026 discover probe may come first).
   let current: Server | undefined;
   const unlisten = events.subscribe((event) => {
-    if (current) void announce(current, event, (uri) => resources.has(uri)).catch(onerror);
+    if (current) void announce(current, event, (uri) => resources.has(uri) || listens.has(uri)).catch(onerror);
   });
   const handle = serve(
     () => {
@@ -66,6 +68,7 @@ export async function serveStdio(app: StdioHost): Promise<void> {
         (params) => catalog.cancel(session, params),
         // call_tool becomes the call of the tool it names (discovery.ts), as on /mcp.
         (m) => (session.discovery ? unwrapCallTool(m, {}).body : m),
+        (m) => listens.inbound(m),
       ),
       onerror,
     },
@@ -80,6 +83,7 @@ export async function serveStdio(app: StdioHost): Promise<void> {
       // The transport's close aborts calls still running (CLIENT_CLOSED); shutdown then drains.
       unlisten();
       resources.clear();
+      listens.clear();
       void handle.close().finally(() => void app.toolnexus.shutdown().finally(resolve));
     };
     process.stdin.once("end", () => stop("stdin closed"));
@@ -102,9 +106,15 @@ async function announce(server: Server, event: ServerEvent, subscribed: (uri: st
 /**
  * `transport` with `notifications/cancelled` seen first by `cancel`: it aborts the call with
  * CANCELLED (the SDK's own handling, which runs next, would only close its signal). Every
- * incoming message passes through `rewrite` before the SDK sees it.
+ * incoming message passes through `rewrite` before the SDK sees it; one that `refuse` answers
+ * (a listen naming resources the caller may not have) never reaches it.
  */
-function cancelling<T extends Transport>(transport: T, cancel: (params: unknown) => void, rewrite: <M>(message: M) => M = (m) => m): T {
+function cancelling<T extends Transport>(
+  transport: T,
+  cancel: (params: unknown) => void,
+  rewrite: <M>(message: M) => M = (m) => m,
+  refuse: (message: { id?: unknown; method?: unknown; params?: unknown }) => ListenRefusal | undefined = () => undefined,
+): T {
   let inner: Transport["onmessage"];
   Object.defineProperty(transport, "onmessage", {
     configurable: true,
@@ -114,6 +124,8 @@ function cancelling<T extends Transport>(transport: T, cancel: (params: unknown)
         fn &&
         ((message, extra) => {
           if ("method" in message && !("id" in message) && message.method === "notifications/cancelled") cancel(message.params);
+          const refusal = refuse(message);
+          if (refusal) return void transport.send(refusal as never).catch(() => {});
           fn(rewrite(message), extra);
         });
     },
