@@ -3,7 +3,8 @@
 // (`io.modelcontextprotocol/tasks`) by hand, as the SDK has no server side for it: its tools
 // run only as tasks, followed with tasks/get, answered with tasks/update and stopped with
 // tasks/cancel. Served as `jobs_*` by examples/mcp-stdio/toolnexus.yaml (docs/input-and-tasks.md,
-// "Upstream tasks"): `report` reports progress, `confirm` asks its caller, `quick` answers at once.
+// "Upstream tasks"): `report` reports progress, `confirm` asks its caller, `quick` answers at once, `greet`
+// asks first with an input_required result.
 import { ProtocolError, Server } from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 
@@ -35,6 +36,11 @@ const TOOLS = [
     name: "quick",
     description: "Answered at once, never a task",
     inputSchema: object({ label: { type: "string" } }, ["label"]),
+  },
+  {
+    name: "greet",
+    description: "Asks your name (an input_required result, never a task), then greets you",
+    inputSchema: object({}),
   },
   {
     name: "broken",
@@ -102,6 +108,21 @@ const taskParams = {
   },
 };
 
+const NAME_SCHEMA = { type: "object", properties: { name: { type: "string" } }, required: ["name"] };
+
+// A plain call that needs its caller's answer first: an input_required result (no task), and
+// the retry with the caller's inputResponses gets the greeting.
+function greet(inputResponses) {
+  const answer = inputResponses?.user_name;
+  if (answer?.action === "accept" && typeof answer.content?.name === "string") return text(`Hello, ${answer.content.name}!`);
+  if (answer) return text("Hello, whoever you are.");
+  return {
+    resultType: "input_required",
+    inputRequests: { user_name: { method: "elicitation/create", params: { mode: "form", message: "What is your name?", requestedSchema: NAME_SCHEMA } } },
+    requestState: "greet",
+  };
+}
+
 function find(taskId) {
   const t = tasks.get(taskId);
   if (!t) throw new ProtocolError(-32602, `no task ${taskId}`);
@@ -114,6 +135,7 @@ function v2TaskServer(name = "v2-tasks") {
   server.setRequestHandler("tools/list", async () => ({ tools: TOOLS }));
   server.setRequestHandler("tools/call", async (req, ctx) => {
     if (req.params.name === "quick") return text(`${req.params.arguments?.label} at once`);
+    if (req.params.name === "greet") return greet(ctx.mcpReq.inputResponses);
     const caps = ctx.mcpReq.envelope?.["io.modelcontextprotocol/clientCapabilities"];
     if (!caps?.extensions?.[TASKS]) throw new ProtocolError(-32021, "declare the tasks extension", { requiredCapabilities: { extensions: { [TASKS]: {} } } });
     if (!TOOLS.some((t) => t.name === req.params.name)) throw new ProtocolError(-32602, `unknown tool ${req.params.name}`);
