@@ -112,23 +112,7 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   if (audit) app.addHook("onClose", async () => audit.close());
   // Before anything else connects: a pin store unusable in block mode stops the start here.
   const pins = await startPinning(app, state, metrics, logger);
-  // The address really bound (the CLI's --host wins over server.host); the config's before listen (inject).
-  const hostGuard = new HostGuard(() => {
-    const address = app.server.address();
-    return typeof address === "object" && address ? address.address : server.host;
-  });
-
-  // Each route declares its policy in its config (http/route-policy.ts); the hooks read it.
-  const policies = new DeclaredPolicies(app);
-  for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
-  installErrorHandler(app, scrub, new RouteMethods(app));
-  installJsonBodyParser(app);
-  installProtocolGuards(app);
-  app.decorateRequest("caller", null as never);
-  // First of the hooks: a request refused by auth or the Host guard gets its server span too.
-  if (telemetry) traceRequests(app, telemetry);
-  // Callback-style hooks: these run on every request, and an async hook costs a promise each.
-  installRequestHooks(app, state, hostGuard, scrub, sessions.credential);
+  const policies = installHttpBasics(app, state, telemetry, scrub, sessions.credential);
 
   await registerSwagger(app);
   // Shared state of several replicas: rate-limit counters and executions.
@@ -182,6 +166,36 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   return Object.assign(app, {
     toolnexus: { state, loaded, ready, shutdown, reload, pipeline, policies, mcp },
   }) as unknown as ToolnexusServer;
+}
+
+/**
+ * What every route relies on, before any is registered: declared policies, shared schemas,
+ * the error mapping, the body parser, the protocol guards and the request hooks.
+ */
+function installHttpBasics(
+  app: App,
+  state: ServiceState,
+  telemetry: Awaited<ReturnType<typeof startTelemetry>>,
+  scrub: (text: string) => string,
+  sessions: SessionCredential,
+): DeclaredPolicies {
+  // The address really bound (the CLI's --host wins over server.host); the config's before listen (inject).
+  const hostGuard = new HostGuard(() => {
+    const address = app.server.address();
+    return typeof address === "object" && address ? address.address : state.loaded.config.server.host;
+  });
+  // Each route declares its policy in its config (http/route-policy.ts); the hooks read it.
+  const policies = new DeclaredPolicies(app);
+  for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
+  installErrorHandler(app, scrub, new RouteMethods(app));
+  installJsonBodyParser(app);
+  installProtocolGuards(app);
+  app.decorateRequest("caller", null as never);
+  // First of the hooks: a request refused by auth or the Host guard gets its server span too.
+  if (telemetry) traceRequests(app, telemetry);
+  // Callback-style hooks: these run on every request, and an async hook costs a promise each.
+  installRequestHooks(app, state, hostGuard, scrub, sessions);
+  return policies;
 }
 
 /** The service's logger: silent, the one given, or pino with secrets redacted and scrubbed. */

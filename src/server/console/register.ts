@@ -3,7 +3,7 @@ import type { Sealer } from "../../core/seal.js";
 import type { AuthState } from "../auth/hook.js";
 import type { ExecutionStore } from "../executions/engine/store.js";
 import type { Metrics } from "../observability/metrics.js";
-import { consoleApiRoutes } from "./api-routes.js";
+import { consoleApiRoutes, consoleAuditRoutes } from "./api-routes.js";
 import { AuditTail, type AuditSource } from "./audit-tail.js";
 import { CONSOLE_SCHEMAS } from "./schemas.js";
 import type { ConsoleSessions } from "./session.js";
@@ -32,11 +32,6 @@ export async function registerConsole(app: FastifyInstance, o: ConsoleOptions): 
   const audit = new AuditTail(o.audit);
   app.addHook("onClose", async () => audit.close());
   await app.register(consolePageRoutes, { state: o.state, sessions: o.sessions });
-  await app.register(consoleApiRoutes, {
-    store: o.executions.store,
-    metrics: o.metrics,
-    audit,
-    scrub: o.scrub,
-    heartbeatMs: o.heartbeatMs,
-  });
+  await app.register(consoleApiRoutes, { store: o.executions.store, metrics: o.metrics, scrub: o.scrub });
+  await app.register(consoleAuditRoutes, { audit, heartbeatMs: o.heartbeatMs });
 }
