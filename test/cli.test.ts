@@ -97,7 +97,10 @@ describe("toolnexus CLI", () => {
     const all = await toolnexus("openapi", "--config", example);
     expect(all.code).toBe(0);
     expect(paths(all.stdout)).toEqual(
-      ["echo", "sleep", "divide", "approve", "steps", "confirm_delete", "report"].flatMap((t) => [`/tools/${t}/execute`, `/tools/${t}/executions`]),
+      ["echo", "sleep", "divide", "approve", "steps", "confirm_delete", "report"].flatMap((t) => [
+        `/tools/${t}/execute`,
+        `/tools/${t}/executions`,
+      ]),
     );
 
     const dir = await tempDir({
