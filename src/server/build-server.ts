@@ -46,6 +46,7 @@ import { registerSwagger } from "./openapi/swagger.js";
 import { ToolDocuments } from "./openapi/tool-documents.js";
 import { startTelemetry } from "./observability/telemetry.js";
 import { traceRequests } from "./observability/trace-requests.js";
+import type { Services } from "./services.js";
 import { resourceEventsRoute, type ResourceEventsDeps } from "./mcp/surface/events-route.js";
 
 /** Options of {@link buildServer}. */
@@ -120,46 +121,30 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   const redisUrl = loaded.config.redis?.url;
   const redisModule = redisUrl ? await import("./redis/connect-redis.js") : undefined;
   const redis = redisUrl ? redisModule?.connectRedis(redisUrl, logger) : undefined;
-  await registerLimits(app, state, redis);
-  await app.register(pinRoutes, { guard: pins });
-  await app.register(metaRoutes, { state, scrub, pins: () => (state.loaded.config.pinning.mode === "off" ? undefined : pins.status()) });
-  await app.register(skillsRoutes, { state });
-  await app.register(metricsRoute, { metrics, scrub });
-  await registerProtectedResource(app, state, server.mcp.path);
-  // One per-caller view of the catalog for GET /tools, the per-tool documents and /mcp.
+  // One view of the catalog per caller for GET /tools, the per-tool documents and /mcp.
   const views = new CatalogViews(state);
-  await app.register(toolRoutes, { state, views, scrub });
-  // A tool's output may echo a secret it was configured with (a URL, a header): never return it.
-  const pipeline = new CallPipeline(state, metrics, (r) => scrubber.scrubResult(r), audit);
-  const executions = await registerExecutions(app, state, pipeline, scrub, redis);
-  await registerConsole(app, sessions, {
-    state,
-    store: executions.store,
-    metrics,
+  const shared: Omit<Services, "executions"> = {
+    ...{ state, scrub, log: logger, metrics, sessions, pins, policies, views, redis },
     ...(audit ? { audit } : {}),
-    scrub,
+    // A tool's output may echo a secret it was configured with (a URL, a header): never return it.
+    pipeline: new CallPipeline(state, metrics, (r) => scrubber.scrubResult(r), audit),
+    documents: new ToolDocuments(app, state, views, policies, scrub),
     heartbeatMs: () => state.loaded.config.server.heartbeatMs,
-  });
-  await app.register(executeRoute, {
-    pipeline,
-    stream: { heartbeatMs: () => state.loaded.config.server.heartbeatMs, scrub },
-    promotion: executions.promotion,
-  });
-  const documents = new ToolDocuments(app, state, views, policies, scrub);
-  await app.register(openapiRoute, { documents });
-  await registerPortal(app, documents);
-  // Catalog changes reach subscriptions/listen streams on every replica when Redis is shared.
-  const events = mcpEvents(logger, redis, redisUrl ? redisModule?.connectRedis : undefined, redisUrl);
-  const mcp = lazyCatalog(
-    state,
-    views,
-    pipeline,
-    scrub,
-    events,
-    (err) => logger.debug({ err: err.message }, "mcp protocol error"),
-    executions.store,
-    executions.promotion,
-  );
+  };
+  await registerLimits(app, shared);
+  await app.register(pinRoutes, shared);
+  await app.register(metaRoutes, shared);
+  await app.register(skillsRoutes, shared);
+  await app.register(metricsRoute, shared);
+  await registerProtectedResource(app, shared);
+  await app.register(toolRoutes, shared);
+  const services: Services = { ...shared, executions: await registerExecutions(app, shared) };
+  const { pipeline, executions } = services;
+  await registerConsole(app, services);
+  await app.register(executeRoute, services);
+  await app.register(openapiRoute, services);
+  await registerPortal(app, services);
+  const mcp = mcpCatalog(services, redisUrl ? redisModule?.connectRedis : undefined, redisUrl);
   if (server.mcp.enabled)
     await app.register(mcpEndpoint, {
       catalog: mcp,
@@ -167,8 +152,8 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
       scrub,
       discovery: () => discoveryOf(state.loaded.config.server.mcp),
     });
-  await registerBundles(app, state, { mcp, scrub, log: logger, mcpEnabled: server.mcp.enabled });
-  await app.register(resourceEventsRoute, resourceEvents(mcp, state));
+  await registerBundles(app, { ...services, mcp });
+  await app.register(resourceEventsRoute, resourceEvents(mcp, services));
 
   // Ready once the sources are loaded and Redis, when shared, was reached or found unreachable.
   const redisTried = Promise.all([redis && redisModule?.firstAttempt(redis), executions.connected]);
@@ -222,6 +207,15 @@ function serviceLogger(opts: BuildServerOptions, level: string, scrubber: Secret
   return redactingLogger(scrubber, { level, ...opts.logger }, opts.logDestination);
 }
 
+/** The catalog as an MCP server (`/mcp`, bundles, stdio), over the services the routes share. */
+function mcpCatalog(services: Services, connect: typeof connectRedis | undefined, redisUrl: string | undefined): McpConnector {
+  const { state, views, pipeline, scrub, log, redis, executions } = services;
+  // Catalog changes reach subscriptions/listen streams on every replica when Redis is shared.
+  const events = mcpEvents(log, redis, connect, redisUrl);
+  const onError = (err: Error) => log.debug({ err: err.message }, "mcp protocol error");
+  return lazyCatalog(state, views, pipeline, scrub, events, onError, executions.store, executions.promotion);
+}
+
 /** The change events subscriptions/listen hears: over Redis, on every replica, when Redis is shared. */
 function mcpEvents(
   logger: FastifyBaseLogger,
@@ -238,12 +232,12 @@ function mcpEvents(
 }
 
 /** What `GET /resources/events` needs: the catalog's surface (loaded on its first request), the change events, the subscriptions. */
-function resourceEvents(mcp: McpConnector, state: ServiceState): ResourceEventsDeps {
+function resourceEvents(mcp: McpConnector, { heartbeatMs }: Services): ResourceEventsDeps {
   return {
     methods: async () => (await mcp.catalog()).surface,
     events: mcp.events,
     subscriptions: mcp.subscriptions,
-    heartbeatMs: () => state.loaded.config.server.heartbeatMs,
+    heartbeatMs,
   };
 }
 
