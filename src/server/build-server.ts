@@ -47,6 +47,7 @@ import { ToolDocuments } from "./openapi/tool-documents.js";
 import { startTelemetry } from "./observability/telemetry.js";
 import { traceRequests } from "./observability/trace-requests.js";
 import type { Services } from "./services.js";
+import { resourceEventsRoute, type ResourceEventsDeps } from "./mcp/surface/events-route.js";
 
 /** Options of {@link buildServer}. */
 export interface BuildServerOptions {
@@ -152,6 +153,7 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
       discovery: () => discoveryOf(state.loaded.config.server.mcp),
     });
   await registerBundles(app, { ...services, mcp });
+  await app.register(resourceEventsRoute, resourceEvents(mcp, services));
 
   // Ready once the sources are loaded and Redis, when shared, was reached or found unreachable.
   const redisTried = Promise.all([redis && redisModule?.firstAttempt(redis), executions.connected]);
@@ -227,6 +229,16 @@ function mcpEvents(
       : undefined,
     (err) => logger.debug({ err: err.message }, "mcp events"),
   );
+}
+
+/** What `GET /resources/events` needs: the catalog's surface (loaded on its first request), the change events, the subscriptions. */
+function resourceEvents(mcp: McpConnector, { heartbeatMs }: Services): ResourceEventsDeps {
+  return {
+    methods: async () => (await mcp.catalog()).surface,
+    events: mcp.events,
+    subscriptions: mcp.subscriptions,
+    heartbeatMs,
+  };
 }
 
 /** Reloads the config file on request (and on change with `watch`); none without a file. */

@@ -46,6 +46,7 @@ import type { HeldRetry } from "./input/held-retry.js";
 import { VERSION as version } from "../../version.js";
 import { registerSurface, surfaceCapabilities } from "./surface/register.js";
 import { SurfaceMethods } from "./surface/surface-methods.js";
+import type { SessionSubscriptions } from "./surface/subscriptions.js";
 
 const clientClosed = () => new ToolnexusError("CLIENT_CLOSED", "The client closed the connection");
 // How long a 2026-era client may keep a tools/list. Short, because a reload changes it; a client
@@ -60,6 +61,8 @@ export interface McpSession {
   requestId(id: RequestId): string;
   /** How calls of this session are logged and audited (default "mcp": over HTTP). */
   transport?: "mcp" | "stdio";
+  /** A session that lives on (stdio): its 2025 `resources/subscribe` subscriptions. */
+  resources?: SessionSubscriptions;
   /** A 2025 client's call stream that can carry an upstream's mid-call questions (legacy-relay.ts). */
   relay?: RelaySink;
   /**
@@ -165,7 +168,8 @@ export class McpCatalog {
     const { info } = this;
     const capabilities = {
       tools: { listChanged: true },
-      prompts: {},
+      // A change of the merged prompts is announced (surface/subscriptions.ts).
+      prompts: { listChanged: true },
       // logging: upstream log messages are relayed (the SDK serves logging/setLevel, see callTool).
       logging: {},
       ...(tasks ? { extensions: { [TASKS_EXTENSION]: {} } } : {}),

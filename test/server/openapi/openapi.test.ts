@@ -45,6 +45,7 @@ describe("openapi/openapi.json", () => {
         "POST /admin/executions/{id}/cancel cancelAnyExecution",
         "GET /admin/audit consoleAuditTail",
         "GET /admin/audit/events consoleAuditEvents",
+        "GET /resources/events streamResourceEvents",
       ].sort(),
     );
     expect(Object.keys(doc.components.schemas)).toEqual(
