@@ -20,6 +20,7 @@ import { pinRoutes } from "./governance/pin-routes.js";
 import { startPinning } from "./governance/pinning.js";
 import { registerExecutions } from "./executions/register.js";
 import { registerConsole } from "./console/register.js";
+import { registerCredentials } from "./credentials/register.js";
 import { ConsoleSessions } from "./console/session.js";
 import { ConfigReloader } from "./service/config-reloader.js";
 import { redactingLogger, SecretScrubber } from "./observability/logger.js";
@@ -147,6 +148,7 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   // A tool's output may echo a secret it was configured with (a URL, a header): never return it.
   const pipeline = new CallPipeline(state, metrics, (r) => scrubber.scrubResult(r), audit);
   const executions = await registerExecutions(app, state, pipeline, scrub, redis);
+  await registerCredentials(app, state, pipeline.upstream, redis); // each caller's upstream credentials
   await registerConsole(app, sessions, {
     state,
     store: executions.store,
@@ -192,7 +194,6 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   if (reloader && opts.watch) void ready.then(() => reloader.start());
 
   const shutdown = installShutdown(app, state, { mcp, reloader, ready, redis, telemetry, executions }, server.shutdownGraceMs);
-
   const reload = async () => (reloader ? reloader.reload() : false);
   return Object.assign(app, {
     toolnexus: { state, loaded, ready, shutdown, reload, pipeline, policies, mcp },

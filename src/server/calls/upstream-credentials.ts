@@ -1,6 +1,6 @@
 import { ToolnexusError } from "../../core/errors.js";
-import type { Logger, Tool, ToolResult } from "../../core/types.js";
-import type { TokenExchangeAuth, UpstreamAuth } from "../../core/upstream-auth.js";
+import type { Logger, Tool, ToolResult, UpstreamCredential } from "../../core/types.js";
+import { isUserAuth, type TokenExchangeAuth, type UpstreamAuth, type UserAuth } from "../../core/upstream-auth.js";
 import type * as TokenExchange from "../../net/token-exchange.js";
 import type { Caller } from "../auth/index.js";
 import { scrubDeep } from "../observability/scrub-deep.js";
@@ -16,6 +16,20 @@ function loadExchange(): Promise<ExchangeModule> {
   return loadingExchange;
 }
 
+/** A call that cannot run before its caller connects the upstream: the pending that says how. */
+export interface LoginRequired {
+  login: ToolResult;
+}
+
+/**
+ * Each caller's own upstream credential (user-secret, user-oauth), from the vault: the
+ * credentials folder implements it and hands it to the pipeline, which knows nothing of vaults.
+ */
+export interface UserCredentialResolver {
+  /** The caller's credential for `auth`'s connection (refreshed when due), or the login it must do first. */
+  resolve(auth: UserAuth, caller: Caller, log: Logger): Promise<UpstreamCredential | LoginRequired>;
+}
+
 /**
  * Which bearer a call sends upstream (a tool's `upstreamAuth`): none for a tool that does not
  * forward, or for an API key or anonymous caller (a gateway credential never leaves; the
@@ -25,6 +39,8 @@ function loadExchange(): Promise<ExchangeModule> {
  */
 export class UpstreamCredentials {
   private readonly exchangers = new WeakMap<TokenExchangeAuth, TokenExchange.TokenExchanger>();
+  /** Set by the credentials folder; without it a per-caller mode is refused. */
+  user?: UserCredentialResolver;
 
   constructor(
     /** auth.jwt.issuer of the config in force, where token endpoints are discovered. */
@@ -36,8 +52,13 @@ export class UpstreamCredentials {
    * exchange), or a promise of an exchange. UPSTREAM_AUTH_FAILED for a JWT caller whose token
    * is gone (an execution that outlived it): acting as the gateway instead would be a fallback.
    */
-  bearer(tool: Tool, caller: Caller, log: Logger): string | Promise<string> | undefined {
+  bearer(tool: Tool, caller: Caller, log: Logger): UpstreamCredential | Promise<UpstreamCredential | LoginRequired> | undefined {
     const mode = tool.upstreamAuth ?? (tool.forwardAuth === true ? PASSTHROUGH : undefined);
+    if (isUserAuth(mode)) {
+      if (!this.user)
+        throw new ToolnexusError("UPSTREAM_AUTH_FAILED", `"${tool.name}" needs the caller's own credential, and no vault is running`);
+      return this.user.resolve(mode, caller, log);
+    }
     if (mode === undefined || caller.kind !== "jwt") return undefined;
     const subject = caller.bearer;
     if (!subject) {
@@ -46,9 +67,9 @@ export class UpstreamCredentials {
         `"${tool.name}" acts for the caller upstream, and the caller's token is no longer available (it expired before the call ran)`,
       );
     }
-    if (mode.mode === "passthrough") return subject;
-    if (!exchangeModule) return loadExchange().then((m) => this.exchanged(m, mode, subject, log));
-    return this.exchanged(exchangeModule, mode, subject, log);
+    if (mode.mode === "passthrough") return { bearer: subject };
+    if (!exchangeModule) return loadExchange().then((m) => asCredential(this.exchanged(m, mode, subject, log)));
+    return asCredential(this.exchanged(exchangeModule, mode, subject, log));
   }
 
   private exchanged(m: ExchangeModule, cfg: TokenExchangeAuth, subject: string, log: Logger): string | Promise<string> {
@@ -60,6 +81,12 @@ export class UpstreamCredentials {
     }
     return e.cached(subject) ?? e.token(subject, log);
   }
+}
+
+function asCredential(bearer: string): UpstreamCredential;
+function asCredential(bearer: string | Promise<string>): UpstreamCredential | Promise<UpstreamCredential>;
+function asCredential(bearer: string | Promise<string>): UpstreamCredential | Promise<UpstreamCredential> {
+  return typeof bearer === "string" ? { bearer } : bearer.then((b) => ({ bearer: b }));
 }
 
 const REDACTED = "[redacted]";
