@@ -3,11 +3,16 @@
  * the caller, and the outcome. Every value rendered is escaped; no script runs.
  */
 
-/** Security headers of every login page: no script, no framing, no caching, no referrer (the URL holds state). */
+/**
+ * Security headers of every login page: no script, no framing, no caching (no `form-action`:
+ * Chromium applies it to the redirect to the authorization server too), and no referrer
+ * beyond this origin (the URL holds state; `same-origin`, not `no-referrer`, so the sign-in
+ * form's POST carries a real Origin, not `null`, through the Origin guard).
+ */
 export const PAGE_HEADERS = {
-  "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
+  "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
   "x-content-type-options": "nosniff",
-  "referrer-policy": "no-referrer",
+  "referrer-policy": "same-origin",
   "x-frame-options": "DENY",
   "cache-control": "no-store",
 };

@@ -26,8 +26,12 @@ function config(extra: Record<string, unknown>) {
       ],
     },
     http: [
-      { name: "saas", url: `${up.url}/echo/saas`, upstreamAuth: { mode: "user-secret", header: "X-Api-Key", format: "token {secret}" } },
-      { name: "saas_default", url: `${up.url}/echo/default`, upstreamAuth: { mode: "user-secret", source: "other" } },
+      {
+        name: "saas",
+        url: `${up.url}/echo/saas`,
+        upstreamAuth: { mode: "user-secret" as const, header: "X-Api-Key", format: "token {secret}" },
+      },
+      { name: "saas_default", url: `${up.url}/echo/default`, upstreamAuth: { mode: "user-secret" as const, source: "other" } },
     ],
     ...extra,
   };

@@ -1,0 +1,250 @@
+import { randomBytes } from "node:crypto";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { chromium, type Browser, type BrowserContext } from "playwright-core";
+import { decodeJwt } from "jose";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { VaultCipher, ownerId } from "../../src/server/credentials/vault-cipher.js";
+import type { StoredCredential } from "../../src/server/credentials/vault.js";
+import { executeTool } from "../helpers/execute.js";
+import { freePort } from "../helpers/free-port.js";
+import { keycloak } from "../helpers/keycloak.js";
+import { createUpstreamRealm, deleteUpstreamRealm, UPSTREAM_REALM } from "../helpers/keycloak-upstream.js";
+import { startServer, type TestServer } from "../helpers/server.js";
+import { startBearerMcpServer, type BearerMcpServer } from "../fixtures/mcp/bearer-mcp-server.js";
+
+// upstreamAuth user-oauth end to end with real parts: Keycloak 26 as the upstream's own
+// authorization server (a realm of this file's own), a v2-SDK MCP server that checks bearer
+// tokens for its resource, and Debian's Chromium completing the login pages for two users.
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const STATE_SECRET = randomBytes(24).toString("hex");
+const KEYS = { alice: "alice-key-0123456789abcdef", bob: "bob-key-0123456789abcdef" } as const;
+type Who = keyof typeof KEYS;
+const TOOL = "up_whoami";
+const REALM_NAME = `upstream-${randomBytes(4).toString("hex")}`;
+let s: TestServer;
+let up: BearerMcpServer;
+let browser: Browser;
+let dir: string;
+let issuer: string;
+
+const auth = (who: Who) => ({ authorization: `Bearer ${KEYS[who]}` });
+
+interface CallBody {
+  isError?: boolean;
+  output?: string;
+  metadata?: { pending?: { kind: string; url?: string; data?: { url?: string; source?: string } } };
+}
+
+async function call(who: Who): Promise<CallBody> {
+  const res = await executeTool(s.url, TOOL, {}, auth(who));
+  expect(res.status).toBe(200);
+  return (await res.json()) as CallBody;
+}
+
+/** The login link a call answers with (it must be one). */
+async function loginLink(who: Who): Promise<string> {
+  const body = await call(who);
+  expect(body.metadata?.pending?.kind).toBe("login");
+  const url = body.metadata?.pending?.data?.url ?? "";
+  expect(url.startsWith(`${s.url}/oauth/start?state=`)).toBe(true);
+  return url;
+}
+
+/** Signs in to the gateway on the link's page as `gatewayUser`; the page is then Keycloak's login form (or the refusal). */
+async function signIn(ctx: BrowserContext, link: string, gatewayUser: Who) {
+  const page = await ctx.newPage();
+  await page.goto(link);
+  await page.fill("#credential", KEYS[gatewayUser]);
+  // What follows waits for its own page: Keycloak's form, or the refusal.
+  await page.click("#continue");
+  return page;
+}
+
+/** The whole login in a fresh browser: the gateway's sign-in, then Keycloak's form as the same user. */
+async function login(who: Who): Promise<string> {
+  const ctx = await browser.newContext();
+  try {
+    const page = await signIn(ctx, await loginLink(who), who);
+    await page.waitForSelector("#kc-login");
+    await page.fill("#username", UPSTREAM_REALM[who].username);
+    await page.fill("#password", UPSTREAM_REALM[who].password);
+    await Promise.all([page.waitForURL(/\/oauth\/callback/), page.click("#kc-login")]);
+    return (await page.textContent("#outcome")) ?? "";
+  } finally {
+    await ctx.close();
+  }
+}
+
+/** What the vault file holds for `who` (decrypted with the test's own stateSecret, as a replica would). */
+async function stored(who: Who): Promise<StoredCredential | undefined> {
+  const doc = JSON.parse(await readFile(path.join(dir, "vault.json"), "utf8")) as { entries: Record<string, Record<string, string>> };
+  const owner = ownerId(`apiKey:${who}`);
+  const blob = doc.entries[owner]?.up;
+  return blob === undefined ? undefined : new VaultCipher(STATE_SECRET).decrypt<StoredCredential>(owner, "up", blob);
+}
+
+/** A refresh_token grant at Keycloak, as the gateway's client: its status. */
+async function refreshStatus(refreshToken: string): Promise<number> {
+  const res = await fetch(`${issuer}/protocol/openid-connect/token`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({
+      grant_type: "refresh_token",
+      refresh_token: refreshToken,
+      client_id: UPSTREAM_REALM.client.clientId,
+      client_secret: UPSTREAM_REALM.client.clientSecret,
+    }),
+  });
+  return res.status;
+}
+
+beforeAll(async () => {
+  const kc = keycloak();
+  const port = await freePort();
+  const publicUrl = `http://127.0.0.1:${port}`;
+  issuer = await createUpstreamRealm(kc, REALM_NAME, `${publicUrl}/oauth/callback`);
+  up = await startBearerMcpServer(issuer, UPSTREAM_REALM.audience);
+  dir = await mkdtemp(path.join(os.tmpdir(), "toolnexus-user-oauth-"));
+  s = await startServer(
+    {
+      config: {
+        server: { publicUrl, stateSecret: STATE_SECRET },
+        auth: {
+          apiKeys: [
+            { id: "alice", key: KEYS.alice },
+            { id: "bob", key: KEYS.bob },
+          ],
+        },
+        vault: { file: path.join(dir, "vault.json") },
+        mcpServers: {
+          up: { url: up.url, upstreamAuth: { mode: "user-oauth", ...UPSTREAM_REALM.client } },
+        },
+      },
+    },
+    port,
+  );
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
+}, 120_000);
+afterAll(async () => {
+  await browser?.close();
+  await s?.close();
+  await up?.close();
+  await deleteUpstreamRealm(keycloak(), REALM_NAME).catch(() => undefined);
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe("user-oauth with Keycloak as the upstream's authorization server", () => {
+  const subs: Partial<Record<Who, string>> = {};
+
+  it("two users log in through Chromium; each call reaches the upstream with that user's own token", async () => {
+    for (const who of ["alice", "bob"] as const) {
+      expect(await login(who)).toMatch(/Connected/);
+      const body = await call(who);
+      expect(body.isError).toBeFalsy();
+      const seen = up.calls.at(-1);
+      subs[who] = seen?.sub;
+      expect(decodeJwt(seen?.token ?? "").aud).toContain(UPSTREAM_REALM.audience);
+    }
+    expect(subs.alice).toBeTruthy();
+    expect(subs.bob).toBeTruthy();
+    expect(subs.alice).not.toBe(subs.bob);
+    expect((await call("alice")).isError).toBeFalsy();
+    expect(up.calls.at(-1)?.sub).toBe(subs.alice);
+    const list = await (await fetch(`${s.url}/me/credentials`, { headers: auth("bob") })).text();
+    expect(JSON.parse(list)).toMatchObject({ credentials: [{ source: "up", mode: "user-oauth", status: "connected" }] });
+    // Nothing of a token in a response, the log or the vault file.
+    const file = await readFile(path.join(dir, "vault.json"), "utf8");
+    for (const c of up.calls) {
+      expect(list).not.toContain(c.token);
+      expect(file).not.toContain(c.token);
+      expect(s.logText()).not.toContain(c.token);
+    }
+  }, 90_000);
+
+  it("a short-lived access token is refreshed by the next call without a login", async () => {
+    const before = await stored("alice");
+    const wait = (before?.expiresAt ?? 0) - 10_000 - Date.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait + 500));
+    expect((await call("alice")).isError).toBeFalsy();
+    const after = await stored("alice");
+    expect(after?.accessToken).not.toBe(before?.accessToken);
+    expect(up.calls.at(-1)?.token).toBe(after?.accessToken);
+    expect(up.calls.at(-1)?.sub).toBe(subs.alice);
+  }, 30_000);
+
+  it("a forwarded link completed by the other user stores nothing (403), in the gateway's sign-in or at the callback", async () => {
+    expect((await fetch(`${s.url}/me/credentials/up`, { method: "DELETE", headers: auth("bob") })).status).toBe(204);
+    const link = await loginLink("bob");
+    // Alice opens bob's link: her key is not bob's.
+    const aliceCtx = await browser.newContext();
+    const refused = await signIn(aliceCtx, link, "alice");
+    expect(await refused.textContent("#outcome")).toMatch(/another caller/);
+    // Bob signs in, but the authorization server's page is finished in alice's browser.
+    const bobCtx = await browser.newContext();
+    const bobPage = await signIn(bobCtx, link, "bob");
+    await bobPage.waitForSelector("#kc-login");
+    const kcLogin = bobPage.url();
+    const page = await aliceCtx.newPage();
+    await page.goto(kcLogin);
+    await page.fill("#username", UPSTREAM_REALM.alice.username);
+    await page.fill("#password", UPSTREAM_REALM.alice.password);
+    const [callback] = await Promise.all([page.waitForResponse(/\/oauth\/callback/), page.click("#kc-login")]);
+    expect(callback.status()).toBe(403);
+    expect(await page.textContent("#outcome")).toMatch(/did not start this login/);
+    await aliceCtx.close();
+    await bobCtx.close();
+    expect(await stored("bob")).toBeUndefined();
+    expect((await call("bob")).metadata?.pending?.kind).toBe("login");
+  }, 60_000);
+
+  it("a replayed or tampered state is refused", async () => {
+    const ctx = await browser.newContext();
+    const page = await signIn(ctx, await loginLink("bob"), "bob");
+    await page.waitForSelector("#kc-login");
+    const cookie = (await ctx.cookies()).find((c) => c.name === "toolnexus_oauth");
+    await page.fill("#username", UPSTREAM_REALM.bob.username);
+    await page.fill("#password", UPSTREAM_REALM.bob.password);
+    const [callback] = await Promise.all([page.waitForResponse(/\/oauth\/callback/), page.click("#kc-login")]);
+    expect(callback.status()).toBe(200);
+    await ctx.close();
+    const headers = { cookie: `toolnexus_oauth=${cookie?.value}` };
+    const replay = await fetch(callback.url(), { headers });
+    expect(replay.status).toBe(400);
+    expect(await replay.text()).toMatch(/already completed/);
+    const u = new URL(callback.url());
+    const state = u.searchParams.get("state") ?? "";
+    u.searchParams.set("state", `${state.slice(0, -4)}AAAA`);
+    expect((await fetch(u, { headers })).status).toBe(400);
+  }, 60_000);
+
+  it("DELETE revokes upstream and the next call asks for a login; a revoked refresh token leads to a new login, not an error", async () => {
+    const bob = await stored("bob");
+    expect(bob?.refreshToken).toBeTruthy();
+    expect((await fetch(`${s.url}/me/credentials/up`, { method: "DELETE", headers: auth("bob") })).status).toBe(204);
+    expect(await refreshStatus(bob?.refreshToken ?? "")).toBe(400);
+    expect((await call("bob")).metadata?.pending?.kind).toBe("login");
+
+    const alice = await stored("alice");
+    const revoke = await fetch(`${issuer}/protocol/openid-connect/revoke`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({
+        token: alice?.refreshToken ?? "",
+        token_type_hint: "refresh_token",
+        client_id: UPSTREAM_REALM.client.clientId,
+        client_secret: UPSTREAM_REALM.client.clientSecret,
+      }),
+    });
+    expect(revoke.status).toBe(200);
+    const wait = (alice?.expiresAt ?? 0) - 10_000 - Date.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait + 500));
+    expect((await call("alice")).metadata?.pending?.kind).toBe("login");
+    expect((await call("alice")).metadata?.pending?.kind).toBe("login");
+    expect(await stored("alice")).toBeUndefined();
+  }, 40_000);
+});
