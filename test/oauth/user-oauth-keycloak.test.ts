@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { VaultCipher, ownerId } from "../../src/server/credentials/vault-cipher.js";
 import type { StoredCredential } from "../../src/server/credentials/vault.js";
 import { executeTool } from "../helpers/execute.js";
+import { acceptedExecution, pollUntil, submit } from "../helpers/executions.js";
 import { freePort } from "../helpers/free-port.js";
 import { keycloak } from "../helpers/keycloak.js";
 import { createUpstreamRealm, deleteUpstreamRealm, UPSTREAM_REALM } from "../helpers/keycloak-upstream.js";
@@ -100,6 +101,46 @@ async function refreshStatus(refreshToken: string): Promise<number> {
   return res.status;
 }
 
+/** One tools/call on `/mcp` in `era`, as a stateless client sends it: the JSON-RPC response. */
+async function mcpCall(
+  who: Who,
+  era: "2025-11-25" | "2026-07-28",
+): Promise<{ result?: Record<string, unknown>; error?: { code: number; data?: unknown } }> {
+  const modern = era === "2026-07-28";
+  const _meta = modern
+    ? {
+        "io.modelcontextprotocol/protocolVersion": era,
+        "io.modelcontextprotocol/clientInfo": { name: "login-test", version: "1.0.0" },
+        "io.modelcontextprotocol/clientCapabilities": { elicitation: { url: {} } },
+      }
+    : undefined;
+  const res = await fetch(`${s.url}/mcp`, {
+    method: "POST",
+    headers: {
+      ...auth(who),
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": era,
+      ...(modern ? { "mcp-method": "tools/call", "mcp-name": TOOL } : {}),
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: TOOL, arguments: {}, ...(_meta ? { _meta } : {}) },
+    }),
+  });
+  const text = await res.text();
+  const data = res.headers.get("content-type")?.includes("text/event-stream") ? (/^data: (.*)$/m.exec(text)?.[1] ?? "null") : text;
+  return JSON.parse(data) as { result?: Record<string, unknown>; error?: { code: number; data?: unknown } };
+}
+
+/** The call on an execution, to its end or its question. */
+async function executionCall(who: Who) {
+  const { id } = await acceptedExecution(await submit(s.url, TOOL, {}, auth(who)));
+  return pollUntil(s.url, id, ["succeeded", "failed", "input_required"], { headers: auth(who) });
+}
+
 beforeAll(async () => {
   const kc = keycloak();
   const port = await freePort();
@@ -141,6 +182,22 @@ afterAll(async () => {
 describe("user-oauth with Keycloak as the upstream's authorization server", () => {
   const subs: Partial<Record<Who, string>> = {};
 
+  it("before the login every transport asks for it: REST, an execution, /mcp 2025-11-25 (-32042) and 2026 (URL elicitation)", async () => {
+    await loginLink("alice");
+    const execution = (await executionCall("alice")) as unknown as Record<string, unknown>;
+    expect(execution.status).toBe("input_required");
+    expect(JSON.stringify(execution)).toMatch(/"mode":"url".*\/oauth\/start\?state=/);
+    const legacy = await mcpCall("alice", "2025-11-25");
+    expect(legacy.error?.code).toBe(-32042);
+    const elicitations = (legacy.error?.data as { elicitations: { mode: string; url: string }[] }).elicitations;
+    expect(elicitations[0]?.mode).toBe("url");
+    expect(elicitations[0]?.url.startsWith(`${s.url}/oauth/start?state=`)).toBe(true);
+    const modern = await mcpCall("alice", "2026-07-28");
+    expect(modern.result?.resultType).toBe("input_required");
+    expect(JSON.stringify(modern.result?.inputRequests)).toMatch(/"mode":"url".*\/oauth\/start\?state=/);
+    expect(up.calls).toHaveLength(0);
+  });
+
   it("two users log in through Chromium; each call reaches the upstream with that user's own token", async () => {
     for (const who of ["alice", "bob"] as const) {
       expect(await login(who)).toMatch(/Connected/);
@@ -155,6 +212,16 @@ describe("user-oauth with Keycloak as the upstream's authorization server", () =
     expect(subs.alice).not.toBe(subs.bob);
     expect((await call("alice")).isError).toBeFalsy();
     expect(up.calls.at(-1)?.sub).toBe(subs.alice);
+    // The same on every other transport, each with its caller's own token.
+    for (const who of ["alice", "bob"] as const) {
+      expect((await executionCall(who)).status).toBe("succeeded");
+      expect(up.calls.at(-1)?.sub).toBe(subs[who]);
+      for (const era of ["2025-11-25", "2026-07-28"] as const) {
+        const r = await mcpCall(who, era);
+        expect(r.result?.isError).toBeFalsy();
+        expect(JSON.stringify(r.result?.content)).toContain(`you are ${subs[who]}`);
+      }
+    }
     const list = await (await fetch(`${s.url}/me/credentials`, { headers: auth("bob") })).text();
     expect(JSON.parse(list)).toMatchObject({ credentials: [{ source: "up", mode: "user-oauth", status: "connected" }] });
     // Nothing of a token in a response, the log or the vault file.
