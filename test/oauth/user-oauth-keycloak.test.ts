@@ -1,10 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
+import { Redis } from "ioredis";
 import { chromium, type Browser, type BrowserContext } from "playwright-core";
 import { decodeJwt } from "jose";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { VaultCipher, ownerId } from "../../src/server/credentials/vault-cipher.js";
 import type { StoredCredential } from "../../src/server/credentials/vault.js";
 import { executeTool } from "../helpers/execute.js";
@@ -17,18 +15,22 @@ import { startBearerMcpServer, type BearerMcpServer } from "../fixtures/mcp/bear
 
 // upstreamAuth user-oauth end to end with real parts: Keycloak 26 as the upstream's own
 // authorization server (a realm of this file's own), a v2-SDK MCP server that checks bearer
-// tokens for its resource, and Debian's Chromium completing the login pages for two users.
+// tokens for its resource, and Debian's Chromium completing the login pages for two users. Two
+// replicas share the vault in Redis: logins complete through A, calls run on either.
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const STATE_SECRET = randomBytes(24).toString("hex");
 const KEYS = { alice: "alice-key-0123456789abcdef", bob: "bob-key-0123456789abcdef" } as const;
 type Who = keyof typeof KEYS;
 const TOOL = "up_whoami";
 const REALM_NAME = `upstream-${randomBytes(4).toString("hex")}`;
+const REDIS_URL = `${inject("redisUrl")}/7`;
 let s: TestServer;
+let b: TestServer;
 let up: BearerMcpServer;
 let browser: Browser;
-let dir: string;
+let redis: Redis;
 let issuer: string;
+const auditLines: string[] = [];
 
 const auth = (who: Who) => ({ authorization: `Bearer ${KEYS[who]}` });
 
@@ -78,12 +80,24 @@ async function login(who: Who): Promise<string> {
   }
 }
 
-/** What the vault file holds for `who` (decrypted with the test's own stateSecret, as a replica would). */
+/** What the vault in Redis holds for `who` (decrypted with the test's own stateSecret, as a replica would). */
 async function stored(who: Who): Promise<StoredCredential | undefined> {
-  const doc = JSON.parse(await readFile(path.join(dir, "vault.json"), "utf8")) as { entries: Record<string, Record<string, string>> };
   const owner = ownerId(`apiKey:${who}`);
-  const blob = doc.entries[owner]?.up;
-  return blob === undefined ? undefined : new VaultCipher(STATE_SECRET).decrypt<StoredCredential>(owner, "up", blob);
+  const blob = await redis.hget(`toolnexus:vault:${owner}`, "up");
+  return blob === null ? undefined : new VaultCipher(STATE_SECRET).decrypt<StoredCredential>(owner, "up", blob);
+}
+
+/** Every key and value of the test's Redis database, as text. */
+async function redisDump(): Promise<string> {
+  const keys = await redis.keys("*");
+  let dump = keys.join("\n");
+  for (const k of keys) {
+    const type = await redis.type(k);
+    if (type === "hash") dump += JSON.stringify(await redis.hgetall(k));
+    else if (type === "string") dump += (await redis.get(k)) ?? "";
+    else if (type === "list") dump += (await redis.lrange(k, 0, -1)).join("\n");
+  }
+  return dump;
 }
 
 /** A refresh_token grant at Keycloak, as the gateway's client: its status. */
@@ -147,25 +161,24 @@ beforeAll(async () => {
   const publicUrl = `http://127.0.0.1:${port}`;
   issuer = await createUpstreamRealm(kc, REALM_NAME, `${publicUrl}/oauth/callback`);
   up = await startBearerMcpServer(issuer, UPSTREAM_REALM.audience);
-  dir = await mkdtemp(path.join(os.tmpdir(), "toolnexus-user-oauth-"));
-  s = await startServer(
-    {
-      config: {
-        server: { publicUrl, stateSecret: STATE_SECRET },
-        auth: {
-          apiKeys: [
-            { id: "alice", key: KEYS.alice },
-            { id: "bob", key: KEYS.bob },
-          ],
-        },
-        vault: { file: path.join(dir, "vault.json") },
-        mcpServers: {
-          up: { url: up.url, upstreamAuth: { mode: "user-oauth", ...UPSTREAM_REALM.client } },
-        },
-      },
+  redis = new Redis(REDIS_URL);
+  const config = {
+    server: { publicUrl, stateSecret: STATE_SECRET },
+    auth: {
+      apiKeys: [
+        { id: "alice", key: KEYS.alice, operator: true },
+        { id: "bob", key: KEYS.bob },
+      ],
     },
-    port,
-  );
+    redis: { url: REDIS_URL },
+    audit: { sink: "stdout" as const, arguments: "full" as const },
+    mcpServers: {
+      up: { url: up.url, upstreamAuth: { mode: "user-oauth" as const, ...UPSTREAM_REALM.client } },
+    },
+  };
+  const auditDestination = { write: (line: string) => auditLines.push(line) > 0 };
+  s = await startServer({ config, auditDestination }, port);
+  b = await startServer({ config, auditDestination });
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
@@ -174,9 +187,10 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await s?.close();
+  await b?.close();
   await up?.close();
+  redis?.disconnect();
   await deleteUpstreamRealm(keycloak(), REALM_NAME).catch(() => undefined);
-  await rm(dir, { recursive: true, force: true });
 });
 
 describe("user-oauth with Keycloak as the upstream's authorization server", () => {
@@ -222,15 +236,28 @@ describe("user-oauth with Keycloak as the upstream's authorization server", () =
         expect(JSON.stringify(r.result?.content)).toContain(`you are ${subs[who]}`);
       }
     }
-    const list = await (await fetch(`${s.url}/me/credentials`, { headers: auth("bob") })).text();
+    // A login completed through replica A serves a call on replica B.
+    const onB = await executeTool(b.url, TOOL, {}, auth("bob"));
+    expect(((await onB.json()) as CallBody).output).toContain(`you are ${subs.bob}`);
+    expect(up.calls.at(-1)?.sub).toBe(subs.bob);
+    const list = await (await fetch(`${b.url}/me/credentials`, { headers: auth("bob") })).text();
     expect(JSON.parse(list)).toMatchObject({ credentials: [{ source: "up", mode: "user-oauth", status: "connected" }] });
-    // Nothing of a token in a response, the log or the vault file.
-    const file = await readFile(path.join(dir, "vault.json"), "utf8");
-    for (const c of up.calls) {
-      expect(list).not.toContain(c.token);
-      expect(file).not.toContain(c.token);
-      expect(s.logText()).not.toContain(c.token);
+  }, 90_000);
+
+  it("nothing of a token in responses, logs, audit lines, /status, /metrics or a dump of every Redis key", async () => {
+    const tokens = new Set(up.calls.map((c) => c.token));
+    for (const who of ["alice", "bob"] as const) {
+      const c = await stored(who);
+      if (c?.refreshToken) tokens.add(c.refreshToken);
+      if (c?.accessToken) tokens.add(c.accessToken);
     }
+    expect(tokens.size).toBeGreaterThan(2);
+    const status = await (await fetch(`${s.url}/status`, { headers: auth("alice") })).text();
+    const metrics = await (await fetch(`${s.url}/metrics`, { headers: auth("alice") })).text();
+    const list = await (await fetch(`${s.url}/me/credentials`, { headers: auth("alice") })).text();
+    expect(auditLines.length).toBeGreaterThan(0);
+    const everything = [status, metrics, list, s.logText(), b.logText(), auditLines.join("\n"), await redisDump()].join("\n");
+    for (const t of tokens) expect(everything).not.toContain(t);
   }, 90_000);
 
   it("a short-lived access token is refreshed by the next call without a login", async () => {
