@@ -137,7 +137,8 @@ export class UserOAuthClient {
       return { client: { client_id: clientId }, auth: clientSecret === undefined ? oauth.None() : oauth.ClientSecretBasic(clientSecret) };
     }
     if (!as.registration_endpoint) throw failed("no clientId is configured and the authorization server offers no dynamic registration");
-    if (redirectUri === undefined) throw failed("the dynamically registered client was lost; log in again");
+    // "invalid_client": the caller is asked to log in again, which registers a client anew.
+    if (redirectUri === undefined) throw failed("the dynamically registered client was lost; log in again", "invalid_client");
     const res = await oauth.dynamicClientRegistrationRequest(
       as,
       {
