@@ -178,10 +178,7 @@ export class UserOAuthError extends ToolnexusError {
 }
 
 function failed(reason: string, oauthError?: string): UserOAuthError {
-  return new UserOAuthError(
-    reason.startsWith("the ") && !reason.includes("failed:") ? `The upstream login failed: ${reason}` : reason,
-    oauthError,
-  );
+  return new UserOAuthError(`The upstream login failed: ${reason}`, oauthError);
 }
 
 /** OpenID Connect discovery, then RFC 8414. */
