@@ -4,6 +4,13 @@ import type { VaultStore } from "./vault-store.js";
 
 const PREFIX = "toolnexus:vault:";
 const CLAIMED = "toolnexus:vault-state:";
+/**
+ * How long an entry read here is served without asking Redis again: a call then costs no round
+ * trip. A change made through this replica is seen at once; one made through another replica
+ * (a new secret, a DELETE) within this time. Only entries found are kept: a login completed
+ * elsewhere is used by the very next call.
+ */
+const FRESH_MS = 1_000;
 
 /**
  * The vault in the Redis the replicas share: one hash per owner (`toolnexus:vault:<owner
@@ -12,18 +19,33 @@ const CLAIMED = "toolnexus:vault-state:";
  */
 export class RedisVaultStore implements VaultStore {
   readonly describe = "redis";
+  private readonly recent = new Map<string, { blob: string; until: number }>();
 
-  constructor(private readonly redis: Redis) {}
+  constructor(
+    private readonly redis: Redis,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   async get(owner: string, source: string): Promise<string | undefined> {
-    return (await this.run(() => this.redis.hget(PREFIX + owner, source))) ?? undefined;
+    const id = `${owner}\n${source}`;
+    const hit = this.recent.get(id);
+    if (hit && hit.until > this.now()) return hit.blob;
+    const blob = (await this.run(() => this.redis.hget(PREFIX + owner, source))) ?? undefined;
+    if (blob === undefined) this.recent.delete(id);
+    else {
+      if (this.recent.size >= 10_000) this.recent.clear();
+      this.recent.set(id, { blob, until: this.now() + FRESH_MS });
+    }
+    return blob;
   }
 
   async set(owner: string, source: string, blob: string): Promise<void> {
+    this.recent.delete(`${owner}\n${source}`);
     await this.run(() => this.redis.hset(PREFIX + owner, source, blob));
   }
 
   async delete(owner: string, source: string): Promise<boolean> {
+    this.recent.delete(`${owner}\n${source}`);
     return (await this.run(() => this.redis.hdel(PREFIX + owner, source))) > 0;
   }
 

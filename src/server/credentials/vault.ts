@@ -34,15 +34,33 @@ export interface CredentialStatus {
  * name. A credential is only ever read for the caller who stored it.
  */
 export class Vault {
+  // The hot path of every call: the owner's digest and the last entry read, decrypted, per
+  // (owner, connection). An entry is served from here only while the store returns the very
+  // same ciphertext, so a change on another replica is seen at the next read.
+  private readonly owners = new Map<string, string>();
+  private readonly opened = new Map<string, { blob: string; value: StoredCredential }>();
+
   constructor(
     readonly store: VaultStore,
     private readonly cipher: VaultCipher,
   ) {}
 
   async get(callerKey: string, source: string): Promise<StoredCredential | undefined> {
-    const owner = ownerId(callerKey);
+    const owner = this.ownerOf(callerKey);
     const blob = await this.store.get(owner, source);
-    return blob === undefined ? undefined : this.cipher.decrypt<StoredCredential>(owner, source, blob);
+    if (blob === undefined) return undefined;
+    const id = `${owner}\n${source}`;
+    const hit = this.opened.get(id);
+    if (hit?.blob === blob) return hit.value;
+    const value = this.cipher.decrypt<StoredCredential>(owner, source, blob);
+    if (value) bounded(this.opened).set(id, { blob, value });
+    return value;
+  }
+
+  private ownerOf(callerKey: string): string {
+    let owner = this.owners.get(callerKey);
+    if (owner === undefined) bounded(this.owners).set(callerKey, (owner = ownerId(callerKey)));
+    return owner;
   }
 
   async put(callerKey: string, source: string, value: StoredCredential): Promise<void> {
@@ -67,6 +85,12 @@ export class Vault {
       .sort(([a], [b]) => a.localeCompare(b))
       .map(([source, blob]) => statusOf(source, this.cipher.decrypt<StoredCredential>(owner, source, blob), now));
   }
+}
+
+/** `map`, emptied first when it holds many callers' entries: a bound, not an eviction policy. */
+function bounded<K, V>(map: Map<K, V>): Map<K, V> {
+  if (map.size >= 10_000) map.clear();
+  return map;
 }
 
 function statusOf(source: string, c: StoredCredential | undefined, now: number): CredentialStatus {
