@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import type { Redis } from "ioredis";
-import type { UpstreamCredentials } from "../calls/upstream-credentials.js";
+import type { CallPipeline } from "../calls/call-pipeline.js";
 import type { ServiceState } from "../service/service-state.js";
 import { oauthRoutes } from "./oauth-routes.js";
 import { RedisVaultStore } from "./redis-vault-store.js";
@@ -17,9 +17,7 @@ import { FileVaultStore, MemoryVaultStore, type VaultStore } from "./vault-store
  */
 export async function registerCredentials(
   app: FastifyInstance,
-  state: ServiceState,
-  upstream: UpstreamCredentials,
-  redis: Redis | undefined,
+  { state, pipeline, redis }: { state: ServiceState; pipeline: CallPipeline; redis?: Redis | undefined },
 ): Promise<void> {
   const { config } = state.loaded;
   const store: VaultStore = redis
@@ -33,7 +31,7 @@ export async function registerCredentials(
     () => state.sealer,
     () => state.loaded.config.server.publicUrl,
   );
-  upstream.user = users;
+  pipeline.upstream.user = users;
   await app.register(credentialRoutes, { state, vault, users });
   await app.register(oauthRoutes, { state, vault, users });
 }
