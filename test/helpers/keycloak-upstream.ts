@@ -8,6 +8,8 @@ export const UPSTREAM_REALM = {
   client: { clientId: "toolnexus-upstream", clientSecret: "toolnexus-upstream-secret" },
   /** What the client's audience mapper puts in `aud` (Keycloak ignores RFC 8707 `resource`). */
   audience: "upstream-mcp",
+  /** The scope a dynamically registered client asks for (its audience and sub mappers inside). */
+  dynamicScope: "upstream-tools",
   alice: { username: "alice", password: "alice-upstream-password" },
   bob: { username: "bob", password: "bob-upstream-password" },
 } as const;
@@ -39,7 +41,40 @@ export async function createUpstreamRealm(kc: KeycloakInfo, name: string, redire
     body: JSON.stringify(realm),
   });
   if (!res.ok && res.status !== 409) throw new Error(`keycloak realm import: ${res.status} ${await res.text()}`);
+  await addDynamicScope(kc, token, name);
   return `${kc.url}/realms/${name}`;
+}
+
+/**
+ * The client scope a dynamically registered client asks for (`upstream-tools`), a realm default:
+ * Keycloak gives such a client only the scopes its registration names, so the audience and the
+ * `sub` claim come from mappers inside it.
+ */
+async function addDynamicScope(kc: KeycloakInfo, token: string, realm: string): Promise<void> {
+  const admin = (method: string, route: string, body?: unknown) =>
+    fetch(`${kc.url}/admin/realms/${realm}${route}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body ? { "content-type": "application/json" } : {}) },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
+  const created = await admin("POST", "/client-scopes", {
+    name: UPSTREAM_REALM.dynamicScope,
+    protocol: "openid-connect",
+    attributes: { "include.in.token.scope": "true" },
+    protocolMappers: [
+      {
+        name: "audience",
+        protocol: "openid-connect",
+        protocolMapper: "oidc-audience-mapper",
+        config: { "included.custom.audience": UPSTREAM_REALM.audience, "access.token.claim": "true" },
+      },
+      { name: "sub", protocol: "openid-connect", protocolMapper: "oidc-sub-mapper", config: { "access.token.claim": "true" } },
+    ],
+  });
+  if (!created.ok) throw new Error(`keycloak client scope: ${created.status} ${await created.text()}`);
+  const id = (created.headers.get("location") ?? "").split("/").pop() ?? "";
+  const made = await admin("PUT", `/default-default-client-scopes/${id}`);
+  if (!made.ok) throw new Error(`keycloak default scope: ${made.status}`);
 }
 
 /** Removes a realm made by {@link createUpstreamRealm}. */

@@ -66,10 +66,10 @@ async function signIn(ctx: BrowserContext, link: string, gatewayUser: Who) {
 }
 
 /** The whole login in a fresh browser: the gateway's sign-in, then Keycloak's form as the same user. */
-async function login(who: Who): Promise<string> {
+async function login(who: Who, link?: string): Promise<string> {
   const ctx = await browser.newContext();
   try {
-    const page = await signIn(ctx, await loginLink(who), who);
+    const page = await signIn(ctx, link ?? (await loginLink(who)), who);
     await page.waitForSelector("#kc-login");
     await page.fill("#username", UPSTREAM_REALM[who].username);
     await page.fill("#password", UPSTREAM_REALM[who].password);
@@ -174,6 +174,8 @@ beforeAll(async () => {
     audit: { sink: "stdout" as const, arguments: "full" as const },
     mcpServers: {
       up: { url: up.url, upstreamAuth: { mode: "user-oauth" as const, ...UPSTREAM_REALM.client } },
+      // No client id: the gateway registers itself (RFC 7591) at the realm's registration endpoint.
+      dyn: { url: up.url, upstreamAuth: { mode: "user-oauth" as const, scopes: [UPSTREAM_REALM.dynamicScope] } },
     },
   };
   const auditDestination = { write: (line: string) => auditLines.push(line) > 0 };
@@ -241,7 +243,12 @@ describe("user-oauth with Keycloak as the upstream's authorization server", () =
     expect(((await onB.json()) as CallBody).output).toContain(`you are ${subs.bob}`);
     expect(up.calls.at(-1)?.sub).toBe(subs.bob);
     const list = await (await fetch(`${b.url}/me/credentials`, { headers: auth("bob") })).text();
-    expect(JSON.parse(list)).toMatchObject({ credentials: [{ source: "up", mode: "user-oauth", status: "connected" }] });
+    expect(JSON.parse(list)).toMatchObject({
+      credentials: [
+        { source: "dyn", mode: "user-oauth", status: "not-connected" },
+        { source: "up", mode: "user-oauth", status: "connected" },
+      ],
+    });
   }, 90_000);
 
   it("nothing of a token in responses, logs, audit lines, /status, /metrics or a dump of every Redis key", async () => {
@@ -259,6 +266,17 @@ describe("user-oauth with Keycloak as the upstream's authorization server", () =
     const everything = [status, metrics, list, s.logText(), b.logText(), auditLines.join("\n"), await redisDump()].join("\n");
     for (const t of tokens) expect(everything).not.toContain(t);
   }, 90_000);
+
+  it("without a configured client the gateway registers one (RFC 7591) and the login works the same", async () => {
+    const res = await executeTool(s.url, "dyn_whoami", {}, auth("alice"));
+    const link = ((await res.json()) as CallBody).metadata?.pending?.data?.url ?? "";
+    expect(link).toContain("/oauth/start?state=");
+    expect(await login("alice", link)).toMatch(/Connected/);
+    const body = (await (await executeTool(s.url, "dyn_whoami", {}, auth("alice"))).json()) as CallBody;
+    expect(body.isError).toBeFalsy();
+    expect(up.calls.at(-1)?.sub).toBe(subs.alice);
+    expect(decodeJwt(up.calls.at(-1)?.token ?? "").azp).not.toBe(UPSTREAM_REALM.client.clientId);
+  }, 60_000);
 
   it("a short-lived access token is refreshed by the next call without a login", async () => {
     const before = await stored("alice");
