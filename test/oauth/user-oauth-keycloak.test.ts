@@ -8,7 +8,7 @@ import type { StoredCredential } from "../../src/server/credentials/vault.js";
 import { executeTool } from "../helpers/execute.js";
 import { acceptedExecution, pollUntil, submit } from "../helpers/executions.js";
 import { freePort } from "../helpers/free-port.js";
-import { keycloak } from "../helpers/keycloak.js";
+import { addAudience, keycloak, keycloakJwt, REALM, userToken } from "../helpers/keycloak.js";
 import { createUpstreamRealm, deleteUpstreamRealm, UPSTREAM_REALM } from "../helpers/keycloak-upstream.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 import { startBearerMcpServer, type BearerMcpServer } from "../fixtures/mcp/bearer-mcp-server.js";
@@ -162,6 +162,8 @@ beforeAll(async () => {
   issuer = await createUpstreamRealm(kc, REALM_NAME, `${publicUrl}/oauth/callback`);
   up = await startBearerMcpServer(issuer, UPSTREAM_REALM.audience);
   redis = new Redis(REDIS_URL);
+  // JWT callers too: the gateway's own realm, whose tokens name this gateway's URL.
+  await addAudience(publicUrl);
   const config = {
     server: { publicUrl, stateSecret: STATE_SECRET },
     auth: {
@@ -169,6 +171,8 @@ beforeAll(async () => {
         { id: "alice", key: KEYS.alice, operator: true },
         { id: "bob", key: KEYS.bob },
       ],
+      jwt: keycloakJwt(),
+      policies: [{ id: "eng", groups: [REALM.user.group], tools: ["*"] }],
     },
     redis: { url: REDIS_URL },
     audit: { sink: "stdout" as const, arguments: "full" as const },
@@ -276,6 +280,34 @@ describe("user-oauth with Keycloak as the upstream's authorization server", () =
     expect(body.isError).toBeFalsy();
     expect(up.calls.at(-1)?.sub).toBe(subs.alice);
     expect(decodeJwt(up.calls.at(-1)?.token ?? "").azp).not.toBe(UPSTREAM_REALM.client.clientId);
+  }, 60_000);
+
+  it("a JWT caller signs in on the login page with its access token; an API key cannot complete its link", async () => {
+    const jwt = (await userToken({ scope: "openid tools:call" })).access_token;
+    const bearer = { authorization: `Bearer ${jwt}` };
+    const first = (await (await executeTool(s.url, TOOL, {}, bearer)).json()) as CallBody;
+    const link = first.metadata?.pending?.data?.url ?? "";
+    expect(first.metadata?.pending?.kind).toBe("login");
+    // The same person's API key is another caller: refused, nothing stored.
+    const ctx = await browser.newContext();
+    const page = await ctx.newPage();
+    await page.goto(link);
+    await page.fill("#credential", KEYS.alice);
+    await page.click("#continue");
+    expect(await page.textContent("#outcome")).toMatch(/another caller/);
+    await page.goto(link);
+    await page.fill("#credential", jwt);
+    await page.click("#continue");
+    await page.waitForSelector("#kc-login");
+    await page.fill("#username", UPSTREAM_REALM.bob.username);
+    await page.fill("#password", UPSTREAM_REALM.bob.password);
+    await Promise.all([page.waitForURL(/\/oauth\/callback/), page.click("#kc-login")]);
+    expect(await page.textContent("#outcome")).toMatch(/Connected/);
+    await ctx.close();
+    const body = (await (await executeTool(s.url, TOOL, {}, bearer)).json()) as CallBody;
+    expect(body.isError).toBeFalsy();
+    expect(up.calls.at(-1)?.sub).toBe(subs.bob);
+    expect(s.logText()).not.toContain(jwt);
   }, 60_000);
 
   it("a short-lived access token is refreshed by the next call without a login", async () => {
