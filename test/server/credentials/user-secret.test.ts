@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { createSealer, SEAL_PURPOSES } from "../../../src/core/seal.js";
 import { executeTool } from "../../helpers/execute.js";
 import { startServer, type TestServer } from "../../helpers/server.js";
 import { startUpstream, type Upstream } from "../../sources/http/upstream.js";
@@ -131,6 +132,29 @@ describe("user-secret with a vault file", () => {
     expect(after.body.metadata?.pending?.kind).toBe("credential");
     expect((await fetch(`${s.url}/me/credentials/saas`, { method: "DELETE", headers: ALICE })).status).toBe(404);
     expect(s.logText()).not.toContain(next);
+  });
+
+  it("an expired, foreign or altered login state is refused with a page that says so, and sets nothing", async () => {
+    const past = createSealer(STATE_SECRET, () => Date.now() - 11 * 60 * 1000);
+    const expiredLink = past.seal(SEAL_PURPOSES.loginLink, { c: "apiKey:alice", s: "saas" }, 10 * 60 * 1000);
+    const start = await fetch(`${s.url}/oauth/start?state=${expiredLink}`);
+    expect(start.status).toBe(400);
+    expect(start.headers.get("content-type")).toMatch(/text\/html/);
+    expect(start.headers.get("content-security-policy")).toContain("default-src 'none'");
+    expect(await start.text()).toMatch(/expired/);
+    const expiredState = past.seal(SEAL_PURPOSES.oauthState, { c: "apiKey:alice", s: "saas", v: "v", n: "n" }, 10 * 60 * 1000);
+    const callback = await fetch(`${s.url}/oauth/callback?code=c&state=${expiredState}`);
+    expect(callback.status).toBe(400);
+    expect(callback.headers.get("set-cookie")).toMatch(/Max-Age=0/);
+    // Sealed by another gateway, or sealed here for another purpose: the same refusal.
+    const foreign = createSealer("f".repeat(40)).seal(SEAL_PURPOSES.loginLink, { c: "apiKey:alice", s: "saas" }, 60_000);
+    expect((await fetch(`${s.url}/oauth/start?state=${foreign}`)).status).toBe(400);
+    const otherUse = createSealer(STATE_SECRET).seal(SEAL_PURPOSES.inputRequest, { c: "apiKey:alice", s: "saas" }, 60_000);
+    expect((await fetch(`${s.url}/oauth/start?state=${otherUse}`)).status).toBe(400);
+    // A live link for a user-secret connection: there is no login to start.
+    const live = createSealer(STATE_SECRET).seal(SEAL_PURPOSES.loginLink, { c: "apiKey:alice", s: "saas" }, 60_000);
+    expect((await fetch(`${s.url}/oauth/start?state=${live}`)).status).toBe(404);
+    expect((await fetch(`${s.url}/oauth/start?state=${live}&x=<script>`)).status).toBe(404);
   });
 
   it("survives a restart with the same stateSecret; another secret cannot read it", async () => {
