@@ -13,6 +13,11 @@ export function withForwardedBearer<T>(auth: UpstreamCredential | undefined, fn:
   return auth === undefined ? fn() : current.run(headerOf(auth), fn);
 }
 
+/** True while a call forwards a caller's credential: an upstream's 401 is then about that credential, not the server. */
+export function forwardsCredential(): boolean {
+  return current.getStore() !== undefined;
+}
+
 /** The header a credential travels in: its own (a user secret), else `Authorization: Bearer`. */
 function headerOf(auth: UpstreamCredential): { name: string; value: string } {
   return auth.header ?? { name: "authorization", value: `Bearer ${auth.bearer}` };

@@ -391,4 +391,18 @@ describe("user-oauth with Keycloak as the upstream's authorization server", () =
     expect((await call("alice")).metadata?.pending?.kind).toBe("login");
     expect(await stored("alice")).toBeUndefined();
   }, 40_000);
+
+  it("a token the upstream refuses (401) is forgotten and the caller is asked to log in again; the server is not reconnected", async () => {
+    const jwt = (await userToken({ scope: "openid tools:call" })).access_token;
+    const bearer = { authorization: `Bearer ${jwt}` };
+    expect(((await (await executeTool(s.url, TOOL, {}, bearer)).json()) as CallBody).isError).toBeFalsy();
+    up.revoked.add(subs.bob ?? "");
+    const refused = (await (await executeTool(s.url, TOOL, {}, bearer)).json()) as CallBody;
+    expect(refused.metadata?.pending?.kind).toBe("login");
+    const list = (await (await fetch(`${s.url}/me/credentials`, { headers: bearer })).json()) as {
+      credentials: { source: string; status: string }[];
+    };
+    expect(list.credentials.find((c) => c.source === "up")?.status).toBe("not-connected");
+    expect(s.logText()).not.toMatch(/reconnect/i);
+  }, 30_000);
 });

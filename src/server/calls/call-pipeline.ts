@@ -254,7 +254,9 @@ export class CallPipeline {
       // An exchange runs before the tool, within the call's timeout: a failure reaches no upstream.
       const cred = this.upstream.bearer(p.tool, o.caller, o.log);
       return await call.run(() =>
-        cred instanceof Promise ? cred.then((c) => ("login" in c ? c.login : execute(p, ctx, c))) : execute(p, ctx, cred),
+        cred instanceof Promise
+          ? cred.then((c) => ("login" in c ? c.login : this.upstream.checked(p.tool, o.caller, o.log, () => execute(p, ctx, c))))
+          : execute(p, ctx, cred),
       );
     } catch (err) {
       throw isToolnexusError(err)

@@ -28,6 +28,14 @@ export interface LoginRequired {
 export interface UserCredentialResolver {
   /** The caller's credential for `auth`'s connection (refreshed when due), or the login it must do first. */
   resolve(auth: UserAuth, caller: Caller, log: Logger): Promise<UpstreamCredential | LoginRequired>;
+  /** The upstream refused the credential (HTTP 401): it is forgotten, and the caller connects again. */
+  refused(auth: UserAuth, caller: Caller, log: Logger): Promise<LoginRequired>;
+}
+
+/** True when a call's outcome says the upstream refused the caller's own credential (HTTP 401). */
+export function refusedCredential(outcome: { result?: ToolResult; error?: unknown }): boolean {
+  if (outcome.error !== undefined) return outcome.error instanceof ToolnexusError && outcome.error.code === "UPSTREAM_AUTH_FAILED";
+  return outcome.result?.isError === true && outcome.result.metadata?.status === 401;
 }
 
 /**
@@ -70,6 +78,29 @@ export class UpstreamCredentials {
     if (mode.mode === "passthrough") return { bearer: subject };
     if (!exchangeModule) return loadExchange().then((m) => asCredential(this.exchanged(m, mode, subject, log)));
     return asCredential(this.exchanged(exchangeModule, mode, subject, log));
+  }
+
+  /**
+   * Runs a call that carries the caller's own stored credential (user-secret, user-oauth): when
+   * the upstream refuses it (HTTP 401) it is forgotten and the caller gets the login instead of
+   * the failure, so a revoked grant leads to a new login, never an error loop. Other calls run as they are.
+   */
+  async checked(tool: Tool, caller: Caller, log: Logger, run: () => Promise<ToolResult>): Promise<ToolResult> {
+    const auth = tool.upstreamAuth;
+    if (!isUserAuth(auth) || !this.user) return run();
+    const user = this.user;
+    let outcome: { result?: ToolResult; error?: unknown };
+    try {
+      outcome = { result: await run() };
+    } catch (error) {
+      outcome = { error };
+    }
+    if (refusedCredential(outcome)) {
+      log.info({ source: auth.source }, "upstream refused the caller's credential; a new login is needed");
+      return (await user.refused(auth, caller, log)).login;
+    }
+    if (outcome.error !== undefined) throw outcome.error;
+    return outcome.result as ToolResult;
   }
 
   private exchanged(m: ExchangeModule, cfg: TokenExchangeAuth, subject: string, log: Logger): string | Promise<string> {

@@ -48,6 +48,12 @@ export class UserCredentials implements UserCredentialResolver {
     return fresh?.accessToken ? { bearer: fresh.accessToken } : this.login(auth, key);
   }
 
+  async refused(auth: UserAuth, caller: Caller, _log: Logger): Promise<LoginRequired> {
+    const key = ownerKey(caller);
+    await this.vault.delete(key, auth.source);
+    return auth.mode === "user-secret" ? { login: secretPending(auth.source) } : this.login(auth, key);
+  }
+
   /** The OAuth client of a user-oauth config (one per distinct config, kept across calls). */
   client(auth: UserOAuthAuth): UserOAuthClient {
     const id = JSON.stringify(auth);

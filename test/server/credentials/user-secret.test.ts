@@ -33,6 +33,7 @@ function config(extra: Record<string, unknown>) {
         upstreamAuth: { mode: "user-secret" as const, header: "X-Api-Key", format: "token {secret}" },
       },
       { name: "saas_default", url: `${up.url}/echo/default`, upstreamAuth: { mode: "user-secret" as const, source: "other" } },
+      { name: "refusing", url: `${up.url}/status/401`, upstreamAuth: { mode: "user-secret" as const, source: "refusing" } },
     ],
     ...extra,
   };
@@ -96,6 +97,7 @@ describe("user-secret with a vault file", () => {
     expect(JSON.parse(text)).toEqual({
       credentials: [
         { source: "other", mode: "user-secret", status: "not-connected" },
+        { source: "refusing", mode: "user-secret", status: "not-connected" },
         { source: "saas", mode: "user-secret", status: "connected", connectedAt: expect.any(String) },
       ],
     });
@@ -155,6 +157,17 @@ describe("user-secret with a vault file", () => {
     const live = createSealer(STATE_SECRET).seal(SEAL_PURPOSES.loginLink, { c: "apiKey:alice", s: "saas" }, 60_000);
     expect((await fetch(`${s.url}/oauth/start?state=${live}`)).status).toBe(404);
     expect((await fetch(`${s.url}/oauth/start?state=${live}&x=<script>`)).status).toBe(404);
+  });
+
+  it("a secret the upstream refuses (401) is forgotten and the caller is asked for a new one", async () => {
+    expect((await put(s, "refusing", { secret: "wrong-one" })).status).toBe(204);
+    const res = await executeTool(s.url, "refusing", {}, ALICE);
+    const body = (await res.json()) as { metadata?: { pending?: { kind: string } } };
+    expect(body.metadata?.pending?.kind).toBe("credential");
+    const list = (await (await fetch(`${s.url}/me/credentials`, { headers: ALICE })).json()) as {
+      credentials: { source: string; status: string }[];
+    };
+    expect(list.credentials.find((c) => c.source === "refusing")?.status).toBe("not-connected");
   });
 
   it("survives a restart with the same stateSecret; another secret cannot read it", async () => {
