@@ -33,7 +33,7 @@ export interface UserCredentialResolver {
 }
 
 /** True when a call's outcome says the upstream refused the caller's own credential (HTTP 401). */
-export function refusedCredential(outcome: { result?: ToolResult; error?: unknown }): boolean {
+function refusedCredential(outcome: { result?: ToolResult; error?: unknown }): boolean {
   if (outcome.error !== undefined) return outcome.error instanceof ToolnexusError && outcome.error.code === "UPSTREAM_AUTH_FAILED";
   return outcome.result?.isError === true && outcome.result.metadata?.status === 401;
 }
