@@ -20,6 +20,7 @@ import { pinRoutes } from "./governance/pin-routes.js";
 import { startPinning } from "./governance/pinning.js";
 import { registerExecutions } from "./executions/register.js";
 import { registerConsole } from "./console/register.js";
+import { registerCredentials } from "./credentials/register.js";
 import { ConsoleSessions } from "./console/session.js";
 import { ConfigReloader } from "./service/config-reloader.js";
 import { redactingLogger, SecretScrubber } from "./observability/logger.js";
@@ -140,6 +141,7 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   await app.register(toolRoutes, shared);
   const services: Services = { ...shared, executions: await registerExecutions(app, shared) };
   const { pipeline, executions } = services;
+  await registerCredentials(app, services); // each caller's upstream credentials
   await registerConsole(app, services);
   await app.register(executeRoute, services);
   await app.register(openapiRoute, services);
@@ -163,7 +165,6 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   if (reloader && opts.watch) void ready.then(() => reloader.start());
 
   const shutdown = installShutdown(app, state, { mcp, reloader, ready, redis, telemetry, executions }, server.shutdownGraceMs);
-
   const reload = async () => (reloader ? reloader.reload() : false);
   return Object.assign(app, {
     toolnexus: { state, loaded, ready, shutdown, reload, pipeline, policies, mcp },

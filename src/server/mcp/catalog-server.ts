@@ -39,6 +39,7 @@ import {
 } from "./results.js";
 import { TASKS_EXTENSION } from "../../sources/mcp/call/task-v2.js";
 import { stdioAsk } from "./input/stdio-ask.js";
+import { legacyLoginRequired } from "./input/login-required.js";
 import { registerTaskMethods } from "./tasks/methods.js";
 import type { McpTasks } from "./tasks/tasks.js";
 import type { LegacyRelay, RelaySink } from "./input/legacy-relay.js";
@@ -331,7 +332,7 @@ export class McpCatalog {
             ...(relayed || held ? { onInputRequest: (relayed ?? held)!.ask } : direct ? { onInputRequest: direct } : {}),
           },
         );
-      const first = callWith(answer);
+      const first = modern || direct ? callWith(answer) : callWith(answer).then(legacyLoginRequired);
       // A 2025 HTTP client is asked a pending's questions on its stream; the call ends with the last round.
       const run = relayed ? first.then((r) => relayed.answerPendings(r, callWith)) : first;
       relayed?.track(run);

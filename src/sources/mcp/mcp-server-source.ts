@@ -333,7 +333,7 @@ export class McpServerSource implements Source, SurfaceProvider {
       throw upstreamUnavailable(`MCP server "${this.name}" is ${this.state === "reconnecting" ? "reconnecting" : "not connected"}`);
     }
     // forwardAuth: the JWT caller's token (or the one exchanged for it) goes on this call's requests (never an API key: ctx.auth is JWT-only).
-    const bearer = this.spec.forwardAuth ? ctx.auth?.bearer : undefined;
+    const bearer = this.spec.forwardAuth ? ctx.auth : undefined;
     // The 2026 tasks extension on the session's raw path; 2025-11-25 core tasks through ext-tasks.
     const run = this.tasksExtension ? callTaskV2 : this.taskOnly.has(tool) ? callTask : callTool;
     const result = await withForwardedBearer(bearer, () => run(conn, this.site, tool, args, ctx));

@@ -46,6 +46,9 @@ describe("openapi/openapi.json", () => {
         "GET /admin/audit consoleAuditTail",
         "GET /admin/audit/events consoleAuditEvents",
         "GET /resources/events streamResourceEvents",
+        "GET /me/credentials listCredentials",
+        "PUT /me/credentials/{source} setCredential",
+        "DELETE /me/credentials/{source} deleteCredential",
       ].sort(),
     );
     expect(Object.keys(doc.components.schemas)).toEqual(
