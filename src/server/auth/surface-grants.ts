@@ -18,7 +18,7 @@ export interface SurfaceGlobConfig {
 export type BundleGlobs = Readonly<Record<string, SurfaceGlobConfig & { tools: readonly string[] }>>;
 
 /** One grant: the tools it gives and its globs. */
-export function grantOf(tools: (name: string) => boolean, globs: SurfaceGlobConfig): SurfaceGrant {
+function grantOf(tools: (name: string) => boolean, globs: SurfaceGlobConfig): SurfaceGrant {
   return {
     tools,
     ...(globs.resources ? { resources: surfaceGlob(globs.resources) } : {}),

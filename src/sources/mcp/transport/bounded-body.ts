@@ -5,7 +5,7 @@ import type { FetchLike } from "@modelcontextprotocol/client";
  * JSON answer past it, or one SSE event past it, errors the response body as the bytes arrive,
  * so a server answering with 100 MB is refused while the gateway holds at most this much of it.
  */
-export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
+const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
 
 /** Why a body was cut: the request it answered fails with this. */
 export class MessageTooLargeError extends Error {
