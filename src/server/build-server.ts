@@ -37,6 +37,7 @@ import { metricsRoute } from "./observability/metrics-route.js";
 import { metaRoutes } from "./service/meta-routes.js";
 import { openapiRoute } from "./openapi/openapi-route.js";
 import { registerPortal } from "./openapi/portal.js";
+import { registerSurfaceRoutes } from "./surface/routes.js";
 import { skillsRoutes } from "./catalog/skills-routes.js";
 import { toolRoutes } from "./catalog/tools-route.js";
 import { CatalogViews } from "./catalog/view.js";
@@ -162,7 +163,7 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   });
   const documents = new ToolDocuments(app, state, views, policies, scrub);
   await app.register(openapiRoute, { documents });
-  await registerPortal(app, documents);
+  await registerPortal(app, documents, await registerSurfaceRoutes(app, { state, views, pipeline, scrub }));
   // Catalog changes reach subscriptions/listen streams on every replica when Redis is shared.
   const events = mcpEvents(logger, redis, redisUrl ? redisModule?.connectRedis : undefined, redisUrl);
   const mcp = lazyCatalog(

@@ -23,6 +23,8 @@ export async function registerSwagger(app: FastifyInstance): Promise<void> {
         { name: "tools", description: "The tool catalog and its execution." },
         { name: "executions", description: "Asynchronous calls: submit, poll, stream, cancel." },
         { name: "skills", description: "Skills and the system-prompt catalog." },
+        { name: "resources", description: "The resources and resource templates of the MCP servers, and reading them." },
+        { name: "prompts", description: "The prompts of the MCP servers, getting them, and completing their arguments." },
         { name: "service", description: "Health, readiness, status and metrics." },
         { name: "admin", description: "Operator actions: approving tool definitions (operator callers only)." },
       ],
@@ -44,14 +46,16 @@ type OpenApi = {
 /**
  * @fastify/swagger marks every body required, as stock Fastify needs one when a route has a
  * body schema. An execute or submit without a body is accepted here (the tool runs with `{}`,
- * so a tool that needs no arguments answers 200): its generic operations say so. The per-tool
+ * so a tool that needs no arguments answers 200), and so is a prompt get without one (a prompt
+ * without arguments): their generic operations say so. The per-tool
  * operations of `/openapi.json` require the body only for tools that refuse `{}`.
  */
 function withOptionalExecuteBodies(doc: OpenApi): OpenApi {
   for (const item of Object.values(doc.paths ?? {})) {
     for (const op of Object.values(item)) {
       const body = op.requestBody;
-      if (body?.content?.["application/json"]?.schema?.$ref === "#/components/schemas/ExecuteBody") body.required = false;
+      const ref = body?.content?.["application/json"]?.schema?.$ref;
+      if (body && (ref === "#/components/schemas/ExecuteBody" || ref === "#/components/schemas/PromptGetBody")) body.required = false;
     }
   }
   return doc;

@@ -15,6 +15,20 @@ interface Access {
   hiddenUi: ReadonlySet<string>;
 }
 
+/**
+ * The answer for a resource, prompt or template that does not exist or that the caller may not
+ * see: -32602 on MCP; REST answers 404 with the code of `what`.
+ */
+export class SurfaceNotFound extends JsonRpcError {
+  constructor(
+    readonly what: "resource" | "prompt",
+    message: string,
+    data?: Record<string, unknown>,
+  ) {
+    super(ProtocolErrorCode.InvalidParams, message, data);
+  }
+}
+
 /** One audited request of the surface. */
 export interface SurfaceAuditEvent {
   caller: Caller;
@@ -88,7 +102,7 @@ export class SurfaceMethods {
 
   /** `resources/read`: -32602 with `data.uri` for a URI that is malformed, unknown or not the caller's. */
   async read(caller: Caller, uri: string, signal: AbortSignal, requestId: string): Promise<SurfaceItem> {
-    const notFound = () => new JsonRpcError(ProtocolErrorCode.InvalidParams, `Resource not found: ${uri.slice(0, 200)}`, { uri });
+    const notFound = () => new SurfaceNotFound("resource", `Resource not found: ${uri.slice(0, 200)}`, { uri });
     if (uriProblem(uri) !== undefined) throw notFound();
     const { owners, hiddenUi } = this.access(caller);
     const route = this.surface().route(uri);
@@ -116,7 +130,7 @@ export class SurfaceMethods {
   ): Promise<SurfaceItem> {
     const entry = this.surface().prompt(name);
     if (!entry || !this.access(caller).owners.has(entry.owner))
-      throw new JsonRpcError(ProtocolErrorCode.InvalidParams, `No prompt named "${name.slice(0, 200)}"`);
+      throw new SurfaceNotFound("prompt", `No prompt named "${name.slice(0, 200)}"`);
     const { owner } = entry;
     return this.audited(caller, "prompts/get", name, requestId, async () => {
       const res = await owner.getPrompt(entry.upstream, args, { signal });
@@ -138,7 +152,10 @@ export class SurfaceMethods {
           : undefined;
     const target = String(ref.name ?? ref.uri ?? "");
     if (!entry || !owners.has(entry.owner))
-      throw new JsonRpcError(ProtocolErrorCode.InvalidParams, `No prompt or resource template "${target.slice(0, 200)}"`);
+      throw new SurfaceNotFound(
+        ref.type === "ref/resource" ? "resource" : "prompt",
+        `No prompt or resource template "${target.slice(0, 200)}"`,
+      );
     const upstreamRef = ref.type === "ref/prompt" ? { ...ref, name: entry.upstream } : { ...ref, uri: entry.upstream };
     return this.audited(caller, "completion/complete", target, requestId, async () => {
       const res = await entry.owner.complete({ ...params, ref: upstreamRef }, { signal });
