@@ -196,8 +196,9 @@ describe("the MCP surface over REST", () => {
     // An upstream answering more than the gateway holds, or garbage: a 502, not the body.
     await problem(await read("alpha+huge://body"), 502, "UPSTREAM_UNAVAILABLE");
     const garbage = await read("bytes+file:///garbage");
-    expect(garbage.status).toBe(502);
-    expect(await garbage.text()).not.toContain("surprise");
+    const text = await garbage.text();
+    expect([garbage.status, (JSON.parse(text) as Json).code]).toEqual([502, "UPSTREAM_UNAVAILABLE"]);
+    expect(text).not.toContain("surprise");
   });
 
   it("writes an audit line for each read, prompt get and completion, as on /mcp", async () => {
