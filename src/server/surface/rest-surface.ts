@@ -94,11 +94,6 @@ export class RestSurface {
 
   /** `completion/complete`, routed by the prompt or the template to its server. */
   async complete(r: RestRequest, body: SurfaceItem): Promise<SurfaceItem> {
-    const ref = body.ref as { type: string; name?: string; uri?: string };
-    if (ref.type === "ref/prompt" ? typeof ref.name !== "string" : typeof ref.uri !== "string")
-      throw new ToolnexusError("INVALID_REQUEST", `ref of type ${ref.type} needs ${ref.type === "ref/prompt" ? "name" : "uri"}`, {
-        errors: [{ pointer: `/ref/${ref.type === "ref/prompt" ? "name" : "uri"}`, message: "required" }],
-      });
     return this.answer(() => this.methods.complete(r.caller, body, r.signal, r.requestId));
   }
 
@@ -134,14 +129,12 @@ function ofServer(entries: readonly SurfaceEntry[], items: SurfaceItem[], server
   return entries.filter((e) => e.owner.name === server && visible.has(e.item)).map((e) => e.item);
 }
 
-/** One page of a merged list; the cursor is opaque to callers (an offset, as on `/mcp`). */
+/**
+ * One page of a merged list. The cursor is opaque to callers; it is the offset of the page, so
+ * any well-formed one is a page (past the end, an empty one), on any replica.
+ */
 function page(key: string, items: SurfaceItem[], cursor: string | undefined, size: number): Page {
-  let start = 0;
-  if (cursor !== undefined) {
-    const m = /^s:(\d{1,9})$/.exec(Buffer.from(cursor, "base64url").toString());
-    if (!m) throw new ToolnexusError("INVALID_REQUEST", "Invalid cursor: pass the nextCursor of the page before");
-    start = Number(m[1]);
-  }
+  const start = cursor === undefined ? 0 : parseInt(cursor, 36);
   const end = start + size;
-  return { [key]: items.slice(start, end), ...(end < items.length ? { nextCursor: Buffer.from(`s:${end}`).toString("base64url") } : {}) };
+  return { [key]: items.slice(start, end), ...(end < items.length ? { nextCursor: end.toString(36) } : {}) };
 }

@@ -115,10 +115,10 @@ const surfaceRoutes: FastifyPluginAsyncTypebox<{ state: ServiceState; surface: (
           ...errors,
         },
       },
+      preValidation: keepPlus,
     },
     async (request, reply) => {
-      const uri = rawQueryValue(request.url, "uri") ?? request.query.uri;
-      const result = await (await surface()).read(restRequest(request, reply), uri);
+      const result = await (await surface()).read(restRequest(request, reply), request.query.uri);
       const contents = result.contents as SurfaceItem[];
       if (!wantsRaw(request.headers.accept) || contents.length !== 1) return result as never;
       return sendRaw(reply, contents[0] as SurfaceItem);
@@ -174,6 +174,14 @@ function restRequest(request: FastifyRequest, reply: FastifyReply): RestRequest 
     if (!reply.raw.writableFinished) controller.abort(new ToolnexusError("CLIENT_CLOSED", "The client closed the connection"));
   });
   return { caller: request.caller, requestId: request.id, signal: controller.signal };
+}
+
+/** Before the schema: the URI as sent, its `+` kept (the query parser reads it as a space). */
+function keepPlus(request: FastifyRequest, _reply: FastifyReply, done: () => void): void {
+  const query = request.query as { uri?: unknown };
+  const raw = typeof query.uri === "string" ? rawQueryValue(request.url, "uri") : undefined;
+  if (raw !== undefined) query.uri = raw;
+  done();
 }
 
 /**

@@ -11,9 +11,13 @@ import { Type } from "../http/typebox-lite.js";
 
 const FreeObject = Type.Object({}, { additionalProperties: true });
 const Meta = Type.Optional(Type.Object({}, { additionalProperties: true, description: "The server's `_meta`, as it sent it." }));
-const NextCursor = Type.Optional(Type.String({ description: "Present when there is more: pass it as ?cursor= for the next page." }));
-// The longest URI taken from a caller (core/surface/names.ts refuses longer ones too).
-const MAX_URI = 8192;
+const NextCursor = Type.Optional(
+  Type.String({ description: "Present when there is more: pass it as ?cursor= for the next page (opaque)." }),
+);
+// The longest URI taken in a query: percent-encoded, it still fits the 16 KiB of a request line.
+const MAX_URI = 4096;
+// A URI is ASCII (RFC 3986), without spaces: anything else is percent-encoded.
+const URI_CHARS = "^[\\x21-\\x7e]+$";
 
 const Bundle = Type.Optional(
   Type.String({ maxLength: 64, pattern: BUNDLE_NAME, description: "Only what this bundle (config `bundles:`) shows the caller." }),
@@ -116,13 +120,21 @@ export const PromptGetResult = Type.Object(
 );
 
 /** What a completion is for: a prompt by name, or a resource template by its URI template. */
-const CompletionRef = Type.Object(
-  {
-    type: StringEnum(["ref/prompt", "ref/resource"] as const),
-    name: Type.Optional(Type.String({ maxLength: 512, description: "With ref/prompt: the prompt's name." })),
-    uri: Type.Optional(Type.String({ maxLength: MAX_URI, description: "With ref/resource: the template's uriTemplate." })),
-  },
-  { $id: "CompletionRef", additionalProperties: false },
+const CompletionRef = Type.Union(
+  [
+    Type.Object(
+      { type: Type.Literal("ref/prompt"), name: Type.String({ minLength: 1, maxLength: 512, description: "The prompt's name." }) },
+      { additionalProperties: false },
+    ),
+    Type.Object(
+      {
+        type: Type.Literal("ref/resource"),
+        uri: Type.String({ minLength: 1, maxLength: MAX_URI, description: "The template's uriTemplate." }),
+      },
+      { additionalProperties: false },
+    ),
+  ],
+  { $id: "CompletionRef" },
 );
 
 /** Body of `POST /complete`. */
@@ -162,7 +174,7 @@ export const CompleteResult = Type.Object(
 /** Query of the lists. */
 export const SurfaceListQuery = Type.Object(
   {
-    cursor: Type.Optional(Type.String({ maxLength: 64, description: "The nextCursor of the page before." })),
+    cursor: Type.Optional(Type.String({ maxLength: 10, pattern: "^[0-9a-z]{1,10}$", description: "The nextCursor of the page before." })),
     server: Type.Optional(Type.String({ maxLength: 128, description: "Only what this MCP server (its name in `mcpServers:`) serves." })),
     bundle: Bundle,
   },
@@ -175,6 +187,7 @@ export const ResourceReadQuery = Type.Object(
     uri: Type.String({
       minLength: 1,
       maxLength: MAX_URI,
+      pattern: URI_CHARS,
       description: "The resource's URI as listed (`<prefix>+<uri>`). A `+` is taken as itself, not as a space.",
     }),
     bundle: Bundle,
@@ -183,7 +196,7 @@ export const ResourceReadQuery = Type.Object(
 );
 
 /** Path parameters naming a prompt. */
-export const PromptParams = Type.Object({ name: Type.String({ minLength: 1, maxLength: 512 }) });
+export const PromptParams = Type.Object({ name: Type.String({ maxLength: 128, pattern: "^[\\x21-\\x7e]{1,128}$" }) });
 
 /** Query of the routes taking only `?bundle=`. */
 export const BundleQuery = Type.Object({ bundle: Bundle }, { additionalProperties: false });
