@@ -9,7 +9,7 @@ import { ApprovedPin, PinStatus } from "../http/pin-schemas.js";
  * `GET /admin/pins` and `POST /admin/pins/{tool}/approve`: operator callers only (their route
  * policy), with a key or the operator console's session (whose approve needs its CSRF token).
  */
-export const pinRoutes: FastifyPluginAsyncTypebox<{ guard: PinGuard }> = async (app, { guard }) => {
+export const pinRoutes: FastifyPluginAsyncTypebox<{ pins: PinGuard }> = async (app, { pins: guard }) => {
   app.get(
     "/admin/pins",
     {

@@ -27,6 +27,7 @@ export async function registerSwagger(app: FastifyInstance): Promise<void> {
         { name: "prompts", description: "The prompts of the MCP servers, getting them, and completing their arguments." },
         { name: "service", description: "Health, readiness, status and metrics." },
         { name: "admin", description: "Operator actions: approving tool definitions (operator callers only)." },
+        { name: "credentials", description: "The caller's own upstream connections: user secrets and upstream logins." },
       ],
     },
     // Shared schemas become components named by their $id instead of def-N.

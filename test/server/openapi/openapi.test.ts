@@ -51,6 +51,10 @@ describe("openapi/openapi.json", () => {
         "GET /prompts listPrompts",
         "POST /prompts/{name}/get getPrompt",
         "POST /complete complete",
+        "GET /resources/events streamResourceEvents",
+        "GET /me/credentials listCredentials",
+        "PUT /me/credentials/{source} setCredential",
+        "DELETE /me/credentials/{source} deleteCredential",
       ].sort(),
     );
     expect(Object.keys(doc.components.schemas)).toEqual(

@@ -8,6 +8,10 @@ import type { Caller } from "../../auth/index.js";
 import type { CatalogViews } from "../../catalog/view.js";
 import type { ServiceState } from "../../service/service-state.js";
 import { JsonRpcError, toJsonRpcError } from "../results.js";
+import { MAX_SUBSCRIBED_URIS, type SubscribedRoute } from "./subscriptions.js";
+
+/** Whether a caller may subscribe to URIs: their routes, or why not (too many, or the first it may not see). */
+export type SubscribeCheck = { routes: SubscribedRoute[] } | { tooMany: number } | { unknown: string };
 
 /** What a caller may see of the surface: the servers whose tools it may use, less the apps of tools it may not. */
 interface Access {
@@ -118,6 +122,36 @@ export class SurfaceMethods {
         throw err;
       }
     });
+  }
+
+  /**
+   * The routes of the URIs `caller` subscribes to, or why not: more than
+   * {@link MAX_SUBSCRIBED_URIS}, or the first URI that is malformed, unknown or not the caller's
+   * (one answer for all three, as for a read).
+   */
+  subscribable(caller: Caller, uris: readonly string[]): SubscribeCheck {
+    if (uris.length > MAX_SUBSCRIBED_URIS) return { tooMany: uris.length };
+    const { owners, hiddenUi } = this.access(caller);
+    const surface = this.surface();
+    const routes: SubscribedRoute[] = [];
+    for (const uri of uris) {
+      const route = uriProblem(uri) === undefined ? surface.route(uri) : undefined;
+      if (!route || !owners.has(route.owner) || hiddenUi.has(uri)) return { unknown: uri };
+      routes.push({ uri, owner: route.owner, upstream: route.upstream });
+    }
+    return { routes };
+  }
+
+  /** {@link subscribable}, its refusal as the JSON-RPC error of MCP (-32602, `data.uri` for a URI not found). */
+  subscribeRoutes(caller: Caller, uris: readonly string[]): SubscribedRoute[] {
+    const check = this.subscribable(caller, uris);
+    if ("routes" in check) return check.routes;
+    if ("tooMany" in check)
+      throw new JsonRpcError(
+        ProtocolErrorCode.InvalidParams,
+        `Too many resource subscriptions: ${check.tooMany} URIs (at most ${MAX_SUBSCRIBED_URIS} at once)`,
+      );
+    throw new JsonRpcError(ProtocolErrorCode.InvalidParams, `Resource not found: ${check.unknown.slice(0, 200)}`, { uri: check.unknown });
   }
 
   /** `prompts/get`: -32602 for a prompt that is unknown or not the caller's. */

@@ -1,3 +1,4 @@
+import { forwardsCredential } from "../../../net/forward-auth.js";
 import {
   MissingRequiredClientCapabilityError,
   ProtocolError,
@@ -41,6 +42,10 @@ export function classifyCallError(err: unknown, info: CallFailureInfo): CallFail
   }
   const network = networkErrorReason(err);
   const http = httpStatus(err);
+  // The caller's own credential refused: that caller's problem, not the server's (no reconnect).
+  if (http === 401 && forwardsCredential()) {
+    return { throw: new ToolnexusError("UPSTREAM_AUTH_FAILED", `${where} refused the caller's credential (HTTP 401)`), reconnect: false };
+  }
   if (network || http !== undefined || (err instanceof SdkError && UNREACHABLE.has(err.code))) {
     const reason = network ?? (http !== undefined ? `HTTP ${http}` : "not connected");
     return { throw: upstreamUnavailable(`${where} cannot be reached: ${reason}`, err), reconnect: true };
