@@ -136,3 +136,35 @@ func TestSubmitsOneExecutionAndPollsItUntilItSucceeds(t *testing.T) {
 		t.Errorf("unexpected result %+v", *execution.Result)
 	}
 }
+
+func TestReadsAResourceOfAnMCPServerUnderItsCatalogURI(t *testing.T) {
+	uri := "everything+demo://resource/static/document/features.md"
+	res, err := newClient(t, os.Getenv("TOOLNEXUS_KEY")).ReadResourceWithResponse(context.Background(), &client.ReadResourceParams{Uri: uri})
+	if err != nil || res.JSON200 == nil {
+		t.Fatalf("read resource: %v %s", err, res.Body)
+	}
+	contents := res.JSON200.Contents
+	if len(contents) != 1 || contents[0].Uri != uri {
+		t.Fatalf("contents: %+v", contents)
+	}
+	if contents[0].MimeType == nil || *contents[0].MimeType != "text/markdown" || contents[0].Text == nil || *contents[0].Text == "" {
+		t.Errorf("content: %+v", contents[0])
+	}
+}
+
+func TestGetsAPromptOfAnMCPServerWithItsArguments(t *testing.T) {
+	c := newClient(t, os.Getenv("TOOLNEXUS_KEY"))
+	args := map[string]string{"city": "Lisbon"}
+	res, err := c.GetPromptWithResponse(context.Background(), "everything_args-prompt", &client.GetPromptParams{}, client.GetPromptJSONRequestBody{Arguments: &args})
+	if err != nil || res.JSON200 == nil {
+		t.Fatalf("get prompt: %v %s", err, res.Body)
+	}
+	if got := res.JSON200.Messages[0].Content["text"]; got != "What's weather in Lisbon?" {
+		t.Errorf("text: %v", got)
+	}
+	missing, err := c.GetPromptWithResponse(context.Background(), "everything_no-such-prompt", &client.GetPromptParams{}, client.GetPromptJSONRequestBody{})
+	if err != nil || missing.StatusCode() != http.StatusNotFound || missing.ApplicationproblemJSON4XX == nil ||
+		missing.ApplicationproblemJSON4XX.Code != "PROMPT_NOT_FOUND" {
+		t.Errorf("missing prompt: %v %s", err, missing.Body)
+	}
+}

@@ -9,6 +9,8 @@ import pytest
 
 from toolnexus_client import AuthenticatedClient, Client
 from toolnexus_client.api.executions import get_execution
+from toolnexus_client.api.prompts import get_prompt
+from toolnexus_client.api.resources import list_resources, read_resource
 from toolnexus_client.api.sourcemcp import everything_echo_submit, everything_get_sum
 from toolnexus_client.api.sourcenative import divide, forecast
 from toolnexus_client.api.tools import list_tools
@@ -26,6 +28,11 @@ from toolnexus_client.models import (
     ForecastBody,
     ForecastPlace,
     Problem,
+    PromptGetBody,
+    PromptGetBodyArguments,
+    PromptGetResult,
+    ResourceList,
+    ResourceReadResult,
     ToolList,
     ToolResult,
 )
@@ -101,3 +108,24 @@ def test_submits_one_execution_and_polls_it_until_it_succeeds(client):
     assert execution.status == ExecutionStatus.SUCCEEDED, execution.to_dict()
     assert isinstance(execution.result, ToolResult)
     assert (execution.result.output, execution.result.is_error) == ("Echo: hello", False)
+
+
+def test_reads_a_resource_of_an_mcp_server_under_its_catalog_uri(client):
+    listing = list_resources.sync(client=client)
+    assert isinstance(listing, ResourceList)
+    uri = "everything+demo://resource/static/document/features.md"
+    read = read_resource.sync(client=client, uri=uri)
+    assert isinstance(read, ResourceReadResult)
+    assert [c.uri for c in read.contents] == [uri]
+    assert read.contents[0].mime_type == "text/markdown"
+    assert isinstance(read.contents[0].text, str) and read.contents[0].text
+
+
+def test_gets_a_prompt_of_an_mcp_server_with_its_arguments(client):
+    body = PromptGetBody(arguments=PromptGetBodyArguments.from_dict({"city": "Lisbon"}))
+    got = get_prompt.sync(client=client, name="everything_args-prompt", body=body)
+    assert isinstance(got, PromptGetResult)
+    assert got.messages[0].content["text"] == "What's weather in Lisbon?"
+    missing = get_prompt.sync_detailed(client=client, name="everything_no-such-prompt", body=PromptGetBody())
+    assert missing.status_code == 404
+    assert isinstance(missing.parsed, Problem) and missing.parsed.code == "PROMPT_NOT_FOUND"

@@ -38,6 +38,7 @@ import { metricsRoute } from "./observability/metrics-route.js";
 import { metaRoutes } from "./service/meta-routes.js";
 import { openapiRoute } from "./openapi/openapi-route.js";
 import { registerPortal } from "./openapi/portal.js";
+import { registerSurfaceRoutes } from "./surface/routes.js";
 import { skillsRoutes } from "./catalog/skills-routes.js";
 import { toolRoutes } from "./catalog/tools-route.js";
 import { CatalogViews } from "./catalog/view.js";
@@ -145,7 +146,7 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   await registerConsole(app, services);
   await app.register(executeRoute, services);
   await app.register(openapiRoute, services);
-  await registerPortal(app, services);
+  await registerPortal(app, { ...services, surface: await registerSurfaceRoutes(app, services) });
   const mcp = mcpCatalog(services, redisUrl ? redisModule?.connectRedis : undefined, redisUrl);
   if (server.mcp.enabled)
     await app.register(mcpEndpoint, {

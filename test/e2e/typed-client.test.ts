@@ -80,3 +80,43 @@ describe("a typed client generated from GET /openapi.json drives an execution", 
     });
   });
 });
+
+// A resource read and a prompt get of an MCP server, through the generic typed operations.
+const SURFACE_PROGRAM = `
+import createClient from "openapi-fetch";
+import type { components, paths } from "./api.js";
+
+type Contents = components["schemas"]["ResourceContents"];
+const client = createClient<paths, "application/json">({ baseUrl: process.argv[2] });
+const read = await client.GET("/resources/read", { params: { query: { uri: "alpha+file:///shared.txt" } } });
+if (read.error || !read.data) throw new Error("read failed");
+const first: Contents | undefined = read.data.contents[0];
+const got = await client.POST("/prompts/{name}/get", { params: { path: { name: "alpha_greet" } }, body: { arguments: { name: "Ada" } } });
+if (got.error || !got.data) throw new Error("prompt failed");
+const missing = await client.POST("/prompts/{name}/get", { params: { path: { name: "alpha_nope" } }, body: {} });
+console.log(JSON.stringify({ uri: first?.uri, text: first?.text, prompt: got.data.messages[0]?.content.text, missing: missing.response.status }));
+
+// Prompt arguments are strings.
+// @ts-expect-error number is not assignable to string
+void client.POST("/prompts/{name}/get", { params: { path: { name: "alpha_greet" } }, body: { arguments: { name: 5 } } });
+`;
+
+describe("a typed client generated from GET /openapi.json reads resources and gets prompts", () => {
+  it("reads an MCP server's resource and gets its prompt, type-checked and run", async () => {
+    const surface = path.join(root, "test/fixtures/mcp/surface-server.mjs");
+    const t = await startServer({
+      config: { mcpServers: { alpha: { command: [process.execPath, surface], env: { SURFACE_NAME: "alpha" } } } },
+    });
+    try {
+      const stdout = await runTypedProgram(t.url, SURFACE_PROGRAM);
+      expect(JSON.parse(stdout)).toEqual({
+        uri: "alpha+file:///shared.txt",
+        text: "shared of alpha",
+        prompt: "hello Ada from alpha",
+        missing: 404,
+      });
+    } finally {
+      await t.close();
+    }
+  }, 60_000);
+});

@@ -7,6 +7,7 @@ import type { McpConnector } from "../mcp/lazy-catalog.js";
 import { mcpEndpoint } from "../mcp/transport/http-endpoint.js";
 import { discoveryOf } from "../mcp/discovery.js";
 import type { ServiceState } from "../service/service-state.js";
+import { SURFACE_VIEWS } from "../surface/routes.js";
 
 const CODES = { invalid: "INVALID_REQUEST", unknown: "NOT_FOUND", forbidden: "FORBIDDEN" } as const;
 
@@ -59,8 +60,8 @@ export async function registerBundles(
   });
 }
 
-// The catalog views a `?bundle=` narrows: the listing, the document, and the portal's document.
-const VIEWS = new Set(["/tools", "/openapi.json", "/docs/json"]);
+// The catalog views a `?bundle=` narrows: the listing, the document, the portal's document, and the MCP surface's routes.
+const VIEWS = new Set(["/tools", "/openapi.json", "/docs/json", ...SURFACE_VIEWS]);
 
 function narrow(state: ServiceState, request: FastifyRequest, name: string, done: (err?: Error) => void): void {
   try {

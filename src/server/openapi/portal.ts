@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Caller } from "../auth/index.js";
+import type { CallerSurface, SurfaceListing } from "./portal-surface.js";
 import type { ToolDocuments } from "./tool-documents.js";
 import { PORTAL_SCRIPT } from "./portal-script.js";
 
@@ -23,14 +24,22 @@ const KEPT_HEADERS = ["content-type", "cache-control", "etag", "last-modified", 
  * instance of its own that the routes here forward to: the service does not pay its ~40 ms of
  * start-up for a page most deployments never open.
  */
-export async function registerPortal(app: FastifyInstance, { documents }: { documents: ToolDocuments }): Promise<void> {
+export async function registerPortal(
+  app: FastifyInstance,
+  { documents, surface }: { documents: ToolDocuments; surface?: CallerSurface },
+): Promise<void> {
   let portal: Promise<FastifyInstance> | undefined;
-  const callers = new Map<string, Caller | null>();
+  const callers = new Map<string, Visit>();
   const forward = async (request: FastifyRequest, reply: FastifyReply) => {
     const inner = await (portal ??= buildPortal(documents, callers));
     const id = randomUUID();
     // The auth hook leaves `caller` unset for a portal request that presents no key.
-    callers.set(id, (request.caller as Caller | undefined) ?? null);
+    const caller = (request.caller as Caller | undefined) ?? null;
+    // The document shows the caller's resources and prompts too (only /docs/json needs them).
+    const whose = documents.portalCaller(caller);
+    const listing =
+      surface && whose && request.routeOptions.url === `${PORTAL_PREFIX}/json` ? await surface(whose).catch(() => undefined) : undefined;
+    callers.set(id, { caller, ...(listing ? { listing } : {}) });
     try {
       const res = await inner.inject({ method: "GET", url: request.url, headers: { [CALLER_HEADER]: id } });
       for (const name of KEPT_HEADERS) {
@@ -52,8 +61,14 @@ export async function registerPortal(app: FastifyInstance, { documents }: { docu
   });
 }
 
+/** Who one portal request is for, and what it shows of their resources and prompts. */
+interface Visit {
+  caller: Caller | null;
+  listing?: SurfaceListing;
+}
+
 /** The instance that serves Swagger UI, built once, on first use. */
-async function buildPortal(documents: ToolDocuments, callers: Map<string, Caller | null>): Promise<FastifyInstance> {
+async function buildPortal(documents: ToolDocuments, callers: Map<string, Visit>): Promise<FastifyInstance> {
   const [{ default: Fastify }, { default: swagger }, { default: swaggerUi }] = await Promise.all([
     import("fastify"),
     import("@fastify/swagger"),
@@ -67,8 +82,8 @@ async function buildPortal(documents: ToolDocuments, callers: Map<string, Caller
     theme: { title: "toolnexus API", js: [{ filename: "toolnexus-portal.js", content: PORTAL_SCRIPT }] },
     transformSpecificationClone: false,
     transformSpecification: (_spec: Readonly<Record<string, unknown>>, request: FastifyRequest) => {
-      const caller = callers.get(String(request.headers[CALLER_HEADER])) ?? null;
-      return JSON.parse(documents.forPortal(caller)) as Record<string, unknown>;
+      const visit = callers.get(String(request.headers[CALLER_HEADER]));
+      return JSON.parse(documents.forPortal(visit?.caller ?? null, visit?.listing)) as Record<string, unknown>;
     },
   });
   await portal.ready();

@@ -47,14 +47,16 @@ type OpenApi = {
 /**
  * @fastify/swagger marks every body required, as stock Fastify needs one when a route has a
  * body schema. An execute or submit without a body is accepted here (the tool runs with `{}`,
- * so a tool that needs no arguments answers 200): its generic operations say so. The per-tool
+ * so a tool that needs no arguments answers 200), and so is a prompt get without one (a prompt
+ * without arguments): their generic operations say so. The per-tool
  * operations of `/openapi.json` require the body only for tools that refuse `{}`.
  */
 function withOptionalExecuteBodies(doc: OpenApi): OpenApi {
   for (const item of Object.values(doc.paths ?? {})) {
     for (const op of Object.values(item)) {
       const body = op.requestBody;
-      if (body?.content?.["application/json"]?.schema?.$ref === "#/components/schemas/ExecuteBody") body.required = false;
+      const ref = body?.content?.["application/json"]?.schema?.$ref;
+      if (body && (ref === "#/components/schemas/ExecuteBody" || ref === "#/components/schemas/PromptGetBody")) body.required = false;
     }
   }
   return doc;

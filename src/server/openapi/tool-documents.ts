@@ -4,6 +4,7 @@ import { ANONYMOUS, type Caller } from "../auth/index.js";
 import { toInfo, type CatalogViews } from "../catalog/view.js";
 import type { DeclaredPolicies } from "../http/route-policy.js";
 import type { ServiceState } from "../service/service-state.js";
+import { withSurfaceTags, type SurfaceListing } from "./portal-surface.js";
 import { withSecurity, withToolOperations } from "./tool-openapi.js";
 
 /** What an anonymous portal visitor of a deployment with keys reads above the generic routes. */
@@ -62,9 +63,18 @@ export class ToolDocuments {
    * without one, every tool when no credential is configured (everyone is then the anonymous
    * caller, as on `/openapi.json`), else the generic routes only.
    */
-  forPortal(caller: Caller | null): string {
-    if (caller) return this.forCaller(caller);
-    return this.state.auth.enabled ? this.signInFirst() : this.forCaller(ANONYMOUS);
+  forPortal(caller: Caller | null, listing?: SurfaceListing): string {
+    const whose = this.portalCaller(caller);
+    if (!whose) return this.signInFirst();
+    const doc = this.forCaller(whose);
+    // Not kept: the servers' lists change without a new catalog version, and the portal is rarely opened.
+    return listing ? this.serialize(withSurfaceTags(JSON.parse(doc) as Record<string, unknown>, listing)) : doc;
+  }
+
+  /** Whose tools the portal shows: the caller's, everyone's (the anonymous caller) without credentials configured, else none. */
+  portalCaller(caller: Caller | null): Caller | undefined {
+    if (caller) return caller;
+    return this.state.auth.enabled ? undefined : ANONYMOUS;
   }
 
   /** The generic document, saying at its top that Authorize with a key shows that key's tools. */

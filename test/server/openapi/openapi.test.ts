@@ -45,6 +45,12 @@ describe("openapi/openapi.json", () => {
         "POST /admin/executions/{id}/cancel cancelAnyExecution",
         "GET /admin/audit consoleAuditTail",
         "GET /admin/audit/events consoleAuditEvents",
+        "GET /resources listResources",
+        "GET /resources/templates listResourceTemplates",
+        "GET /resources/read readResource",
+        "GET /prompts listPrompts",
+        "POST /prompts/{name}/get getPrompt",
+        "POST /complete complete",
         "GET /resources/events streamResourceEvents",
         "GET /me/credentials listCredentials",
         "PUT /me/credentials/{source} setCredential",
@@ -62,6 +68,10 @@ describe("openapi/openapi.json", () => {
         "ExecutionList",
         "ExecutionStatus",
         "Progress",
+        "ResourceList",
+        "ResourceReadResult",
+        "PromptGetResult",
+        "CompleteBody",
       ]),
     );
   });

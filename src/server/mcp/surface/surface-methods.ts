@@ -14,6 +14,20 @@ import { MAX_SUBSCRIBED_URIS, type SubscribedRoute } from "./subscriptions.js";
 /** Whether a caller may subscribe to URIs: their routes, or why not (too many, or the first it may not see). */
 export type SubscribeCheck = { routes: SubscribedRoute[] } | { tooMany: number } | { unknown: string };
 
+/**
+ * The answer for a resource, prompt or template that does not exist or that the caller may not
+ * see: -32602 on MCP; REST answers 404 with the code of `what`.
+ */
+export class SurfaceNotFound extends JsonRpcError {
+  constructor(
+    readonly what: "resource" | "prompt",
+    message: string,
+    data?: Record<string, unknown>,
+  ) {
+    super(ProtocolErrorCode.InvalidParams, message, data);
+  }
+}
+
 /** One audited request of the surface. */
 export interface SurfaceAuditEvent {
   caller: Caller;
@@ -75,7 +89,7 @@ export class SurfaceMethods {
 
   /** `resources/read`: -32602 with `data.uri` for a URI that is malformed, unknown or not the caller's. */
   async read(caller: Caller, uri: string, signal: AbortSignal, requestId: string): Promise<SurfaceItem> {
-    const notFound = () => new JsonRpcError(ProtocolErrorCode.InvalidParams, `Resource not found: ${uri.slice(0, 200)}`, { uri });
+    const notFound = () => new SurfaceNotFound("resource", `Resource not found: ${uri.slice(0, 200)}`, { uri });
     if (uriProblem(uri) !== undefined) throw notFound();
     const route = this.surface().route(uri);
     if (!route || !this.view(caller).mayRead(route, uri)) throw notFound();
@@ -131,7 +145,7 @@ export class SurfaceMethods {
     requestId: string,
   ): Promise<SurfaceItem> {
     const entry = this.view(caller).prompt(name);
-    if (!entry) throw new JsonRpcError(ProtocolErrorCode.InvalidParams, `No prompt named "${name.slice(0, 200)}"`);
+    if (!entry) throw new SurfaceNotFound("prompt", `No prompt named "${name.slice(0, 200)}"`);
     const { owner } = entry;
     return this.audited(caller, "prompts/get", name, requestId, async () => {
       const res = await owner.getPrompt(entry.upstream, args, { signal });
@@ -151,7 +165,11 @@ export class SurfaceMethods {
           ? view.template(ref.uri)
           : undefined;
     const target = String(ref.name ?? ref.uri ?? "");
-    if (!entry) throw new JsonRpcError(ProtocolErrorCode.InvalidParams, `No prompt or resource template "${target.slice(0, 200)}"`);
+    if (!entry)
+      throw new SurfaceNotFound(
+        ref.type === "ref/resource" ? "resource" : "prompt",
+        `No prompt or resource template "${target.slice(0, 200)}"`,
+      );
     const upstreamRef = ref.type === "ref/prompt" ? { ...ref, name: entry.upstream } : { ...ref, uri: entry.upstream };
     return this.audited(caller, "completion/complete", target, requestId, async () => {
       const res = await entry.owner.complete({ ...params, ref: upstreamRef }, { signal });
