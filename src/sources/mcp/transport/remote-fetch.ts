@@ -3,7 +3,7 @@ import type { EgressConfig } from "../../../config/schema/server.js";
 import { EgressGuard } from "../../../net/egress-guard.js";
 import { forwardingFetch } from "../../../net/forward-auth.js";
 
-/** A fetch for one remote MCP server, and how to release its connection pool. */
+/** A fetch for one remote MCP server, and how to release its connection pool (requests still in flight are cut: the source is closing). */
 export interface RemoteFetch {
   fetch: FetchLike;
   close(): Promise<void>;
@@ -23,6 +23,6 @@ export function remoteFetch(egress: EgressConfig | undefined, url: string, forwa
   const fetch = guard.fetch as unknown as FetchLike;
   return {
     fetch: forwardAuth ? forwardingFetch(fetch, new URL(url).origin) : fetch,
-    close: () => guard.close(),
+    close: () => guard.destroy(),
   };
 }
