@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Caller } from "../auth/index.js";
 import type { ToolDocuments } from "./tool-documents.js";
 import { PORTAL_SCRIPT } from "./portal-script.js";
+import { PORTAL_SEARCH_SCRIPT } from "./portal-search.js";
 
 /** Where the developer portal lives. */
 const PORTAL_PREFIX = "/docs";
@@ -64,7 +65,13 @@ async function buildPortal(documents: ToolDocuments, callers: Map<string, Caller
   await portal.register(swagger, { openapi: { openapi: "3.1.0", info: { title: "toolnexus", version: "" } } });
   await portal.register(swaggerUi, {
     routePrefix: PORTAL_PREFIX,
-    theme: { title: "toolnexus API", js: [{ filename: "toolnexus-portal.js", content: PORTAL_SCRIPT }] },
+    theme: {
+      title: "toolnexus API",
+      js: [
+        { filename: "toolnexus-portal.js", content: PORTAL_SCRIPT },
+        { filename: "toolnexus-search.js", content: PORTAL_SEARCH_SCRIPT },
+      ],
+    },
     transformSpecificationClone: false,
     transformSpecification: (_spec: Readonly<Record<string, unknown>>, request: FastifyRequest) => {
       const caller = callers.get(String(request.headers[CALLER_HEADER])) ?? null;
