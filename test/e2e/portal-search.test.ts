@@ -76,7 +76,7 @@ describe("the portal's search box", () => {
     const reminder = page.locator(".toolnexus-search-result").filter({ hasText: "send_invoice_reminder" });
     expect(await reminder.innerText()).toContain('<img src=x onerror="window.pwned=1">');
     expect(await page.locator(".toolnexus-search-results img").count()).toBe(0);
-    expect(await page.evaluate(() => (window as unknown as { pwned?: number }).pwned)).toBeUndefined();
+    expect(await page.evaluate(() => (globalThis as unknown as { pwned?: number }).pwned)).toBeUndefined();
 
     // A click opens that tool's operation.
     const op = page.locator(".opblock").filter({ has: page.locator('.opblock-summary-path[data-path="/tools/create_invoice/execute"]') });
