@@ -127,7 +127,12 @@ describe("reload of one server's config under load", () => {
     expect(opened.filter((n, i) => i !== 3 && n > 0)).toEqual([]);
     const { tools } = await json<{ tools: { name: string }[] }>(`${s.url}/tools`);
     const names = tools.map((t) => t.name);
-    expect(names.filter((n) => n.startsWith("s3_")).sort()).toEqual(["s3_list_file", "s3_list_issue", "s3_list_message", "s3_list_pull_request"]);
+    expect(names.filter((n) => n.startsWith("s3_")).sort()).toEqual([
+      "s3_list_file",
+      "s3_list_issue",
+      "s3_list_message",
+      "s3_list_pull_request",
+    ]);
     expect(names.filter((n) => n.startsWith("s4_"))).toHaveLength(100);
     expect(names).toHaveLength(904);
   });
