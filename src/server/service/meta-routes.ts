@@ -10,8 +10,8 @@ import { scrubDeep } from "../observability/scrub-deep.js";
 interface MetaRoutesOptions {
   state: ServiceState;
   scrub: (s: string) => string;
-  /** The pinning part of `/status`, when pinning is on. */
-  pins?: () => Static<typeof PinStatus> | undefined;
+  /** Tool-definition pinning: the pinning part of `/status` while `pinning.mode` is not off. */
+  pins?: { status(): Static<typeof PinStatus> };
 }
 
 // The probes answer a fixed small body: plain JSON.stringify instead of a serializer compiled
@@ -76,7 +76,7 @@ export const metaRoutes: FastifyPluginAsyncTypebox<MetaRoutesOptions> = async (a
         sources: tk?.status() ?? [],
         ...(state.loadError ? { error: state.loadError } : {}),
         ...(state.lastReload ? { reload: state.lastReload } : {}),
-        ...(pins?.() ? { pins: pins() } : {}),
+        ...(pins && state.loaded.config.pinning.mode !== "off" ? { pins: pins.status() } : {}),
       };
       // Source names and errors come from many libraries: scrub known secrets on the way out.
       return scrubDeep(body, scrub);
