@@ -2,9 +2,9 @@ import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type TestServer } from "../helpers/server.js";
-import { tempDir } from "../helpers/temp-dir.js";
-import { eventually } from "../helpers/wait.js";
+import { startServer, type TestServer } from "../../helpers/server.js";
+import { tempDir } from "../../helpers/temp-dir.js";
+import { eventually } from "../../helpers/wait.js";
 
 // A client of a `discovery: search` bundle lists only search_tools and call_tool, yet what it
 // can find changes with the catalog: it hears notifications/tools/list_changed when it does.
