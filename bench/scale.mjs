@@ -11,7 +11,7 @@ import { loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { createInterface } from "node:readline";
-import { median, ROOT, startToolnexus } from "./lib.mjs";
+import { median, procCpuMs, ROOT, startToolnexus } from "./lib.mjs";
 
 const [sizesArg = "10,50,100", nArg = "100"] = process.argv.slice(2);
 const sizes = sizesArg.split(",").map(Number);
@@ -91,7 +91,9 @@ const rows = [];
 for (const servers of sizes) {
   const dir = await mkdtemp(path.join(tmpdir(), "toolnexus-scale-"));
   const mcpServers = Object.fromEntries(Array.from({ length: servers }, (_, i) => [`s${i}`, { url: `${base}/s${i}/mcp` }]));
+  const fixtureCpu = procCpuMs(fixture.pid);
   const server = await startToolnexus(dir, { mcpServers, auth: { apiKeys }, server: { logLevel: "warn" } }, "scale", ["--expose-gc"]);
+  const startCpu = { server: (await server.stats()).cpuMs, fixture: procCpuMs(fixture.pid) - fixtureCpu };
   const all = keyOf(CALLERS);
   const listed = JSON.parse((await timed(`${server.url}/tools`, all)).body).tools.length;
   await timed(`${server.url}/tools?q=issue`, all);
@@ -117,6 +119,7 @@ for (const servers of sizes) {
     tools: listed,
     servers,
     readyMs: server.readyMs,
+    startCpu,
     idleMb: idle.rss / MB,
     searchP50: median(search),
     listP50: median(list),
@@ -133,12 +136,12 @@ fixture.kill();
 
 const f = (x, d = 1) => x.toFixed(d);
 console.log(
-  "| tools (servers) | spawn → ready ms | idle RSS MB | `?q=` p50 ms | `GET /tools` p50 ms | `tools/list` walk p50 ms (pages) | RSS after the timed runs MB | 1,000 callers: RSS above that MB (heap) |",
+  "| tools (servers) | spawn → ready ms (CPU ms: gateway, upstreams) | idle RSS MB | `?q=` p50 ms | `GET /tools` p50 ms | `tools/list` walk p50 ms (pages) | RSS after the timed runs MB | 1,000 callers: RSS above that MB (heap) |",
 );
 console.log("|---|---:|---:|---:|---:|---:|---:|---:|");
 for (const r of rows)
   console.log(
-    `| ${r.tools} (${r.servers}) | ${f(r.readyMs, 0)} | ${f(r.idleMb)} | ${f(r.searchP50, 2)} | ${f(r.listP50, 2)} | ${f(r.walkP50, 1)} (${r.pages}) | ${f(r.warmMb)} | ${f(r.callersMb)} (${f(r.heapMb)}) |`,
+    `| ${r.tools} (${r.servers}) | ${f(r.readyMs, 0)} (${f(r.startCpu.server, 0)}, ${f(r.startCpu.fixture, 0)}) | ${f(r.idleMb)} | ${f(r.searchP50, 2)} | ${f(r.listP50, 2)} | ${f(r.walkP50, 1)} (${r.pages}) | ${f(r.warmMb)} | ${f(r.callersMb)} (${f(r.heapMb)}) |`,
   );
 console.log(
   `\nNode ${process.version}, ${new Date().toISOString()}, load average ${loadavg()
