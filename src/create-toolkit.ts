@@ -45,6 +45,7 @@ export async function createToolkit(
     sources: sources.flat(),
     tools: opts.tools ?? [],
     disableTools: loaded.config.disableTools ?? [],
+    ...(loaded.config.server.startupQuietMs !== undefined ? { startupQuietMs: loaded.config.server.startupQuietMs } : {}),
     ...(opts.logger ? { logger: opts.logger } : {}),
     ...(opts.reuse ? { reuse: opts.reuse } : {}),
   });

@@ -23,7 +23,18 @@ export interface ToolkitOptions {
    * fingerprint are taken over instead of built again, and its close() leaves them running.
    */
   reuse?: Toolkit;
+  /**
+   * How long {@link Toolkit.create} waits with no source finishing its build before it
+   * resolves without the ones still building (default {@link DEFAULT_STARTUP_QUIET_MS}): a
+   * server that accepts the connection and never answers must not hold the catalog back for
+   * its whole timeout. Those sources go on in the background and join the catalog (a change
+   * event) when their build ends.
+   */
+  startupQuietMs?: number;
 }
+
+/** The default of {@link ToolkitOptions.startupQuietMs}: longer than a slow stdio server takes to spawn. */
+export const DEFAULT_STARTUP_QUIET_MS = 5_000;
 
 // Versions are unique across toolkits so caches keyed by version never confuse an old catalog with a new one.
 let nextVersion = 1;
@@ -47,6 +58,10 @@ export class Toolkit {
   private readonly crashed = new Map<Source, string>();
   private closed = false;
   private readonly handedOver = new Set<Source>();
+  /** Sources whose build is under way. */
+  private readonly pending = new Set<Source>();
+  /** True once create() assembled the catalog: a build ending after that reassembles it. */
+  private assembled = false;
   /** Changes whenever the catalog changes, unique across toolkits; used for ETags and caches. */
   version = 0;
   /** The merged resources and prompts, formed once per version; their collisions warned about once. */
@@ -70,12 +85,23 @@ export class Toolkit {
     });
     const tk = new Toolkit(sources, opts, logger);
     for (const s of sources) ownerOf.set(s, tk);
-    await Promise.all(sources.filter((s) => !kept.has(s)).map((s) => tk.buildSource(s)));
+    const builds = sources.filter((s) => !kept.has(s)).map((s) => tk.buildSource(s));
+    const late = await allOrQuiet(builds, opts.startupQuietMs ?? DEFAULT_STARTUP_QUIET_MS);
+    tk.assembled = true;
     tk.reassemble();
+    if (late > 0) logger.warn({ sources: tk.building() }, "sources still starting: serving without them; they join when they are up");
     const unmatched = unmatchedDisabled(tk.groups(), opts.disableTools ?? []);
     if (unmatched.length)
-      logger.warn({ disableTools: unmatched }, "disableTools names no such tool (a typo, or a tool of a source that failed to load)");
+      logger.warn(
+        { disableTools: unmatched },
+        "disableTools names no such tool (a typo, or a tool of a source that failed to load or is still starting)",
+      );
     return tk;
+  }
+
+  /** The sources whose build has not ended (they were left to finish in the background). */
+  private building(): string[] {
+    return this.sources.filter((s) => this.pending.has(s)).map((s) => `${s.kind}/${s.name}`);
   }
 
   /** Hands a running source matching `fresh` to a new toolkit (see {@link ToolkitOptions.reuse}). */
@@ -96,14 +122,18 @@ export class Toolkit {
 
   private async buildSource(s: Source): Promise<void> {
     const log = logger(this.logger, { source: s.kind, name: s.name });
+    this.pending.add(s);
     try {
       await s.build({ logger: log, onToolsChanged: () => ownerOf.get(s)?.reassemble() });
     } catch (err) {
       // A source should record its own failure; a throw is contained here all the same.
       this.crashed.set(s, (err as Error).message);
     }
+    this.pending.delete(s);
     const st = this.statusOf(s);
     if (st.state === "failed") log.warn({ error: st.error }, "source failed; the others still load");
+    // A build that ended after the catalog was first assembled: its tools join now (whoever owns it since).
+    if (this.assembled) ownerOf.get(s)?.reassemble();
   }
 
   /** Each loaded source's servable tools, then the host's own. */
@@ -117,7 +147,9 @@ export class Toolkit {
   }
 
   private reassemble(): void {
-    if (this.closed) return;
+    // While create() waits for the builds, each source that lists its tools would reassemble
+    // the whole catalog: quadratic in the number of servers. create() assembles once at the end.
+    if (this.closed || !this.assembled) return;
     this.catalog = assembleTools(this.groups(), this.opts.disableTools ?? [], this.logger, this.collisions);
     this.byName = new Map(this.catalog.map((t) => [t.name, t]));
     this.version = nextVersion++;
@@ -243,6 +275,34 @@ export class Toolkit {
       if (r.status === "rejected") this.logger.warn({ source: owned[i]?.name, err: String(r.reason) }, "source failed to close");
     }
   }
+}
+
+/**
+ * Waits until every build ended, or until `quietMs` passed with none ending. The clock starts
+ * at the first build that ends and again at each one after it: many healthy sources starting
+ * at once on a busy machine are all waited for, however long the first of them takes, and a
+ * source that never answers does not hold back the ones that are up. Resolves with how many
+ * were still under way.
+ */
+function allOrQuiet(builds: Promise<void>[], quietMs: number): Promise<number> {
+  let left = builds.length;
+  if (left === 0) return Promise.resolve(0);
+  return new Promise((resolve) => {
+    let done = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const end = (n: number) => {
+      done = true;
+      resolve(n);
+    };
+    for (const b of builds)
+      void b.finally(() => {
+        left--;
+        if (done) return;
+        clearTimeout(timer);
+        if (left === 0) end(0);
+        else timer = setTimeout(() => end(left), quietMs);
+      });
+  });
 }
 
 function logger(parent: Logger, bindings: Record<string, unknown>): Logger {

@@ -13,9 +13,13 @@ const addFormats: AddFormats = ((addFormatsModule as unknown as { default?: AddF
 const OLD_DRAFT = /draft-0[4-7]/;
 
 /**
- * Validates tool arguments against the tool's inputSchema. Each schema is compiled once and
- * cached by identity. A tool whose schema Ajv cannot compile is refused when the catalog is
- * assembled, so a call never meets one.
+ * Validates tool arguments against the tool's inputSchema. Each schema is compiled on the
+ * first call that needs it and cached by identity: compiling every schema of a large catalog
+ * at assembly took most of a 10,000-tool start-up (about 0.5 ms each). What makes a schema
+ * uncompilable in practice, a `$ref` that points nowhere, is checked at assembly without
+ * compiling (a schema referring outside itself is compiled then), so such a tool is refused
+ * before a call meets it; one that fails to compile for another reason answers its calls with
+ * an error saying so.
  */
 export class ArgsValidator {
   private readonly cache = new WeakMap<JSONSchema, ValidateFunction | string>();
@@ -34,8 +38,11 @@ export class ArgsValidator {
     return fn(args) ? [] : (fn.errors ?? []).map(toFieldError);
   }
 
-  /** Why `schema` does not compile, or undefined when it does. */
+  /** Why `schema` cannot be compiled, or undefined when it can (checked without compiling where its references allow). */
   compileError(schema: JSONSchema): string | undefined {
+    const refs = localRefError(schema);
+    if (refs === undefined) return undefined;
+    if (refs !== NON_LOCAL) return `can't resolve reference ${refs}`;
     const fn = this.compiled(schema);
     return typeof fn === "string" ? fn : undefined;
   }
@@ -75,6 +82,44 @@ export class ArgsValidator {
     }
     return this.draft2020;
   }
+}
+
+const NON_LOCAL = Symbol("non-local reference");
+
+/**
+ * The first `$ref` of `schema` that points nowhere inside it, NON_LOCAL when one points
+ * outside it (or is a `$dynamicRef`: only compiling tells), else undefined.
+ */
+function localRefError(schema: JSONSchema): string | typeof NON_LOCAL | undefined {
+  const anchors = new Set<string>();
+  const refs: string[] = [];
+  let nonLocal = false;
+  const walk = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(walk);
+    if (typeof node !== "object" || node === null) return;
+    for (const [k, v] of Object.entries(node as Record<string, unknown>)) {
+      if (k === "$ref" && typeof v === "string") {
+        if (v.startsWith("#")) refs.push(v);
+        else nonLocal = true;
+      } else if (k === "$dynamicRef" || k === "$recursiveRef" || (k === "$id" && node !== schema)) nonLocal = true;
+      else if (k === "$anchor" && typeof v === "string") anchors.add(v);
+      walk(v);
+    }
+  };
+  walk(schema);
+  if (nonLocal) return NON_LOCAL;
+  return refs.find((r) => !(r.startsWith("#/") || r === "#" ? resolvePointer(schema, r.slice(1)) : anchors.has(r.slice(1))));
+}
+
+/** True when the JSON pointer `pointer` ("" or "/a/b") names something in `root`. */
+function resolvePointer(root: unknown, pointer: string): boolean {
+  let node = root;
+  for (const raw of pointer.split("/").slice(1)) {
+    const key = decodeURIComponent(raw).replace(/~1/g, "/").replace(/~0/g, "~");
+    if (typeof node !== "object" || node === null || !(key in node)) return false;
+    node = (node as Record<string, unknown>)[key];
+  }
+  return true;
 }
 
 /** Turns one Ajv error into a JSON pointer plus a message. */

@@ -104,4 +104,15 @@ export class EgressGuard {
     this.shared = undefined;
     await a?.close();
   }
+
+  /**
+   * Closes the shared dispatcher without waiting for requests still in flight: for an owner
+   * that is done with every exchange, where a request to a server that never answers would
+   * otherwise hold the close forever.
+   */
+  async destroy(): Promise<void> {
+    const a = this.shared;
+    this.shared = undefined;
+    await a?.destroy();
+  }
 }

@@ -194,6 +194,26 @@ describe("Toolkit.execute", () => {
     expect(warnings[0]).toMatchObject({ tool: "odd", source: "mcp", name: "srv" });
   });
 
+  it("compiles a schema at the first call, not at assembly; a local $ref is checked without compiling", async () => {
+    const { logger, warnings } = recordingLogger();
+    // Only compiling finds this one out: it is listed, and its calls say why they cannot run.
+    const odd = tool("odd_type", "mcp", { type: "object", properties: { a: { type: "nonsense" } } });
+    const anchored = tool("anchored", "mcp", {
+      type: "object",
+      $defs: { p: { $anchor: "pt", type: "number" } },
+      properties: { a: { $ref: "#pt" }, b: { $ref: "#/$defs/p" } },
+    });
+    const lost = tool("lost_anchor", "mcp", { type: "object", properties: { a: { $ref: "#nowhere" } } });
+    const tk = await Toolkit.create({ sources: [new StaticSource("mcp", "srv", [odd, anchored, lost])], logger });
+    expect(tk.tools().map((t) => t.name)).toEqual(["odd_type", "anchored"]);
+    expect(warnings).toEqual([expect.objectContaining({ tool: "lost_anchor", reason: expect.stringContaining("#nowhere") })]);
+    await expect(tk.execute("odd_type", { a: 1 })).rejects.toMatchObject({
+      code: "INVALID_ARGUMENTS",
+      errors: [{ pointer: "", message: expect.stringContaining("does not compile") }],
+    });
+    await expect(tk.execute("anchored", { a: "x", b: 1 })).rejects.toMatchObject({ code: "INVALID_ARGUMENTS" });
+  });
+
   it("refuses a tool whose name is longer than 128 characters or has other characters", async () => {
     const { logger, warnings } = recordingLogger();
     const longest = `n${"x".repeat(127)}`;

@@ -56,6 +56,14 @@ export const ServerSection = Type.Object(
     maxConcurrent: Type.Integer({ minimum: 1, default: 256, description: "In-flight executes; beyond it 429." }),
     bodyLimitBytes: Type.Integer({ minimum: 1, default: 1_048_576 }),
     shutdownGraceMs: Type.Integer({ minimum: 0, default: 10_000 }),
+    startupQuietMs: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 2_147_483_647,
+        description:
+          "At start and reload, readiness waits for every source until this long passes with none finishing (default 5000); the rest join the catalog when they are up.",
+      }),
+    ),
     heartbeatMs: Type.Integer({
       minimum: 100,
       maximum: 2_147_483_647,

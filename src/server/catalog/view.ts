@@ -8,7 +8,8 @@ import { ToolSearch } from "./search.js";
 // Distinct tool sets whose views (and the forms built of them) are kept, least recently used
 // first out: each may hold a serialized listing, an MCP listing and a search index.
 const MAX_VIEWS = 32;
-// Callers remembered with the view they share: a key and a reference each.
+// Callers remembered with the tool set they see: two short keys each (never a reference to a
+// view, which would keep a view the views' bound let go, with its listings and index, alive).
 const MAX_CALLERS = 2048;
 // Past this bound a view's forms start over (their keys are few: a listing per query shape).
 const MAX_FORMS = 64;
@@ -86,7 +87,7 @@ class Lru<V> {
 export class CatalogViews {
   // Caller (catalog version and viewKey) → its view; views by catalog version and tool set, so
   // callers with different grants that come to the same tools share one view and its forms.
-  private readonly callers = new Lru<CallerView>(MAX_CALLERS);
+  private readonly callers = new Lru<string>(MAX_CALLERS);
   private readonly views = new Lru<CallerView>(MAX_VIEWS);
 
   constructor(private readonly state: ServiceState) {}
@@ -101,7 +102,8 @@ export class CatalogViews {
     const tk = this.state.toolkit();
     const version = this.state.viewVersion(tk);
     const key = `${version}|${caller.viewKey ?? caller.id}`;
-    const known = this.callers.get(key);
+    const knownSet = this.callers.get(key);
+    const known = knownSet === undefined ? undefined : this.views.get(knownSet);
     if (known) return known;
     const { hold } = this.state;
     const tools = tk.tools().filter((t) => caller.allows(t.name) && !hold.withheld(t.name));
@@ -111,7 +113,7 @@ export class CatalogViews {
       view = new CallerView(tools);
       this.views.set(setKey, view);
     }
-    this.callers.set(key, view);
+    this.callers.set(key, setKey);
     return view;
   }
 }

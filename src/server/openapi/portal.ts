@@ -4,6 +4,7 @@ import type { Caller } from "../auth/index.js";
 import type { CallerSurface, SurfaceListing } from "./portal-surface.js";
 import type { ToolDocuments } from "./tool-documents.js";
 import { PORTAL_SCRIPT } from "./portal-script.js";
+import { PORTAL_SEARCH_SCRIPT } from "./portal-search.js";
 
 /** Where the developer portal lives. */
 const PORTAL_PREFIX = "/docs";
@@ -79,7 +80,13 @@ async function buildPortal(documents: ToolDocuments, callers: Map<string, Visit>
   await portal.register(swagger, { openapi: { openapi: "3.1.0", info: { title: "toolnexus", version: "" } } });
   await portal.register(swaggerUi, {
     routePrefix: PORTAL_PREFIX,
-    theme: { title: "toolnexus API", js: [{ filename: "toolnexus-portal.js", content: PORTAL_SCRIPT }] },
+    theme: {
+      title: "toolnexus API",
+      js: [
+        { filename: "toolnexus-portal.js", content: PORTAL_SCRIPT },
+        { filename: "toolnexus-search.js", content: PORTAL_SEARCH_SCRIPT },
+      ],
+    },
     transformSpecificationClone: false,
     transformSpecification: (_spec: Readonly<Record<string, unknown>>, request: FastifyRequest) => {
       const visit = callers.get(String(request.headers[CALLER_HEADER]));

@@ -39,6 +39,16 @@ describe("catalog views", () => {
     expect(last.tools).toHaveLength(1000);
   });
 
+  it("a view let go by the bound is not kept alive by the callers who saw it", () => {
+    const views = new CatalogViews(stateOf({ v: "1" }));
+    const first = views.of(caller(0, 0));
+    for (let i = 1; i < 1000; i++) views.of(caller(i, i));
+    // Caller 0 is still remembered (2,048 callers), its view is not: it is built afresh.
+    const again = views.of(caller(0, 0));
+    expect(again).not.toBe(first);
+    expect(again.tools.map((t) => t.name)).toEqual(["tool_0"]);
+  });
+
   it("1,000 distinct callers with the same tools share one view, its forms and its search index", () => {
     const views = new CatalogViews(stateOf({ v: "1" }));
     const first = views.of(caller(0, 99));

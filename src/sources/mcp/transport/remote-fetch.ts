@@ -4,7 +4,7 @@ import { EgressGuard } from "../../../net/egress-guard.js";
 import { forwardingFetch } from "../../../net/forward-auth.js";
 import { boundedFetch } from "./bounded-body.js";
 
-/** A fetch for one remote MCP server, and how to release its connection pool. */
+/** A fetch for one remote MCP server, and how to release its connection pool (requests still in flight are cut: the source is closing). */
 export interface RemoteFetch {
   fetch: FetchLike;
   close(): Promise<void>;
@@ -26,6 +26,6 @@ export function remoteFetch(egress: EgressConfig | undefined, url: string, forwa
   const fetch = boundedFetch(guard.fetch as unknown as FetchLike);
   return {
     fetch: forwardAuth ? forwardingFetch(fetch, new URL(url).origin) : fetch,
-    close: () => guard.close(),
+    close: () => guard.destroy(),
   };
 }

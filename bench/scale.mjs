@@ -1,0 +1,150 @@
+// The catalog at scale: upstream MCP servers of 100 tools each (test/fixtures/mcp/many-servers.mjs,
+// every server in one child process, streamable HTTP on 127.0.0.1) behind `toolnexus serve`.
+// Per size: spawn → first 200 of /readyz, RSS once idle, `GET /tools?q=` and `GET /tools`
+// p50 at c=1, a paginated `/mcp` tools/list walked to its end (2026-07-28, 500 per page),
+// then 1,000 API keys of 1,000 distinct tool sets each listing and searching once: RSS above idle
+// (memory read after a full GC in the server).
+// Usage: npm run build && node bench/scale.mjs [servers=10,50,100] [n=100]
+import { spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { loadavg, tmpdir } from "node:os";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { createInterface } from "node:readline";
+import { median, procCpuMs, ROOT, startToolnexus } from "./lib.mjs";
+
+const [sizesArg = "10,50,100", nArg = "100"] = process.argv.slice(2);
+const sizes = sizesArg.split(",").map(Number);
+const N = Number(nArg);
+const CALLERS = 1000;
+const VERBS = ["create", "list", "get", "update", "delete", "search", "export", "archive", "restore", "sync"];
+const QUERIES = ["create an issue", "list pods", "delete old invoices", "search messages", "restore archived file", "sync customer"];
+const MB = 1048576;
+
+const fixture = spawn(process.execPath, [path.join(ROOT, "test/fixtures/mcp/many-servers.mjs"), String(Math.max(...sizes)), "100"], {
+  stdio: ["ignore", "pipe", "inherit"],
+});
+const { base } = JSON.parse(await new Promise((r) => createInterface({ input: fixture.stdout }).once("line", r)));
+
+const keyOf = (i) => `bench-caller-key-${String(i).padStart(6, "0")}`;
+// Caller i sees one server's tools and one verb across all servers: 1,000 distinct tool sets.
+const apiKeys = [
+  { id: "all", key: keyOf(CALLERS), tools: ["*"] },
+  ...Array.from({ length: CALLERS }, (_, i) => ({
+    id: `c${i}`,
+    key: keyOf(i),
+    tools: [`s${i % 100}_*`, `*_${VERBS[Math.floor(i / 100) % 10]}_*`],
+  })),
+];
+
+async function timed(url, key, init = {}) {
+  const t = performance.now();
+  const res = await fetch(url, { ...init, headers: { authorization: `Bearer ${key}`, ...init.headers } });
+  const body = await res.text();
+  if (res.status !== 200) throw new Error(`${url}: ${res.status} ${body.slice(0, 200)}`);
+  return { ms: performance.now() - t, body };
+}
+
+const META = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientInfo": { name: "bench", version: "1.0.0" },
+  "io.modelcontextprotocol/clientCapabilities": {},
+};
+/** One whole `tools/list` walk over its pages: ms, pages, tools. */
+async function listAll(url, key) {
+  const t = performance.now();
+  let cursor;
+  let pages = 0;
+  let tools = 0;
+  do {
+    const { body } = await timed(`${url}/mcp`, key, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "tools/list",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { ...(cursor ? { cursor } : {}), _meta: META } }),
+    });
+    const { result } = JSON.parse(body);
+    pages++;
+    tools += result.tools.length;
+    cursor = result.nextCursor;
+  } while (cursor);
+  return { ms: performance.now() - t, pages, tools };
+}
+
+const settle = () => new Promise((r) => setTimeout(r, 1000));
+/** The server's stats after a full GC: what stays reachable, not what awaits collection. */
+const collected = (server) =>
+  new Promise((resolve) => {
+    const onMessage = (m) => {
+      if (!m?.stats) return;
+      server.child.off("message", onMessage);
+      resolve(m.stats);
+    };
+    server.child.on("message", onMessage);
+    server.child.send("stats-gc");
+  });
+const rows = [];
+for (const servers of sizes) {
+  const dir = await mkdtemp(path.join(tmpdir(), "toolnexus-scale-"));
+  const mcpServers = Object.fromEntries(Array.from({ length: servers }, (_, i) => [`s${i}`, { url: `${base}/s${i}/mcp` }]));
+  const fixtureCpu = procCpuMs(fixture.pid);
+  const server = await startToolnexus(dir, { mcpServers, auth: { apiKeys }, server: { logLevel: "warn" } }, "scale", ["--expose-gc"]);
+  const startCpu = { server: (await server.stats()).cpuMs, fixture: procCpuMs(fixture.pid) - fixtureCpu };
+  const all = keyOf(CALLERS);
+  const listed = JSON.parse((await timed(`${server.url}/tools`, all)).body).tools.length;
+  await timed(`${server.url}/tools?q=issue`, all);
+  await settle();
+  const idle = await collected(server);
+  const q = (i) => `${server.url}/tools?q=${encodeURIComponent(QUERIES[i % QUERIES.length])}&limit=20`;
+  for (let i = 0; i < 20; i++) await Promise.all([timed(q(i), all), timed(`${server.url}/tools`, all)]);
+  const search = [];
+  const list = [];
+  for (let i = 0; i < N; i++) search.push((await timed(q(i), all)).ms);
+  for (let i = 0; i < N; i++) list.push((await timed(`${server.url}/tools`, all)).ms);
+  const walks = [];
+  let walk;
+  for (let i = 0; i < 10; i++) walks.push((walk = await listAll(server.url, all)).ms);
+  const warm = await collected(server);
+  for (let i = 0; i < CALLERS; i++) {
+    await timed(`${server.url}/tools`, keyOf(i));
+    await timed(q(i), keyOf(i));
+  }
+  await settle();
+  const callers = await collected(server);
+  rows.push({
+    tools: listed,
+    servers,
+    readyMs: server.readyMs,
+    startCpu,
+    idleMb: idle.rss / MB,
+    searchP50: median(search),
+    listP50: median(list),
+    walkP50: median(walks),
+    pages: walk.pages,
+    warmMb: warm.rss / MB,
+    callersMb: (callers.rss - warm.rss) / MB,
+    heapMb: (callers.heapUsed - warm.heapUsed) / MB,
+  });
+  await server.stop();
+  await rm(dir, { recursive: true, force: true });
+}
+fixture.kill();
+
+const f = (x, d = 1) => x.toFixed(d);
+console.log(
+  "| tools (servers) | spawn → ready ms (CPU ms: gateway, upstreams) | idle RSS MB | `?q=` p50 ms | `GET /tools` p50 ms | `tools/list` walk p50 ms (pages) | RSS after the timed runs MB | 1,000 callers: RSS above that MB (heap) |",
+);
+console.log("|---|---:|---:|---:|---:|---:|---:|---:|");
+for (const r of rows)
+  console.log(
+    `| ${r.tools} (${r.servers}) | ${f(r.readyMs, 0)} (${f(r.startCpu.server, 0)}, ${f(r.startCpu.fixture, 0)}) | ${f(r.idleMb)} | ${f(r.searchP50, 2)} | ${f(r.listP50, 2)} | ${f(r.walkP50, 1)} (${r.pages}) | ${f(r.warmMb)} | ${f(r.callersMb)} (${f(r.heapMb)}) |`,
+  );
+console.log(
+  `\nNode ${process.version}, ${new Date().toISOString()}, load average ${loadavg()
+    .map((x) => x.toFixed(2))
+    .join(" ")}; c=1, ${N} requests per route after 20 of each, 10 tools/list walks.`,
+);
