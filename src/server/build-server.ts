@@ -31,8 +31,8 @@ import { lazyCatalog, type McpConnector } from "./mcp/lazy-catalog.js";
 import { mcpEndpoint } from "./mcp/transport/http-endpoint.js";
 import { discoveryOf } from "./mcp/discovery.js";
 import { McpEvents, type EventsRedis } from "./mcp/events.js";
-import type { Redis } from "ioredis";
-import type { connectRedis } from "./redis/connect-redis.js";
+import type { connectRedis, RedisClient } from "./redis/connect-redis.js";
+import type { RedisConfig } from "../config/schema/index.js";
 import { metricsRoute } from "./observability/metrics-route.js";
 import { metaRoutes } from "./service/meta-routes.js";
 import { openapiRoute } from "./openapi/openapi-route.js";
@@ -132,12 +132,17 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   await registerSwagger(app);
   // Shared state of several replicas: rate-limit counters and executions.
   // ioredis (and BullMQ, in registerExecutions) load only with `redis:`: ~100 ms and ~20 MB otherwise.
-  const redisUrl = loaded.config.redis?.url;
-  const redisModule = redisUrl ? await import("./redis/connect-redis.js") : undefined;
-  const redis = redisUrl ? redisModule?.connectRedis(redisUrl, logger) : undefined;
+  const redisConfig = loaded.config.redis;
+  const redisModule = redisConfig ? await import("./redis/connect-redis.js") : undefined;
+  const redis = redisConfig ? redisModule?.connectRedis(redisConfig, logger) : undefined;
   await registerLimits(app, state, redis);
   await app.register(pinRoutes, { guard: pins });
-  await app.register(metaRoutes, { state, scrub, pins: () => (state.loaded.config.pinning.mode === "off" ? undefined : pins.status()) });
+  await app.register(metaRoutes, {
+    state,
+    scrub,
+    redis: redis && (() => redisModule?.redisHealth(redis)),
+    pins: () => (state.loaded.config.pinning.mode === "off" ? undefined : pins.status()),
+  });
   await app.register(skillsRoutes, { state });
   await app.register(metricsRoute, { metrics, scrub });
   await registerProtectedResource(app, state, server.mcp.path);
@@ -164,7 +169,7 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   await app.register(openapiRoute, { documents });
   await registerPortal(app, documents);
   // Catalog changes reach subscriptions/listen streams on every replica when Redis is shared.
-  const events = mcpEvents(logger, redis, redisUrl ? redisModule?.connectRedis : undefined, redisUrl);
+  const events = mcpEvents(logger, redis, redisModule?.connectRedis, redisConfig);
   const mcp = lazyCatalog(
     state,
     views,
@@ -209,13 +214,13 @@ function serviceLogger(opts: BuildServerOptions, level: string, scrubber: Secret
 /** The change events subscriptions/listen hears: over Redis, on every replica, when Redis is shared. */
 function mcpEvents(
   logger: FastifyBaseLogger,
-  redis: Redis | undefined,
+  redis: RedisClient | undefined,
   connect: typeof connectRedis | undefined,
-  redisUrl: string | undefined,
+  redisConfig: RedisConfig | undefined,
 ): McpEvents {
   return new McpEvents(
-    redis && connect && redisUrl
-      ? mcpEventsRedis(redis, () => connect(redisUrl, logger, { blocking: true, name: "mcp-events" }))
+    redis && connect && redisConfig
+      ? mcpEventsRedis(redis, () => connect(redisConfig, logger, { blocking: true, name: "mcp-events" }))
       : undefined,
     (err) => logger.debug({ err: err.message }, "mcp events"),
   );
@@ -315,7 +320,7 @@ interface Closers {
   mcp: McpConnector;
   reloader: ConfigReloader | undefined;
   ready: Promise<void>;
-  redis: Redis | undefined;
+  redis: RedisClient | undefined;
   telemetry: Awaited<ReturnType<typeof startTelemetry>>;
   executions: { close: () => Promise<void> };
 }
@@ -365,7 +370,7 @@ function installShutdown(app: App, state: ServiceState, closers: Closers, shutdo
 }
 
 // Publishing goes over the shared command connection; listening needs a connection of its own.
-function mcpEventsRedis(redis: Redis, subscriber: () => Redis): EventsRedis {
+function mcpEventsRedis(redis: RedisClient, subscriber: () => RedisClient): EventsRedis {
   return { publish: (channel, message) => redis.publish(channel, message), subscriber };
 }
 

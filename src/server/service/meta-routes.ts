@@ -2,7 +2,7 @@ import type { Static } from "@sinclair/typebox";
 import { Type } from "../http/typebox-lite.js";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { PinStatus } from "../http/pin-schemas.js";
-import { Health, ProblemResponse as problem, Status } from "../http/schemas.js";
+import { Health, ProblemResponse as problem, Status, type RedisHealth } from "../http/schemas.js";
 import type { ServiceState } from "./service-state.js";
 import { scrubDeep } from "../observability/scrub-deep.js";
 
@@ -10,6 +10,8 @@ import { scrubDeep } from "../observability/scrub-deep.js";
 interface MetaRoutesOptions {
   state: ServiceState;
   scrub: (s: string) => string;
+  /** How this replica sees the shared Redis, with `redis:` (`/readyz` says it). */
+  redis?: () => Static<typeof RedisHealth> | undefined;
   /** The pinning part of `/status`, when pinning is on. */
   pins?: () => Static<typeof PinStatus> | undefined;
 }
@@ -19,7 +21,7 @@ interface MetaRoutesOptions {
 const plainJson = () => (data: unknown) => JSON.stringify(data);
 
 /** `/healthz`, `/readyz` (probes) and `/status` (operators). */
-export const metaRoutes: FastifyPluginAsyncTypebox<MetaRoutesOptions> = async (app, { state, scrub, pins }) => {
+export const metaRoutes: FastifyPluginAsyncTypebox<MetaRoutesOptions> = async (app, { state, scrub, pins, redis }) => {
   app.get(
     "/healthz",
     {
@@ -44,6 +46,8 @@ export const metaRoutes: FastifyPluginAsyncTypebox<MetaRoutesOptions> = async (a
       schema: {
         operationId: "ready",
         summary: "Readiness: 200 once sources are loaded, 503 while loading or draining",
+        description:
+          "With `redis:`, also how this replica sees Redis: `unreachable` during an outage or a failover, while synchronous calls still work and execution routes answer 503 STORE_UNAVAILABLE. Readiness stays about this replica's sources: every replica sees the same Redis, so taking them all out would stop synchronous calls too.",
         tags: ["service"],
         security: [],
         response: { 200: Type.Ref(Health), 503: problem },
@@ -51,7 +55,8 @@ export const metaRoutes: FastifyPluginAsyncTypebox<MetaRoutesOptions> = async (a
     },
     async () => {
       state.toolkit();
-      return { status: "ready" };
+      const shared = redis?.();
+      return shared ? { status: "ready", redis: shared } : { status: "ready" };
     },
   );
 

@@ -126,10 +126,10 @@ describe("executions on Redis, two servers", () => {
     const admin = new Redis(url);
     try {
       const gone = Array.from({ length: 5 }, (_, i) => `${"f".repeat(31)}${i}`);
-      await admin.sadd("toolnexus:active:anonymous", ...gone);
+      await admin.sadd("{toolnexus}:active:anonymous", ...gone);
       const e = await acceptedExecution(await submit(a.url, "echo", { arguments: { text: "room" } }));
       await pollUntil(b.url, e.id, ["succeeded"]);
-      expect(await admin.smembers("toolnexus:active:anonymous")).toEqual([]);
+      expect(await admin.smembers("{toolnexus}:active:anonymous")).toEqual([]);
     } finally {
       admin.disconnect();
     }
