@@ -2,8 +2,12 @@
 // (every call after the first) against `passthrough`, both behind a JWT caller: two gateways, each
 // measured in alternation in one run (P, X, P, X, …), medians with [min–max] and each round's ratio.
 // A local JWKS, an RFC 8693 token endpoint (counts its requests: 1 expected) and the upstream are
-// served from this process. Usage: node bench/upstream-auth.mjs [concurrency]
-// Env: BENCH_ROUNDS (5), BENCH_SECONDS (3). Target: exchange ÷ passthrough ≤ 1.1.
+// served from this process. A third gateway sends the caller's own stored credential
+// (`user-secret`, set once with PUT /me/credentials; the same vault read as a stored user-oauth
+// token), in memory or, with BENCH_REDIS_URL, in Redis.
+// Usage: node bench/upstream-auth.mjs [concurrency]
+// Env: BENCH_ROUNDS (5), BENCH_SECONDS (3), BENCH_REDIS_URL. Targets: exchange ÷ passthrough ≤ 1.1,
+// user-secret ÷ exchange ≤ 1.1.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { readFileSync } from "node:fs";
@@ -30,8 +34,9 @@ const tokenEndpoint = await serveLocal((_q, res) =>
 );
 const upstream = await serveLocal((_q, res) => res.writeHead(200, { "content-type": "text/plain" }).end("ok"));
 
-const config = (upstreamAuth) => ({
-  server: { logLevel: "info" },
+const config = (upstreamAuth, extra = {}) => ({
+  server: { logLevel: "info", stateSecret: "bench-state-secret-0123456789abcdef" },
+  ...extra,
   auth: {
     apiKeys: [],
     jwt: { issuer: "bench-idp", audience: "toolnexus", jwksUri: jwks.jwksUri },
@@ -50,10 +55,21 @@ const dir = await mkdtemp(path.join(tmpdir(), "tn-upstream-auth-"));
 const variants = [
   { label: "passthrough", config: config({ mode: "passthrough" }) },
   { label: "exchange", config: config(exchange) },
+  {
+    label: "user-secret",
+    config: config({ mode: "user-secret" }, process.env.BENCH_REDIS_URL ? { redis: { url: process.env.BENCH_REDIS_URL } } : {}),
+  },
 ];
 const rows = {};
 try {
   for (const v of variants) v.server = await startToolnexus(dir, v.config, v.label);
+  const userSecret = variants[2].server;
+  const put = await fetch(`${userSecret.url}/me/credentials/up`, {
+    method: "PUT",
+    headers: { authorization: `Bearer ${caller}`, "content-type": "application/json" },
+    body: JSON.stringify({ secret: issued }),
+  });
+  if (put.status !== 204) throw new Error(`PUT /me/credentials/up: ${put.status}`);
   for (let r = 0; r < ROUNDS; r++) {
     for (const v of variants) {
       const call = poster(v.server, "/tools/up/execute", {}, "ok", { authorization: `Bearer ${caller}` });
@@ -81,4 +97,6 @@ for (const [label, runs] of Object.entries(rows)) {
 }
 const ratios = rows.exchange.map((x, i) => x.cpuUs / rows.passthrough[i].cpuUs);
 console.log(`exchange ÷ passthrough CPU/call: ${median(ratios).toFixed(3)} [${ratios.map((q) => q.toFixed(3)).join(" ")}] (target ≤ 1.1)`);
+const own = rows["user-secret"].map((x, i) => x.cpuUs / rows.exchange[i].cpuUs);
+console.log(`user-secret ÷ exchange CPU/call: ${median(own).toFixed(3)} [${own.map((q) => q.toFixed(3)).join(" ")}] (target ≤ 1.1)`);
 console.log(`token endpoint requests: ${tokenEndpoint.server.hits} (the first call's exchange; then cache hits)`);

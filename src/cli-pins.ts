@@ -5,7 +5,7 @@ import type { Logger } from "./core/types.js";
 import { FilePinStore } from "./governance/pin-file-store.js";
 import { pinOf, reviewCatalog } from "./governance/pin-review.js";
 import type { PinStore } from "./governance/pin-store.js";
-import { definitionOf } from "./governance/tool-definition.js";
+import { definitionByKey, surfaceDefinitions } from "./governance/surface-definitions.js";
 
 /** What `toolnexus pins` needs of the CLI: the config's toolkit, a logger and its output. */
 export interface PinsCli {
@@ -40,9 +40,13 @@ export async function pinsCommand(
         if (!tool) return cli.print("error: toolnexus pins approve <tool>", 2);
         const tk = await cli.toolkit();
         try {
-          const found = tk.get(tool);
-          if (!found) return cli.print(`error: no tool named "${tool}" in the catalog of this config`, 2);
-          const pin = pinOf(definitionOf(found), new Date(), `cli:${os.userInfo().username}`);
+          const found = definitionByKey(tk, tool);
+          if (!found)
+            return cli.print(
+              `error: no tool (or prompt:<name>, resourceTemplate:<uriTemplate>) "${tool}" in the catalog of this config`,
+              2,
+            );
+          const pin = pinOf(found, new Date(), `cli:${os.userInfo().username}`);
           await store.save(tool, pin);
           return cli.print(`approved ${tool} ${pin.digest}`);
         } finally {
@@ -65,11 +69,13 @@ async function list(loaded: LoadedConfig, store: PinStore, json: boolean, cli: P
   const pins = await store.load();
   const tk = await cli.toolkit();
   try {
-    const { pending } = reviewCatalog(tk.tools(), pins, {
+    const more = surfaceDefinitions(tk.surface());
+    const policy = {
       mode: loaded.config.pinning.mode === "off" ? "warn" : loaded.config.pinning.mode,
       newTools: loaded.config.pinning.newTools,
-    });
-    const served = new Set(tk.tools().map((t) => t.name));
+    } as const;
+    const { pending } = reviewCatalog(tk.tools(), pins, policy, new Date(), more);
+    const served = new Set([...tk.tools().map((t) => t.name), ...more.map((m) => m.key)]);
     const rows = [...new Set([...pins.keys(), ...served])].sort().map((name) => {
       const p = pending.get(name);
       const state = p ? p.kind : !served.has(name) ? "absent" : "pinned";

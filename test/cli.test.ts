@@ -32,7 +32,7 @@ describe("toolnexus CLI", () => {
     const table = await toolnexus("tools", "--config", example);
     expect(table.stdout).toMatch(/^echo\s+native\s+Return the text it is given\.$/m);
     const json = JSON.parse((await toolnexus("tools", "--config", example, "--json")).stdout) as { tools: { name: string }[] };
-    expect(json.tools.map((t) => t.name)).toEqual(["echo", "sleep", "divide", "approve", "steps", "confirm_delete"]);
+    expect(json.tools.map((t) => t.name)).toEqual(["echo", "sleep", "divide", "approve", "steps", "confirm_delete", "report"]);
   });
 
   it("call exits 0 on success, 1 on an isError result, 2 on failure", async () => {
@@ -97,7 +97,10 @@ describe("toolnexus CLI", () => {
     const all = await toolnexus("openapi", "--config", example);
     expect(all.code).toBe(0);
     expect(paths(all.stdout)).toEqual(
-      ["echo", "sleep", "divide", "approve", "steps", "confirm_delete"].flatMap((t) => [`/tools/${t}/execute`, `/tools/${t}/executions`]),
+      ["echo", "sleep", "divide", "approve", "steps", "confirm_delete", "report"].flatMap((t) => [
+        `/tools/${t}/execute`,
+        `/tools/${t}/executions`,
+      ]),
     );
 
     const dir = await tempDir({

@@ -43,6 +43,7 @@ export async function resolvePaths(config: ToolnexusConfig, baseDir: string): Pr
   }
   if (config.audit?.path) config.audit.path = abs(config.audit.path);
   if (config.pinning?.file) config.pinning.file = abs(config.pinning.file);
+  if (config.vault?.file) config.vault.file = abs(config.vault.file);
   for (const spec of config.openapi ?? []) {
     if (!isUrl(spec.spec)) spec.spec = abs(spec.spec);
   }

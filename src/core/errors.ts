@@ -13,6 +13,7 @@ export const ERRORS = {
   NOT_FOUND: { status: 404, title: "Not found" },
   TOOL_NOT_FOUND: { status: 404, title: "Tool not found" },
   EXECUTION_NOT_FOUND: { status: 404, title: "Execution not found" },
+  RESOURCE_NOT_FOUND: { status: 404, title: "Resource not found" },
   METHOD_NOT_ALLOWED: { status: 405, title: "Method not allowed" },
   REQUEST_TIMEOUT: { status: 408, title: "Request timeout" },
   IDEMPOTENCY_KEY_REUSED: { status: 409, title: "Idempotency key reused" },

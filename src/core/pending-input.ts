@@ -46,7 +46,7 @@ export function pendingAnswer(pendingId: string, pendingKind: string | undefined
 function elicitationOf(p: PendingRequest, caps: Record<string, unknown>): InputRequests | undefined {
   const elicitation = caps.elicitation as { form?: unknown; url?: unknown } | undefined;
   if (!elicitation) return undefined;
-  if (p.kind === "authorization" && p.url) {
+  if ((p.kind === "authorization" || p.kind === "login") && p.url) {
     if (elicitation.url === undefined) return undefined;
     return { [KEY]: { method: "elicitation/create", params: { mode: "url", message: p.prompt, url: p.url } } };
   }

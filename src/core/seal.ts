@@ -32,6 +32,12 @@ export const SEAL_PURPOSES = {
   relayReply: "mcp-input",
   /** A JWT caller's token kept for an execution (server/executions/engine/caller-token.ts). */
   callerToken: "caller-token",
+  /** A login link's state: the caller and the connection (server/credentials/oauth-routes.ts). */
+  loginLink: "login-link",
+  /** The `state` sent to an upstream's authorization server: caller, connection, PKCE verifier, nonce. */
+  oauthState: "oauth-state",
+  /** The browser's proof, in a cookie, that it signed in as the caller who started the login. */
+  oauthBrowser: "oauth-browser",
 } as const;
 
 const VERSION = 1;

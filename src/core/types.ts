@@ -53,6 +53,16 @@ export interface LogMessage {
   data: unknown;
 }
 
+/**
+ * What a call sends upstream for its caller: a bearer token as `Authorization: Bearer`, or, for
+ * a user secret, `header` as configured (`bearer` is then the secret itself, so it can be
+ * scrubbed from what comes back).
+ */
+export interface UpstreamCredential {
+  bearer: string;
+  header?: { name: string; value: string };
+}
+
 /** Per-call context. Every field is optional: a tool must work when ctx is absent. */
 export interface ToolContext {
   /** Aborts on client disconnect, timeout or shutdown. */
@@ -78,11 +88,11 @@ export interface ToolContext {
   callerKey?: string;
   /**
    * The credentials to send upstream for the caller: its own token (passthrough) or one issued
-   * for the upstream by a token exchange (`upstreamAuth`). Set only for JWT callers (an API key
-   * is a gateway credential and is never here) and only for tools with `forwardAuth: true`.
-   * Never log it.
+   * for the upstream by a token exchange (`upstreamAuth`), or the caller's own upstream credential
+   * from the vault (user-oauth, user-secret). An API key is a gateway credential and is never
+   * here; only tools with `forwardAuth: true` get it. Never log it.
    */
-  auth?: { bearer: string };
+  auth?: UpstreamCredential;
   onProgress?: (p: Progress) => void;
   /**
    * Asks the caller while the call is held (an upstream's elicitation, sampling or roots

@@ -1,4 +1,5 @@
 import picomatch from "picomatch";
+import { surfaceGlob, type SurfaceGlobs } from "../core/surface/access.js";
 
 /** A caller's grant, as much of it as a bundle view needs. */
 export interface BundleViewer {
@@ -8,6 +9,15 @@ export interface BundleViewer {
   bundles?: readonly string[];
   /** The bundle it is seen through (set by {@link bundleView}): named in its calls' audit lines. */
   bundle?: string;
+  /** The bundle's `resources` / `prompts` globs (set by {@link bundleView}): they narrow the surface it sees. */
+  bundleSurface?: SurfaceGlobs;
+}
+
+/** A bundle as configured, as much of it as a view needs. */
+interface BundleDef {
+  tools: string[];
+  resources?: string[];
+  prompts?: string[];
 }
 
 /** Why a bundle view is refused: a malformed name, no such bundle, or one the caller was not granted. */
@@ -22,7 +32,7 @@ const NAME = /^[A-Za-z0-9_-]{1,64}$/;
 export function bundleView<C extends BundleViewer>(
   caller: C,
   name: string,
-  bundles: Readonly<Record<string, { tools: string[] }>> | undefined,
+  bundles: Readonly<Record<string, BundleDef>> | undefined,
 ): C | BundleRefusal {
   if (!NAME.test(name))
     return { kind: "invalid", message: `"${name.slice(0, 80)}" is not a bundle name: letters, digits, _ and - only, at most 64` };
@@ -35,6 +45,10 @@ export function bundleView<C extends BundleViewer>(
     allows: (tool: string) => caller.allows(tool) && inBundle(tool),
     viewKey: `${caller.viewKey ?? caller.id}|bundle:${name}`,
     bundle: name,
+    bundleSurface: {
+      ...(bundle.resources ? { resources: surfaceGlob(bundle.resources) } : {}),
+      ...(bundle.prompts ? { prompts: surfaceGlob(bundle.prompts) } : {}),
+    },
   };
 }
 

@@ -1,5 +1,5 @@
 import { canonicalJson } from "./canonical-json.js";
-import type { ToolDefinition } from "./tool-definition.js";
+import type { Definition } from "./tool-definition.js";
 
 /** One difference between a pinned definition and the one served now. */
 export interface DefinitionChange {
@@ -10,7 +10,17 @@ export interface DefinitionChange {
   after?: unknown;
 }
 
-const FIELDS = ["name", "title", "description", "inputSchema", "outputSchema", "annotations"] as const;
+const FIELDS = [
+  "name",
+  "title",
+  "description",
+  "inputSchema",
+  "outputSchema",
+  "annotations",
+  "arguments",
+  "uriTemplate",
+  "mimeType",
+] as const;
 // A diff a person reads: past this many entries the rest is summed up in one.
 const MAX_CHANGES = 50;
 
@@ -19,9 +29,11 @@ const MAX_CHANGES = 50;
  * the JSON pointer of each changed value, so a reviewer sees "inputSchema/properties/cmd added"
  * rather than two digests.
  */
-export function diffDefinitions(before: ToolDefinition, after: ToolDefinition): DefinitionChange[] {
+export function diffDefinitions(before: Definition, after: Definition): DefinitionChange[] {
   const out: DefinitionChange[] = [];
-  for (const f of FIELDS) walk(f, before[f], after[f], out);
+  const b = before as unknown as Record<string, unknown>;
+  const a = after as unknown as Record<string, unknown>;
+  for (const f of FIELDS) walk(f, b[f], a[f], out);
   if (out.length > MAX_CHANGES) {
     const more = out.length - MAX_CHANGES;
     out.length = MAX_CHANGES;

@@ -1,5 +1,5 @@
 import { diffDefinitions, type DefinitionChange } from "./pin-diff.js";
-import { definitionDigest, definitionOf, type Pin, type ToolDefinition } from "./tool-definition.js";
+import { definitionDigest, definitionOf, type Definition, type Pin } from "./tool-definition.js";
 
 /** How definitions are enforced: `pinning.mode` and `pinning.newTools`. */
 export interface PinPolicy {
@@ -9,7 +9,10 @@ export interface PinPolicy {
 
 /** A tool whose definition is not the pinned one (or that was never pinned and new tools need approval). */
 export interface PendingChange {
+  /** The pin key: a tool's name, `prompt:<name>` or `resourceTemplate:<uriTemplate>`. */
   tool: string;
+  /** What is pinned, when not a tool. */
+  subject?: "prompt" | "resourceTemplate";
   kind: "changed" | "new";
   /** The pinned digest (changed tools). */
   pinned?: string;
@@ -29,30 +32,41 @@ export interface Review {
   pending: Map<string, PendingChange>;
 }
 
+/** One definition under review: its pin key and what it says now. */
+export interface Reviewed {
+  key: string;
+  def: Definition;
+  subject?: "prompt" | "resourceTemplate";
+}
+
 /**
- * Compares every tool of a catalog with its pin. A tool seen for the first time is recorded
- * (or, with `newTools: block`, held for approval); a tool whose digest differs is pending, and
- * withheld in `block` mode. A tool whose definition came back to its pin is simply not pending.
+ * Compares every tool of a catalog with its pin (and `more`: the prompts and resource templates
+ * of its MCP servers, under their pin keys). A definition seen for the first time is recorded
+ * (or, with `newTools: block`, held for approval); one whose digest differs is pending, and
+ * withheld in `block` mode. One that came back to its pin is simply not pending.
  */
 export function reviewCatalog(
   tools: readonly { name: string; description: string; inputSchema: Record<string, unknown> }[],
   pins: ReadonlyMap<string, Pin>,
   policy: PinPolicy,
   now = new Date(),
+  more: readonly Reviewed[] = [],
 ): Review {
   const review: Review = { record: [], pending: new Map() };
   if (policy.mode === "off") return review;
-  for (const tool of tools) {
-    const def = definitionOf(tool);
+  const all: Reviewed[] = [...tools.map((t) => ({ key: t.name, def: definitionOf(t) })), ...more];
+  for (const { key, def, subject } of all) {
     const digest = definitionDigest(def);
-    const pin = pins.get(tool.name);
+    const pin = pins.get(key);
+    const about = subject ? { subject } : {};
     if (!pin) {
       if (policy.newTools === "block")
-        review.pending.set(tool.name, { tool: tool.name, kind: "new", current: digest, changes: [], withheld: true });
-      else review.record.push({ tool: tool.name, pin: pinOf(def, now) });
+        review.pending.set(key, { tool: key, ...about, kind: "new", current: digest, changes: [], withheld: true });
+      else review.record.push({ tool: key, pin: pinOf(def, now) });
     } else if (pin.digest !== digest) {
-      review.pending.set(tool.name, {
-        tool: tool.name,
+      review.pending.set(key, {
+        tool: key,
+        ...about,
         kind: "changed",
         pinned: pin.digest,
         current: digest,
@@ -65,6 +79,6 @@ export function reviewCatalog(
 }
 
 /** A pin of `def` as of `now`. */
-export function pinOf(def: ToolDefinition, now = new Date(), approvedBy?: string): Pin {
+export function pinOf(def: Definition, now = new Date(), approvedBy?: string): Pin {
   return { digest: definitionDigest(def), definition: def, pinnedAt: now.toISOString(), ...(approvedBy ? { approvedBy } : {}) };
 }

@@ -49,6 +49,7 @@ export function isPin(v: unknown): v is Pin {
     typeof p.definition === "object" &&
     p.definition !== null &&
     typeof p.definition.name === "string" &&
-    typeof p.definition.description === "string"
+    // A prompt or resource template may have no description; a tool always has one.
+    ["string", "undefined"].includes(typeof p.definition.description)
   );
 }

@@ -10,10 +10,28 @@ export interface ToolDefinition {
   annotations?: Record<string, unknown>;
 }
 
+/** What a prompt says about itself (pinned under `prompt:<name>`). */
+export interface PromptDefinition {
+  name: string;
+  description?: string;
+  arguments?: unknown[];
+}
+
+/** What a resource template says about itself (pinned under `resourceTemplate:<uriTemplate>`). */
+export interface TemplateDefinition {
+  uriTemplate: string;
+  name: string;
+  description?: string;
+  mimeType?: string;
+}
+
+/** Any pinned definition: a tool's, a prompt's or a resource template's. */
+export type Definition = ToolDefinition | PromptDefinition | TemplateDefinition;
+
 /** A recorded definition: its digest, the definition itself (for a readable diff) and when it was pinned. */
 export interface Pin {
   digest: string;
-  definition: ToolDefinition;
+  definition: Definition;
   pinnedAt: string;
   /** Who approved it; absent when it was recorded at first sight. */
   approvedBy?: string;
@@ -33,6 +51,25 @@ export function definitionOf(tool: { name: string; description: string; inputSch
 }
 
 /** `sha256:<hex>` of the canonical JSON of a definition. */
-export function definitionDigest(def: ToolDefinition): string {
+export function definitionDigest(def: Definition): string {
   return `sha256:${canonicalDigest(def)}`;
+}
+
+/** The reviewed part of a listed prompt: name, description, arguments. */
+export function promptDefinitionOf(p: Record<string, unknown>): PromptDefinition {
+  return {
+    name: String(p.name),
+    ...(typeof p.description === "string" ? { description: p.description } : {}),
+    ...(Array.isArray(p.arguments) ? { arguments: p.arguments as unknown[] } : {}),
+  };
+}
+
+/** The reviewed part of a listed resource template: uriTemplate, name, description, mimeType. */
+export function templateDefinitionOf(t: Record<string, unknown>): TemplateDefinition {
+  return {
+    uriTemplate: String(t.uriTemplate),
+    name: String(t.name ?? ""),
+    ...(typeof t.description === "string" ? { description: t.description } : {}),
+    ...(typeof t.mimeType === "string" ? { mimeType: t.mimeType } : {}),
+  };
 }

@@ -20,6 +20,7 @@ import { pinRoutes } from "./governance/pin-routes.js";
 import { startPinning } from "./governance/pinning.js";
 import { registerExecutions } from "./executions/register.js";
 import { registerConsole } from "./console/register.js";
+import { registerCredentials } from "./credentials/register.js";
 import { ConsoleSessions } from "./console/session.js";
 import { ConfigReloader } from "./service/config-reloader.js";
 import { redactingLogger, SecretScrubber } from "./observability/logger.js";
@@ -46,6 +47,8 @@ import { registerSwagger } from "./openapi/swagger.js";
 import { ToolDocuments } from "./openapi/tool-documents.js";
 import { startTelemetry } from "./observability/telemetry.js";
 import { traceRequests } from "./observability/trace-requests.js";
+import type { Services } from "./services.js";
+import { resourceEventsRoute, type ResourceEventsDeps } from "./mcp/surface/events-route.js";
 
 /** Options of {@link buildServer}. */
 export interface BuildServerOptions {
@@ -111,12 +114,80 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   if (audit) app.addHook("onClose", async () => audit.close());
   // Before anything else connects: a pin store unusable in block mode stops the start here.
   const pins = await startPinning(app, state, metrics, logger);
+  const policies = installHttpBasics(app, state, telemetry, scrub, sessions.credential);
+
+  await registerSwagger(app);
+  // Shared state of several replicas: rate-limit counters and executions.
+  // ioredis (and BullMQ, in registerExecutions) load only with `redis:`: ~100 ms and ~20 MB otherwise.
+  const redisConfig = loaded.config.redis;
+  const redisModule = redisConfig ? await import("./redis/connect-redis.js") : undefined;
+  const redis = redisConfig ? redisModule?.connectRedis(redisConfig, logger) : undefined;
+  // One view of the catalog per caller for GET /tools, the per-tool documents and /mcp.
+  const views = new CatalogViews(state);
+  const shared: Omit<Services, "executions"> = {
+    ...{ state, scrub, log: logger, metrics, sessions, pins, policies, views, redis },
+    ...(audit ? { audit } : {}),
+    ...(redis && redisModule ? { redisHealth: () => redisModule.redisHealth(redis) } : {}),
+    // A tool's output may echo a secret it was configured with (a URL, a header): never return it.
+    pipeline: new CallPipeline(state, metrics, (r) => scrubber.scrubResult(r), audit),
+    documents: new ToolDocuments(app, state, views, policies, scrub),
+    heartbeatMs: () => state.loaded.config.server.heartbeatMs,
+  };
+  await registerLimits(app, shared);
+  await app.register(pinRoutes, shared);
+  await app.register(metaRoutes, shared);
+  await app.register(skillsRoutes, shared);
+  await app.register(metricsRoute, shared);
+  await registerProtectedResource(app, shared);
+  await app.register(toolRoutes, shared);
+  const services: Services = { ...shared, executions: await registerExecutions(app, shared) };
+  const { pipeline, executions } = services;
+  await registerCredentials(app, services); // each caller's upstream credentials
+  await registerConsole(app, services);
+  await app.register(executeRoute, services);
+  await app.register(openapiRoute, services);
+  await registerPortal(app, services);
+  const mcp = mcpCatalog(services, redisModule?.connectRedis, redisConfig);
+  if (server.mcp.enabled)
+    await app.register(mcpEndpoint, {
+      catalog: mcp,
+      path: server.mcp.path,
+      scrub,
+      discovery: () => discoveryOf(state.loaded.config.server.mcp),
+    });
+  await registerBundles(app, { ...services, mcp });
+  await app.register(resourceEventsRoute, resourceEvents(mcp, services));
+
+  // Ready once the sources are loaded and Redis, when shared, was reached or found unreachable.
+  const redisTried = Promise.all([redis && redisModule?.firstAttempt(redis), executions.connected]);
+  const ready = loadSources(opts, loaded, state, scrubber, logger, redisTried);
+
+  const reloader = configReloader(opts, loaded, state, logger, scrubber);
+  if (reloader && opts.watch) void ready.then(() => reloader.start());
+
+  const shutdown = installShutdown(app, state, { mcp, reloader, ready, redis, telemetry, executions }, server.shutdownGraceMs);
+  const reload = async () => (reloader ? reloader.reload() : false);
+  return Object.assign(app, {
+    toolnexus: { state, loaded, ready, shutdown, reload, pipeline, policies, mcp },
+  }) as unknown as ToolnexusServer;
+}
+
+/**
+ * What every route relies on, before any is registered: declared policies, shared schemas,
+ * the error mapping, the body parser, the protocol guards and the request hooks.
+ */
+function installHttpBasics(
+  app: App,
+  state: ServiceState,
+  telemetry: Awaited<ReturnType<typeof startTelemetry>>,
+  scrub: (text: string) => string,
+  sessions: SessionCredential,
+): DeclaredPolicies {
   // The address really bound (the CLI's --host wins over server.host); the config's before listen (inject).
   const hostGuard = new HostGuard(() => {
     const address = app.server.address();
-    return typeof address === "object" && address ? address.address : server.host;
+    return typeof address === "object" && address ? address.address : state.loaded.config.server.host;
   });
-
   // Each route declares its policy in its config (http/route-policy.ts); the hooks read it.
   const policies = new DeclaredPolicies(app);
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
@@ -127,81 +198,8 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   // First of the hooks: a request refused by auth or the Host guard gets its server span too.
   if (telemetry) traceRequests(app, telemetry);
   // Callback-style hooks: these run on every request, and an async hook costs a promise each.
-  installRequestHooks(app, state, hostGuard, scrub, sessions.credential);
-
-  await registerSwagger(app);
-  // Shared state of several replicas: rate-limit counters and executions.
-  // ioredis (and BullMQ, in registerExecutions) load only with `redis:`: ~100 ms and ~20 MB otherwise.
-  const redisConfig = loaded.config.redis;
-  const redisModule = redisConfig ? await import("./redis/connect-redis.js") : undefined;
-  const redis = redisConfig ? redisModule?.connectRedis(redisConfig, logger) : undefined;
-  await registerLimits(app, state, redis);
-  await app.register(pinRoutes, { guard: pins });
-  await app.register(metaRoutes, {
-    state,
-    scrub,
-    redis: redis && (() => redisModule?.redisHealth(redis)),
-    pins: () => (state.loaded.config.pinning.mode === "off" ? undefined : pins.status()),
-  });
-  await app.register(skillsRoutes, { state });
-  await app.register(metricsRoute, { metrics, scrub });
-  await registerProtectedResource(app, state, server.mcp.path);
-  // One per-caller view of the catalog for GET /tools, the per-tool documents and /mcp.
-  const views = new CatalogViews(state);
-  await app.register(toolRoutes, { state, views, scrub });
-  // A tool's output may echo a secret it was configured with (a URL, a header): never return it.
-  const pipeline = new CallPipeline(state, metrics, (r) => scrubber.scrubResult(r), audit);
-  const executions = await registerExecutions(app, state, pipeline, scrub, redis);
-  await registerConsole(app, sessions, {
-    state,
-    store: executions.store,
-    metrics,
-    ...(audit ? { audit } : {}),
-    scrub,
-    heartbeatMs: () => state.loaded.config.server.heartbeatMs,
-  });
-  await app.register(executeRoute, {
-    pipeline,
-    stream: { heartbeatMs: () => state.loaded.config.server.heartbeatMs, scrub },
-    promotion: executions.promotion,
-  });
-  const documents = new ToolDocuments(app, state, views, policies, scrub);
-  await app.register(openapiRoute, { documents });
-  await registerPortal(app, documents);
-  // Catalog changes reach subscriptions/listen streams on every replica when Redis is shared.
-  const events = mcpEvents(logger, redis, redisModule?.connectRedis, redisConfig);
-  const mcp = lazyCatalog(
-    state,
-    views,
-    pipeline,
-    scrub,
-    events,
-    (err) => logger.debug({ err: err.message }, "mcp protocol error"),
-    executions.store,
-    executions.promotion,
-  );
-  if (server.mcp.enabled)
-    await app.register(mcpEndpoint, {
-      catalog: mcp,
-      path: server.mcp.path,
-      scrub,
-      discovery: () => discoveryOf(state.loaded.config.server.mcp),
-    });
-  await registerBundles(app, state, { mcp, scrub, log: logger, mcpEnabled: server.mcp.enabled });
-
-  // Ready once the sources are loaded and Redis, when shared, was reached or found unreachable.
-  const redisTried = Promise.all([redis && redisModule?.firstAttempt(redis), executions.connected]);
-  const ready = loadSources(opts, loaded, state, scrubber, logger, redisTried);
-
-  const reloader = configReloader(opts, loaded, state, logger, scrubber);
-  if (reloader && opts.watch) void ready.then(() => reloader.start());
-
-  const shutdown = installShutdown(app, state, { mcp, reloader, ready, redis, telemetry, executions }, server.shutdownGraceMs);
-
-  const reload = async () => (reloader ? reloader.reload() : false);
-  return Object.assign(app, {
-    toolnexus: { state, loaded, ready, shutdown, reload, pipeline, policies, mcp },
-  }) as unknown as ToolnexusServer;
+  installRequestHooks(app, state, hostGuard, scrub, sessions);
+  return policies;
 }
 
 /** The service's logger: silent, the one given, or pino with secrets redacted and scrubbed. */
@@ -209,6 +207,15 @@ function serviceLogger(opts: BuildServerOptions, level: string, scrubber: Secret
   if (opts.logger === false) return pino({ level: "silent" });
   if (isLogger(opts.logger)) return opts.logger;
   return redactingLogger(scrubber, { level, ...opts.logger }, opts.logDestination);
+}
+
+/** The catalog as an MCP server (`/mcp`, bundles, stdio), over the services the routes share. */
+function mcpCatalog(services: Services, connect: typeof connectRedis | undefined, redisConfig: RedisConfig | undefined): McpConnector {
+  const { state, views, pipeline, scrub, log, redis, executions } = services;
+  // Catalog changes reach subscriptions/listen streams on every replica when Redis is shared.
+  const events = mcpEvents(log, redis, connect, redisConfig);
+  const onError = (err: Error) => log.debug({ err: err.message }, "mcp protocol error");
+  return lazyCatalog(state, views, pipeline, scrub, events, onError, executions.store, executions.promotion);
 }
 
 /** The change events subscriptions/listen hears: over Redis, on every replica, when Redis is shared. */
@@ -224,6 +231,16 @@ function mcpEvents(
       : undefined,
     (err) => logger.debug({ err: err.message }, "mcp events"),
   );
+}
+
+/** What `GET /resources/events` needs: the catalog's surface (loaded on its first request), the change events, the subscriptions. */
+function resourceEvents(mcp: McpConnector, { heartbeatMs }: Services): ResourceEventsDeps {
+  return {
+    methods: async () => (await mcp.catalog()).surface,
+    events: mcp.events,
+    subscriptions: mcp.subscriptions,
+    heartbeatMs,
+  };
 }
 
 /** Reloads the config file on request (and on change with `watch`); none without a file. */

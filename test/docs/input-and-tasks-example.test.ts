@@ -11,7 +11,7 @@ import { startServeProcess, type ServeProcess } from "../helpers/serve-process.j
  */
 const root = path.resolve(import.meta.dirname, "../..");
 const page = readFileSync(path.join(root, "docs/input-and-tasks.md"), "utf8");
-const block = /```bash\n(# A tool that asks for approval[\s\S]*?)```/.exec(page)?.[1] ?? "";
+const block = /```bash[^\n]*\n(# A tool that asks for approval[\s\S]*?)```/.exec(page)?.[1] ?? "";
 
 let server: ServeProcess;
 beforeAll(async () => {

@@ -64,7 +64,10 @@ describe("inputResponses are checked against what was asked, on every transport"
 
   beforeAll(async () => {
     ref = await startReferenceServer();
-    srv = await startServer({ config: { mcpServers: { everything: { url: ref.url, prefix: false as const } } }, tools: [colour] });
+    srv = await startServer({
+      config: { mcpServers: { everything: { url: ref.url, prefix: false as const, protocolVersion: "2026-07-28" } } },
+      tools: [colour],
+    });
   }, 120_000);
   afterAll(async () => {
     await srv?.close();

@@ -4,42 +4,10 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../helpers/server.js";
+import { errorOf, namesOf, result, rpc, type Json } from "../helpers/surface-rpc.js";
 import { eventually } from "../helpers/wait.js";
 
 const SURFACE = fileURLToPath(new URL("../fixtures/mcp/surface-server.mjs", import.meta.url));
-type Json = Record<string, unknown>;
-
-/** One JSON-RPC request to an MCP endpoint, 2025 era (stateless, no initialize needed) or 2026 (envelope and headers). */
-async function rpc(url: string, method: string, params: Json, era: "2025" | "2026", key?: string): Promise<Json> {
-  const modern = era === "2026";
-  const name = params.name ?? params.uri;
-  const _meta = modern
-    ? {
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientInfo": { name: "surface-test", version: "1.0.0" },
-        "io.modelcontextprotocol/clientCapabilities": {},
-      }
-    : undefined;
-  const res = await fetch(url, {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      ...(key ? { "x-api-key": key } : {}),
-      ...(modern
-        ? { "mcp-protocol-version": "2026-07-28", "mcp-method": method, ...(typeof name === "string" ? { "mcp-name": name } : {}) }
-        : { "mcp-protocol-version": "2025-11-25" }),
-    },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: { ...params, ...(_meta ? { _meta } : {}) } }),
-  });
-  const text = await res.text();
-  const body = text.startsWith("{") ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? "null");
-  return JSON.parse(body) as Json;
-}
-
-const result = (r: Json) => r.result as Json;
-const errorOf = (r: Json) => r.error as { code: number; message: string; data?: Json };
-
 describe("resources, templates, prompts and completions of MCP servers through the gateway", () => {
   let srv: TestServer;
   let auditFile: string;
@@ -58,9 +26,14 @@ describe("resources, templates, prompts and completions of MCP servers through t
           apiKeys: [
             { id: "both", key: "k-both-123456789", tools: ["*"] },
             { id: "alpha-only", key: "k-alpha-123456789", tools: ["alpha_*"] },
+            // Globs grant what they name instead of its tools' servers: beta's, though it may use only alpha's tools.
+            { id: "globbed", key: "k-glob-123456789", tools: ["alpha_*"], resources: ["beta+file:///shared*"], prompts: ["beta_*"] },
           ],
         },
-        bundles: { justbeta: { tools: ["beta_*"] } },
+        bundles: {
+          justbeta: { tools: ["beta_*"] },
+          alphaitems: { tools: ["*"], resources: ["alpha+file:///items/*"], prompts: ["none"] },
+        },
       },
     });
   }, 60_000);
@@ -144,6 +117,39 @@ describe("resources, templates, prompts and completions of MCP servers through t
     expect(errorOf(await rpc(mcp, "resources/read", { uri: "alpha+file:///shared.txt" }, "2025", "k-both-123456789")).code).toBe(-32602);
   });
 
+  for (const era of ["2025", "2026"] as const)
+    it(`shows a key with resources and prompts globs what they name, and nothing else (${era})`, async () => {
+      const mcp = `${srv.url}/mcp`;
+      const key = "k-glob-123456789";
+      expect(namesOf(await rpc(mcp, "resources/list", {}, era, key), "resources", "uri")).toEqual(["beta+file:///shared.txt"]);
+      expect(namesOf(await rpc(mcp, "resources/templates/list", {}, era, key), "resourceTemplates", "uriTemplate")).toEqual([]);
+      expect(namesOf(await rpc(mcp, "prompts/list", {}, era, key), "prompts", "name")).toEqual(["beta_greet"]);
+      const read = result(await rpc(mcp, "resources/read", { uri: "beta+file:///shared.txt" }, era, key));
+      expect((read.contents as Json[])[0]?.text).toBe("shared of beta");
+      // Its tools' server's own resources and prompts: as if they did not exist.
+      const hidden = errorOf(await rpc(mcp, "resources/read", { uri: "alpha+file:///shared.txt" }, era, key));
+      const missing = errorOf(await rpc(mcp, "resources/read", { uri: "alpha+file:///nothing.txt" }, era, key));
+      expect(hidden.code).toBe(-32602);
+      expect(hidden.message.replace("shared", "nothing")).toBe(missing.message);
+      expect(errorOf(await rpc(mcp, "prompts/get", { name: "alpha_greet", arguments: { name: "x" } }, era, key)).code).toBe(-32602);
+      const completion = { ref: { type: "ref/resource", uri: "beta+file:///items/{id}" }, argument: { name: "id", value: "" } };
+      expect(errorOf(await rpc(mcp, "completion/complete", completion, era, key)).code).toBe(-32602);
+    });
+
+  it("narrows resources and prompts by a bundle's own globs", async () => {
+    const mcp = `${srv.url}/bundles/alphaitems/mcp`;
+    const key = "k-both-123456789";
+    expect(namesOf(await rpc(mcp, "resources/list", {}, "2026", key), "resources", "uri")).toEqual([]);
+    expect(namesOf(await rpc(mcp, "resources/templates/list", {}, "2026", key), "resourceTemplates", "uriTemplate")).toEqual([
+      "alpha+file:///items/{id}",
+    ]);
+    expect(namesOf(await rpc(mcp, "prompts/list", {}, "2026", key), "prompts", "name")).toEqual([]);
+    const item = result(await rpc(mcp, "resources/read", { uri: "alpha+file:///items/4" }, "2026", key));
+    expect((item.contents as Json[])[0]?.text).toBe("item 4 of alpha");
+    expect(errorOf(await rpc(mcp, "resources/read", { uri: "alpha+file:///shared.txt" }, "2026", key)).code).toBe(-32602);
+    expect(errorOf(await rpc(mcp, "prompts/get", { name: "alpha_greet", arguments: { name: "x" } }, "2026", key)).code).toBe(-32602);
+  });
+
   it("refuses bad input with the specified errors", async () => {
     const mcp = `${srv.url}/mcp`;
     const key = "k-both-123456789";
@@ -152,6 +158,9 @@ describe("resources, templates, prompts and completions of MCP servers through t
       "alpha%2Bfile:///shared.txt",
       "alpha+file:///items/../shared.txt",
       "alpha+file:///items/%2e%2e/x",
+      // A template variable climbing out of file:///items/{id}.
+      "alpha+file:///items/%2E%2E%2Fshared.txt",
+      "alpha+file:///items/..%5Cshared.txt",
     ]) {
       const err = errorOf(await rpc(mcp, "resources/read", { uri }, "2026", key));
       expect(err.code, uri).toBe(-32602);

@@ -52,7 +52,7 @@ describe("sealed input state is bound to the caller's kind and id", () => {
       config: {
         server: { stateSecret: "a-sealed-state-principal-secret-0123456789" },
         auth: { apiKeys: [{ id: "alice", key: API_KEY }], jwt: jwtConfig(idp), policies: [{ id: "everyone", tools: ["*"] }] },
-        mcpServers: { everything: { url: ref.url, prefix: false as const } },
+        mcpServers: { everything: { url: ref.url, prefix: false as const, protocolVersion: "2026-07-28" } },
       },
     });
     key = `Bearer ${API_KEY}`;

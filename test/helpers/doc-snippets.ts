@@ -20,7 +20,8 @@ export interface Snippet {
 
 const FENCE = /^(\s*)```(\S*)(.*)$/;
 
-interface Block {
+/** One fenced block of a page: its language, the words after it, its text. */
+export interface Block {
   where: string;
   lang: string;
   words: string[];
@@ -28,7 +29,7 @@ interface Block {
 }
 
 /** Every fenced block of `markdown`, its fence's indentation stripped from each line. */
-function blocksOf(markdown: string, name: string): Block[] {
+export function blocksOf(markdown: string, name: string): Block[] {
   const lines = markdown.split("\n");
   const out: Block[] = [];
   for (let i = 0; i < lines.length; i++) {

@@ -16,9 +16,9 @@ export interface ServeProcess {
   stop(): Promise<void>;
 }
 
-/** Starts `node dist/bundle/cli.js serve --config <config>` (in `env`) and waits until /readyz is 200. */
-export async function startServeProcess(config: string, env: NodeJS.ProcessEnv = process.env): Promise<ServeProcess> {
-  const port = await freePort();
+/** Starts `node dist/bundle/cli.js serve --config <config>` (in `env`, on `port` or a free one) and waits until /readyz is 200. */
+export async function startServeProcess(config: string, env: NodeJS.ProcessEnv = process.env, port?: number): Promise<ServeProcess> {
+  port ??= await freePort();
   const child = spawn(process.execPath, [CLI, "serve", "--config", config, "--port", String(port), "--host", "127.0.0.1"], {
     stdio: ["ignore", "pipe", "pipe"],
     env,

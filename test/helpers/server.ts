@@ -12,8 +12,8 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-/** Starts buildServer on 127.0.0.1:0 and waits until its sources are loaded. */
-export async function startServer(opts: BuildServerOptions = {}): Promise<TestServer> {
+/** Starts buildServer on 127.0.0.1 (a random port unless `port` says) and waits until its sources are loaded. */
+export async function startServer(opts: BuildServerOptions = {}, port = 0): Promise<TestServer> {
   const lines: string[] = [];
   const sink = new Writable({
     write(chunk, _enc, cb) {
@@ -22,12 +22,12 @@ export async function startServer(opts: BuildServerOptions = {}): Promise<TestSe
     },
   });
   const app = await buildServer({ logger: { level: "debug" }, logDestination: sink, ...opts });
-  await app.listen({ host: "127.0.0.1", port: 0 });
+  await app.listen({ host: "127.0.0.1", port });
   await app.toolnexus.ready;
-  const { port } = app.server.address() as AddressInfo;
+  const bound = (app.server.address() as AddressInfo).port;
   return {
     app,
-    url: `http://127.0.0.1:${port}`,
+    url: `http://127.0.0.1:${bound}`,
     get logs() {
       return lines.map((l) => JSON.parse(l) as Record<string, unknown>);
     },

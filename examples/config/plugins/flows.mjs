@@ -1,4 +1,4 @@
-// Example tools for the documented flows that need a caller's input (docs/input-and-tasks.md).
+// Example tools for the documented flows of docs/input-and-tasks.md: a caller's input, tasks.
 
 /**
  * Asks its caller to approve before it "deletes" a file (nothing is deleted: it is an example).
@@ -17,4 +17,30 @@ const confirmDelete = {
   },
 };
 
-export default [confirmDelete];
+/**
+ * Long enough to become a task on /mcp (`taskSupport: "optional"`): a 2026-07-28 client that
+ * declared the tasks extension gets a task when the call outlasts `server.mcp.taskAfterMs`,
+ * and follows it with tasks/get (its progress the task's statusMessage) or stops it with
+ * tasks/cancel. Over REST it is a plain call (stream it for the progress).
+ */
+const report = {
+  name: "report",
+  description: "Build a report on `topic` in `steps` steps, one a second, reporting progress. Runs as a task on /mcp. Honours cancellation.",
+  inputSchema: {
+    type: "object",
+    properties: { topic: { type: "string" }, steps: { type: "integer", minimum: 1, maximum: 60, default: 3 } },
+    required: ["topic"],
+    additionalProperties: false,
+  },
+  taskSupport: "optional",
+  async run({ topic, steps = 3 }, ctx) {
+    for (let i = 1; i <= steps; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      ctx.signal?.throwIfAborted();
+      ctx.onProgress?.({ progress: i, total: steps, message: `${topic}: step ${i} of ${steps}` });
+    }
+    return `report on ${topic}: ${steps} steps done`;
+  },
+};
+
+export default [confirmDelete, report];

@@ -50,6 +50,18 @@ export const Policy = Type.Object(
     ),
     subjects: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { minItems: 1, description: "Exact `sub` values." })),
     tools: Type.Array(Type.String(), { description: "Glob patterns over tool names." }),
+    resources: Type.Optional(
+      Type.Array(Type.String({ minLength: 1 }), {
+        description:
+          "Glob patterns over the catalog's resource URIs and URI templates this policy shows (`*`: any characters). Default: the resources of the servers whose tools it grants.",
+      }),
+    ),
+    prompts: Type.Optional(
+      Type.Array(Type.String({ minLength: 1 }), {
+        description:
+          "Glob patterns over the catalog's prompt names this policy shows. Default: the prompts of the servers whose tools it grants.",
+      }),
+    ),
     requireScopes: Type.Optional(
       Type.Array(Type.String({ minLength: 1 }), {
         minItems: 1,

@@ -70,6 +70,17 @@ export const AlwaysList = Type.Array(Type.String({ minLength: 1 }), {
 const Bundle = Type.Object(
   {
     tools: Type.Array(Type.String({ minLength: 1 }), { minItems: 1, description: "Glob patterns over tool names." }),
+    resources: Type.Optional(
+      Type.Array(Type.String({ minLength: 1 }), {
+        description:
+          "Glob patterns over the resource URIs and URI templates the bundle shows (`*`: any characters). Default: those of the servers with a tool in the bundle.",
+      }),
+    ),
+    prompts: Type.Optional(
+      Type.Array(Type.String({ minLength: 1 }), {
+        description: "Glob patterns over the prompt names the bundle shows. Default: those of the servers with a tool in the bundle.",
+      }),
+    ),
     description: Type.Optional(Type.String()),
     discovery: Type.Optional(Discovery),
     alwaysList: Type.Optional(AlwaysList),

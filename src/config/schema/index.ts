@@ -4,6 +4,7 @@ import { AuditSection, BundlesSection, PinningSection } from "./governance.js";
 import { McpServers } from "./mcp.js";
 import { AuthSection, EgressSection, MetricsSection, ServerSection } from "./server.js";
 import { TelemetrySection } from "./telemetry.js";
+import { VaultSection } from "./vault.js";
 import { A2aAgent, BuiltinsSection, HttpTool, OpenApiSource } from "./sources.js";
 
 /** The config file. Unknown keys are errors, reported with their path. */
@@ -31,6 +32,7 @@ export const ConfigSchema = Type.Object(
     audit: Type.Optional(AuditSection),
     pinning: PinningSection,
     bundles: Type.Optional(BundlesSection),
+    vault: Type.Optional(VaultSection),
   },
   { additionalProperties: false },
 );
@@ -45,3 +47,4 @@ export * from "./mcp.js";
 export * from "./server.js";
 export * from "./sources.js";
 export * from "./telemetry.js";
+export * from "./vault.js";

@@ -154,6 +154,18 @@ const ApiKey = Type.Object(
     key: Type.Optional(Type.String({ minLength: 16 })),
     sha256: Type.Optional(Type.String({ pattern: "^[a-fA-F0-9]{64}$" })),
     tools: Type.Optional(Type.Array(Type.String(), { description: "Glob patterns over tool names this key may use." })),
+    resources: Type.Optional(
+      Type.Array(Type.String({ minLength: 1 }), {
+        description:
+          "Glob patterns over the catalog's resource URIs and URI templates this key sees (`*`: any characters). Default: the resources of the servers whose tools it may use.",
+      }),
+    ),
+    prompts: Type.Optional(
+      Type.Array(Type.String({ minLength: 1 }), {
+        description:
+          "Glob patterns over the catalog's prompt names this key sees. Default: the prompts of the servers whose tools it may use.",
+      }),
+    ),
     rateLimit: Type.Optional(RateLimit),
     operator: Type.Optional(Type.Boolean({ description: "May read /status and /metrics." })),
     bundles: Type.Optional(

@@ -54,15 +54,69 @@ const TokenExchange = Type.Object(
   { additionalProperties: false },
 );
 
+const SOURCE = Type.Optional(
+  Type.String({
+    pattern: "^[A-Za-z0-9_.-]{1,64}$",
+    description:
+      "The connection's name in /me/credentials; sources that name the same one share the caller's credential. Default: the MCP server's name, the http tool's name, the openapi prefix, the agent's key.",
+  }),
+);
+
+/** `upstreamAuth: { mode: user-secret }` — a static secret each caller sets once. */
+const UserSecret = Type.Object(
+  {
+    mode: Type.Literal("user-secret"),
+    source: SOURCE,
+    header: Type.Optional(
+      Type.String({ pattern: "^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$", description: "The header the secret goes in. Default Authorization." }),
+    ),
+    format: Type.Optional(
+      Type.String({
+        pattern: "\\{secret\\}",
+        maxLength: 256,
+        description: "The header's value, {secret} replaced by the caller's secret. Default `Bearer {secret}`.",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** `upstreamAuth: { mode: user-oauth }` — the gateway as an OAuth client of the upstream's authorization server, per caller. */
+const UserOAuth = Type.Object(
+  {
+    mode: Type.Literal("user-oauth"),
+    source: SOURCE,
+    clientId: Type.Optional(
+      Type.String({ minLength: 1, description: "A client registered for the gateway. Default: RFC 7591 dynamic registration." }),
+    ),
+    clientSecret: Type.Optional(
+      Type.String({ minLength: 1, description: "The client's secret, if confidential. Use ${file:…} or ${VAR}." }),
+    ),
+    scopes: Type.Optional(
+      Type.Array(Type.String({ minLength: 1 }), { description: "Scopes to ask for. Default: the upstream's scopes_supported." }),
+    ),
+    authorizationServer: Type.Optional(
+      Type.String({
+        pattern: HTTP_URL,
+        description: "The issuer, for an upstream that publishes no protected-resource metadata (RFC 9728).",
+      }),
+    ),
+    timeoutMs: Type.Optional(
+      Type.Integer({ minimum: 100, maximum: 60_000, description: "Bound of one request to the authorization server. Default 10000." }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
 /**
  * `upstreamAuth:` on a remote MCP server, an `http` tool, an `openapi` source or an agent: what
  * a JWT caller's call sends upstream. API keys never go upstream in either mode.
  */
 export const UpstreamAuthSection = Type.Union(
-  [TokenExchange, Type.Object({ mode: Type.Literal("passthrough") }, { additionalProperties: false })],
+  [TokenExchange, Type.Object({ mode: Type.Literal("passthrough") }, { additionalProperties: false }), UserSecret, UserOAuth],
   {
     description:
-      "exchange: an RFC 8693 token exchange per caller and upstream (cached until 30 s before expiry); passthrough: the caller's own token (what forwardAuth: true means; the MCP spec forbids it).",
+      "exchange: an RFC 8693 token exchange per caller and upstream (cached until 30 s before expiry); passthrough: the caller's own token (what forwardAuth: true means; the MCP spec forbids it); user-secret: a secret each caller sets once; user-oauth: each caller logs in at the upstream's own authorization server.",
   },
 );
 

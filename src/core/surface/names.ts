@@ -59,8 +59,10 @@ export function prefixOfUri(exposed: string): string | undefined {
 
 // The longest URI taken from a caller: longer is no resource anyone lists.
 const MAX_URI = 8192;
-// A dot segment, as is or percent-encoded ("%2e"), which a server resolving paths could climb out with.
-const DOT_SEGMENT = /(^|\/)(\.|%2e){1,2}(\/|$|[?#])/i;
+// A dot segment, as is or percent-encoded ("%2e"), between separators that may be encoded too
+// ("%2f", and the "\\" or "%5c" a Windows server splits on): what a server resolving paths, or a
+// template variable decoded into one, could climb out with.
+const DOT_SEGMENT = /(^|\/|\\|%2f|%5c)(\.|%2e){1,2}(\/|\\|%2f|%5c|$|[?#])/i;
 // Whitespace and control characters have no place in a URI.
 // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
 const FORBIDDEN = /[\s\u0000-\u001f\u007f]/;

@@ -49,6 +49,15 @@ export interface SurfaceProvider {
   getPrompt(name: string, args: Record<string, string> | undefined, ctx: SurfaceContext): Promise<SurfaceItem>;
   /** `completion/complete` with the server's own names in `ref`. */
   complete(params: SurfaceItem, ctx: SurfaceContext): Promise<SurfaceItem>;
+  /**
+   * Holds an upstream subscription to the server's own URI (kept across reconnects until
+   * {@link SurfaceProvider.unsubscribeResource}). Absent: the source cannot subscribe.
+   */
+  subscribeResource?(uri: string): Promise<void>;
+  /** Drops the upstream subscription to the server's own URI. */
+  unsubscribeResource?(uri: string): Promise<void>;
+  /** Calls `fn` with the server's own URI of each update it announces; returns the way to stop. */
+  onResourceUpdated?(fn: (uri: string) => void): () => void;
 }
 
 /** True for a source that also serves resources and prompts. */

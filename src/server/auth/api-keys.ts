@@ -2,6 +2,7 @@ import { hash, timingSafeEqual } from "node:crypto";
 import picomatch from "picomatch";
 import type { ApiKeyConfig } from "../../config/schema/index.js";
 import type { Caller } from "./caller.js";
+import { surfaceGrantsOf, type BundleGlobs } from "./surface-grants.js";
 
 /**
  * API-key authentication. Keys are held only as SHA-256 digests; a presented key is hashed
@@ -18,19 +19,25 @@ export class ApiKeyAuth {
   private readonly entries: { digest: Buffer; caller: Caller }[];
   private readonly verified = new Map<string, Caller>();
 
-  constructor(keys: readonly ApiKeyConfig[]) {
-    this.entries = keys.map((k) => ({
-      digest: k.sha256 ? Buffer.from(k.sha256, "hex") : sha256(k.key ?? ""),
-      // Built once per key: the same object serves every request of that key.
-      caller: {
-        id: k.id,
-        viewKey: `key:${k.id}`,
-        kind: "apiKey",
-        operator: k.operator === true,
-        ...(k.bundles?.length ? { bundles: k.bundles } : {}),
-        allows: k.tools?.length ? picomatch(k.tools) : () => true,
-      },
-    }));
+  /** `bundles`: the config's, whose `resources` / `prompts` globs a key granted them sees. */
+  constructor(keys: readonly ApiKeyConfig[], bundles?: BundleGlobs) {
+    this.entries = keys.map((k) => {
+      const allows = k.tools?.length ? picomatch(k.tools) : () => true;
+      const surfaceGrants = surfaceGrantsOf({ tools: allows, resources: k.resources, prompts: k.prompts }, k.bundles, bundles);
+      return {
+        digest: k.sha256 ? Buffer.from(k.sha256, "hex") : sha256(k.key ?? ""),
+        // Built once per key: the same object serves every request of that key.
+        caller: {
+          id: k.id,
+          viewKey: `key:${k.id}`,
+          kind: "apiKey" as const,
+          operator: k.operator === true,
+          ...(k.bundles?.length ? { bundles: k.bundles } : {}),
+          ...(surfaceGrants ? { surfaceGrants } : {}),
+          allows,
+        },
+      };
+    });
   }
 
   /** True when at least one key is configured. */

@@ -32,15 +32,16 @@ export class Authenticator {
     const verifier = auth?.jwt
       ? new (await import("./jwt.js")).JwtVerifier({ ...auth.jwt, audience: expectedAudience(config) }, logger)
       : undefined;
-    return new Authenticator(auth, verifier);
+    return new Authenticator(auth, config.bundles, verifier);
   }
 
   private constructor(
     auth: AuthConfig | undefined,
+    bundles: ToolnexusConfig["bundles"],
     private readonly jwt?: JwtVerifier,
   ) {
-    this.keys = new ApiKeyAuth(auth?.apiKeys ?? []);
-    this.policies = new Policies(auth?.policies ?? []);
+    this.keys = new ApiKeyAuth(auth?.apiKeys ?? [], bundles);
+    this.policies = new Policies(auth?.policies ?? [], bundles);
     this.groupsClaim = auth?.jwt?.groupsClaim ?? "groups";
   }
 

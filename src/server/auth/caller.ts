@@ -1,3 +1,5 @@
+import type { SurfaceGlobs, SurfaceGrant } from "../../core/surface/access.js";
+
 /** How a caller proved who it is. */
 type CallerKind = "anonymous" | "apiKey" | "jwt";
 
@@ -21,6 +23,14 @@ export interface Caller {
   bundle?: string;
   /** Bundles granted (auth.apiKeys[].bundles, a policy's bundles): when set, the only bundle views it may open. */
   bundles?: readonly string[];
+  /**
+   * Its grants' `resources` / `prompts` globs (the key's, each matching policy's, each granted
+   * bundle's), set only when one of them has globs: without, it sees the resources and prompts
+   * of the servers whose tools it may use (core/surface/access.ts).
+   */
+  surfaceGrants?: readonly SurfaceGrant[];
+  /** Seen through a bundle: that bundle's `resources` / `prompts` globs (empty when it sets none). */
+  bundleSurface?: SurfaceGlobs;
   /** May read `/status` and `/metrics` (every caller when no auth is configured). */
   operator?: boolean;
   /**

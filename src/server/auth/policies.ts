@@ -1,7 +1,9 @@
 import picomatch from "picomatch";
 import type { JWTPayload } from "jose";
 import type { PolicyConfig } from "../../config/schema/index.js";
+import type { SurfaceGrant } from "../../core/surface/access.js";
 import type { Caller } from "./caller.js";
+import { surfaceGrantsOf, type BundleGlobs } from "./surface-grants.js";
 
 /** What the policies look at in a verified token. */
 export interface Claims {
@@ -21,6 +23,8 @@ interface CompiledPolicy {
   requireScopes?: readonly string[];
   operator: boolean;
   bundles?: readonly string[];
+  /** Its surface grants, when it or a bundle it grants sets `resources` / `prompts` globs. */
+  surfaceGrants?: readonly SurfaceGrant[];
 }
 
 /**
@@ -31,17 +35,23 @@ interface CompiledPolicy {
 export class Policies {
   private readonly list: CompiledPolicy[];
 
-  constructor(policies: readonly PolicyConfig[]) {
-    this.list = policies.map((p, i) => ({
-      id: p.id ?? `policies[${i}]`,
-      ...(p.groups ? { groups: p.groups } : {}),
-      ...(p.scopes ? { scopes: p.scopes } : {}),
-      ...(p.subjects ? { subjects: p.subjects } : {}),
-      tools: p.tools.length ? picomatch(p.tools) : () => false,
-      ...(p.requireScopes ? { requireScopes: p.requireScopes } : {}),
-      operator: p.operator === true,
-      ...(p.bundles?.length ? { bundles: p.bundles } : {}),
-    }));
+  /** `bundles`: the config's, whose `resources` / `prompts` globs a policy granted them shows. */
+  constructor(policies: readonly PolicyConfig[], bundles?: BundleGlobs) {
+    this.list = policies.map((p, i) => {
+      const tools = p.tools.length ? picomatch(p.tools) : () => false;
+      const surfaceGrants = surfaceGrantsOf({ tools, resources: p.resources, prompts: p.prompts }, p.bundles, bundles);
+      return {
+        id: p.id ?? `policies[${i}]`,
+        ...(p.groups ? { groups: p.groups } : {}),
+        ...(p.scopes ? { scopes: p.scopes } : {}),
+        ...(p.subjects ? { subjects: p.subjects } : {}),
+        tools,
+        ...(p.requireScopes ? { requireScopes: p.requireScopes } : {}),
+        operator: p.operator === true,
+        ...(p.bundles?.length ? { bundles: p.bundles } : {}),
+        ...(surfaceGrants ? { surfaceGrants } : {}),
+      };
+    });
   }
 
   /** The caller a verified token stands for; `bearer` is kept for sources that forward it. */
@@ -67,6 +77,10 @@ export class Policies {
         }
       : undefined;
     const bundles = matching.flatMap((p) => p.bundles ?? []);
+    // With globs on any matching policy, each policy is a grant of its own (its globs, or its tools' servers).
+    const surfaceGrants = matching.some((p) => p.surfaceGrants)
+      ? matching.flatMap((p) => p.surfaceGrants ?? [{ tools: p.tools }])
+      : undefined;
     return {
       id: claims.sub,
       ...(bundles.length ? { bundles: [...new Set(bundles)] } : {}),
@@ -74,6 +88,7 @@ export class Policies {
       viewKey: `policies:${JSON.stringify(matching.map((p) => p.id))}`,
       kind: "jwt",
       operator: matching.some((p) => p.operator),
+      ...(surfaceGrants ? { surfaceGrants } : {}),
       allows: (name) => allowedBy(name) !== undefined,
       allowedBy,
       ...(missingScopes ? { missingScopes } : {}),

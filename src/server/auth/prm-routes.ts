@@ -9,8 +9,9 @@ import { bearerChallenge, PRM_PREFIX, protectedResourceMetadata, resourceBase } 
  * challenge on every 401 and 403 that points to it. Public: a client reads it before it has
  * a token.
  */
-export async function registerProtectedResource(app: FastifyInstance, state: AuthState, mcpPath: string): Promise<void> {
-  for (const path of ["", mcpPath]) {
+export async function registerProtectedResource(app: FastifyInstance, { state }: { state: AuthState }): Promise<void> {
+  // The MCP path of the config the service started with: a reload does not move routes.
+  for (const path of ["", state.loaded.config.server.mcp.path]) {
     app.get(`${PRM_PREFIX}${path}`, { config: { access: "public", traced: true }, schema: { hide: true } }, async (request, reply) => {
       const { config } = state.loaded;
       if (!config.auth?.jwt) throw new ToolnexusError("NOT_FOUND", "No OAuth protected resource is configured (auth.jwt)");

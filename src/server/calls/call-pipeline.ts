@@ -4,7 +4,7 @@ import { ToolnexusError, isToolnexusError } from "../../core/errors.js";
 import { pendingOf } from "../../core/pending.js";
 import type { Toolkit } from "../../core/toolkit.js";
 import type { AuditCall } from "../../governance/audit-line.js";
-import type { Answer, LogMessage, Progress, Tool, ToolContext, ToolResult } from "../../core/types.js";
+import type { Answer, LogMessage, Progress, Tool, ToolContext, ToolResult, UpstreamCredential } from "../../core/types.js";
 import { insufficientScope, ownerKey, type Caller } from "../auth/index.js";
 import { callSignal, type CallSignal } from "./call-signal.js";
 import type { Metrics, Outcome } from "../observability/metrics.js";
@@ -68,7 +68,7 @@ class CallContext implements ToolContext {
   readonly caller: string;
   readonly callerKey: string;
   /** What goes upstream for a `forwardAuth` tool and a JWT caller only (API keys never leave): see UpstreamCredentials. */
-  auth?: { bearer: string };
+  auth?: UpstreamCredential;
   clientCapabilities?: Record<string, unknown>;
   /** Asks the caller with the call's deadline paused meanwhile (the wait is bounded by inputTimeoutMs instead). */
   readonly onInputRequest?: ToolContext["onInputRequest"];
@@ -97,7 +97,8 @@ class CallContext implements ToolContext {
  * the per-call log line. Transports differ only in how they bind cancellation and progress.
  */
 export class CallPipeline {
-  private readonly upstream = new UpstreamCredentials(() => this.state.loaded.config.auth?.jwt?.issuer);
+  /** What goes upstream for a caller; the credentials folder sets its `user` resolver. */
+  readonly upstream = new UpstreamCredentials(() => this.state.loaded.config.auth?.jwt?.issuer);
 
   constructor(
     private readonly state: ServiceState,
@@ -251,8 +252,12 @@ export class CallPipeline {
       const ctx = new CallContext(call, p.timeoutMs, o.requestId, o.caller, p.answer, o.onProgress, o.onInputRequest, o.onLog);
       if (o.clientCapabilities) ctx.clientCapabilities = o.clientCapabilities;
       // An exchange runs before the tool, within the call's timeout: a failure reaches no upstream.
-      const bearer = this.upstream.bearer(p.tool, o.caller, o.log);
-      return await call.run(() => (typeof bearer === "object" ? bearer.then((b) => execute(p, ctx, b)) : execute(p, ctx, bearer)));
+      const cred = this.upstream.bearer(p.tool, o.caller, o.log);
+      return await call.run(() =>
+        cred instanceof Promise
+          ? cred.then((c) => ("login" in c ? c.login : this.upstream.checked(p.tool, o.caller, o.log, () => execute(p, ctx, c))))
+          : execute(p, ctx, cred),
+      );
     } catch (err) {
       throw isToolnexusError(err)
         ? err
@@ -273,10 +278,11 @@ export class CallPipeline {
   }
 }
 
-/** Runs the tool with `bearer` (if any) as its ctx.auth; the token never comes back out in a result or an error. */
-function execute(p: PreparedCall, ctx: CallContext, bearer: string | undefined): Promise<ToolResult> {
-  if (bearer === undefined) return p.tool.execute(p.args, ctx);
-  ctx.auth = { bearer };
+/** Runs the tool with `auth` (if any) as its ctx.auth; the token never comes back out in a result or an error. */
+function execute(p: PreparedCall, ctx: CallContext, auth: UpstreamCredential | undefined): Promise<ToolResult> {
+  if (auth === undefined) return p.tool.execute(p.args, ctx);
+  ctx.auth = auth;
+  const { bearer } = auth;
   return p.tool.execute(p.args, ctx).then(
     (result) => withoutBearer(result, bearer),
     (err: unknown) => {

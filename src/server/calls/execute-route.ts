@@ -8,10 +8,11 @@ import { PromotableCall, type Promotion } from "./promotable-call.js";
 import { streamCall, wantsEventStream, type StreamSettings } from "./stream-call.js";
 
 /** `POST /tools/{name}/execute`: the synchronous and the streaming (SSE) transports of the call pipeline. */
-export const executeRoute: FastifyPluginAsyncTypebox<{ pipeline: CallPipeline; stream: StreamSettings; promotion?: Promotion }> = async (
-  app,
-  { pipeline, stream, promotion },
-) => {
+export const executeRoute: FastifyPluginAsyncTypebox<
+  StreamSettings & { pipeline: CallPipeline; executions?: { promotion: Promotion } }
+> = async (app, { pipeline, heartbeatMs, scrub, executions }) => {
+  const stream: StreamSettings = { heartbeatMs, scrub };
+  const promotion = executions?.promotion;
   // `curl -X POST` with no body is a call with no arguments, not a malformed request; a JSON
   // `null` body is sent, and fails the envelope.
   app.addHook("preValidation", (request, _reply, done) => {

@@ -14,7 +14,10 @@ const isProbe = (req: FastifyRequest) => policyOf(req).access === "probe";
  * Budgets are read per request, so a reload that changes a key's `rateLimit` applies at once.
  * With `redis`, counters are shared by every replica; while Redis is unreachable requests pass.
  */
-export async function registerLimits(app: FastifyInstance, state: ServiceState, redis?: Redis | Cluster): Promise<void> {
+export async function registerLimits(
+  app: FastifyInstance,
+  { state, redis }: { state: ServiceState; redis?: Redis | Cluster },
+): Promise<void> {
   const { server, auth } = state.loaded.config;
   if (server.rateLimit || auth?.apiKeys.some((k) => k.rateLimit)) {
     const budget = (req: FastifyRequest) => {

@@ -2,6 +2,7 @@ import { ToolnexusError } from "../../core/errors.js";
 import type { InputRequests, InputResponses } from "../../core/input-requests.js";
 import type { Progress, ToolResult } from "../../core/types.js";
 import { ownerKey, type Caller } from "../auth/index.js";
+import { bindAbort, onSignalAbort } from "./bind-abort.js";
 import type { CallSignal } from "./call-signal.js";
 
 /** A synchronous call that asked its caller mid-call, as handed over to be held past its response. */
@@ -41,6 +42,8 @@ const cancelled = () => new ToolnexusError("CANCELLED", "The execution was cance
 export class PromotableCall {
   private call?: CallSignal;
   private held?: Promise<Promoted>;
+  /** The execution's cancel, once promoted. */
+  private cancel?: AbortSignal;
   private adopted = false;
   private settleFirst!: (p: { promoted: Promoted; requests: InputRequests }) => void;
   /** Called once each round's questions are recorded (an answer is taken), the first round's included. */
@@ -60,24 +63,33 @@ export class PromotableCall {
     return this.adopted;
   }
 
-  /** The pipeline's onStart: the call to abort when the execution is cancelled. */
+  /**
+   * The pipeline's onStart: the call to abort when the execution is cancelled. A promoted call
+   * that asks again is called again (a re-call with the answers): each of its calls is bound.
+   */
   bind(call: CallSignal): void {
     this.call = call;
+    if (this.cancel) bindAbort(call, this.cancel, onSignalAbort, cancelled);
   }
 
   /** The pipeline's onInputRequest. */
   readonly ask = async (requests: InputRequests): Promise<InputResponses> => {
     const first = this.held === undefined;
     this.held ??= this.promotion.adopt({ owner: ownerKey(this.caller), tool: this.tool, requestId: this.requestId }).then((p) => {
-      const call = this.call;
-      if (call) p.signal.addEventListener("abort", () => call.abort(cancelled()), { once: true });
+      this.cancel = p.signal;
+      if (this.call) bindAbort(this.call, p.signal, onSignalAbort, cancelled);
       this.adopted = true;
       return p;
     });
     const promoted = await this.held;
-    return promoted.ask(requests, () => {
+    const onAsked = () => {
       if (first) this.settleFirst({ promoted, requests });
       this.onAsked?.(promoted, requests);
+    };
+    return promoted.ask(requests, onAsked).catch((err: unknown) => {
+      // Between two rounds no call runs to turn the cancel into CANCELLED: the wait ends with
+      // the signal's own reason (an AbortError, BullMQ's string), which is no problem.
+      throw promoted.signal.aborted ? cancelled() : err;
     });
   };
 

@@ -14,8 +14,12 @@ import { AuditTail as AuditTailSchema, OwnedExecutionList, OwnedExecutionQuery, 
 export interface ConsoleApiOptions {
   store: ExecutionStore;
   metrics: Metrics;
-  audit: AuditTail;
   scrub: (s: string) => string;
+}
+
+/** What the console's audit routes read. */
+export interface ConsoleAuditOptions {
+  audit: AuditTail;
   heartbeatMs: () => number;
 }
 
@@ -24,13 +28,10 @@ const OPERATOR = { access: "operator", traced: true, session: true } as const;
 
 /**
  * The small read APIs the operator console needs beyond `/status` and `/admin/pins`: calls
- * and errors per tool, every owner's executions (paged) and their cancel, the audit tail and
- * its live stream. Each is an ordinary operator route, usable with an operator key too.
+ * and errors per tool, every owner's executions (paged) and their cancel. Each is an
+ * ordinary operator route, usable with an operator key too.
  */
-export const consoleApiRoutes: FastifyPluginAsyncTypebox<ConsoleApiOptions> = async (
-  app,
-  { store, metrics, audit, scrub, heartbeatMs },
-) => {
+export const consoleApiRoutes: FastifyPluginAsyncTypebox<ConsoleApiOptions> = async (app, { store, metrics, scrub }) => {
   app.get(
     "/admin/metrics",
     {
@@ -86,7 +87,13 @@ export const consoleApiRoutes: FastifyPluginAsyncTypebox<ConsoleApiOptions> = as
       return scrubDeep(execution, scrub);
     },
   );
+};
 
+/**
+ * The audit tail of this replica for the console: the recent lines, and the live stream of
+ * lines as they are written.
+ */
+export const consoleAuditRoutes: FastifyPluginAsyncTypebox<ConsoleAuditOptions> = async (app, { audit, heartbeatMs }) => {
   app.get(
     "/admin/audit",
     {

@@ -3,7 +3,7 @@ import type { Sealer } from "../../core/seal.js";
 import type { AuthState } from "../auth/hook.js";
 import type { ExecutionStore } from "../executions/engine/store.js";
 import type { Metrics } from "../observability/metrics.js";
-import { consoleApiRoutes } from "./api-routes.js";
+import { consoleApiRoutes, consoleAuditRoutes } from "./api-routes.js";
 import { AuditTail, type AuditSource } from "./audit-tail.js";
 import { CONSOLE_SCHEMAS } from "./schemas.js";
 import type { ConsoleSessions } from "./session.js";
@@ -12,7 +12,9 @@ import { consolePageRoutes } from "./session-routes.js";
 /** What the console reads: the service's auth and sealer, the execution store, the metrics and the audit trail. */
 export interface ConsoleOptions {
   state: AuthState & { readonly sealer: Sealer };
-  store: ExecutionStore;
+  /** The operator console's sessions (the auth hook takes their cookie). */
+  sessions: ConsoleSessions;
+  executions: { store: ExecutionStore };
   metrics: Metrics;
   /** The audit trail, when `audit:` is configured. */
   audit?: AuditSource;
@@ -25,10 +27,11 @@ export interface ConsoleOptions {
  * the read APIs it needs beyond `/status` and `/admin/pins`. The audit tail starts following
  * the audit trail here, so it holds the lines written from now on.
  */
-export async function registerConsole(app: FastifyInstance, sessions: ConsoleSessions, o: ConsoleOptions): Promise<void> {
+export async function registerConsole(app: FastifyInstance, o: ConsoleOptions): Promise<void> {
   for (const schema of CONSOLE_SCHEMAS) app.addSchema(schema);
   const audit = new AuditTail(o.audit);
   app.addHook("onClose", async () => audit.close());
-  await app.register(consolePageRoutes, { state: o.state, sessions });
-  await app.register(consoleApiRoutes, { store: o.store, metrics: o.metrics, audit, scrub: o.scrub, heartbeatMs: o.heartbeatMs });
+  await app.register(consolePageRoutes, { state: o.state, sessions: o.sessions });
+  await app.register(consoleApiRoutes, { store: o.executions.store, metrics: o.metrics, scrub: o.scrub });
+  await app.register(consoleAuditRoutes, { audit, heartbeatMs: o.heartbeatMs });
 }

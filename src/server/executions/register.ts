@@ -19,10 +19,7 @@ import type { ExecutionStore } from "./engine/store.js";
  */
 export async function registerExecutions(
   app: FastifyInstance,
-  state: ServiceState,
-  pipeline: CallPipeline,
-  scrub: (s: string) => string,
-  redis?: RedisClient,
+  { state, pipeline, scrub, redis }: { state: ServiceState; pipeline: CallPipeline; scrub: (s: string) => string; redis?: RedisClient },
 ): Promise<{ store: ExecutionStore; close: () => Promise<void>; promotion: Promotion; connected: Promise<void> }> {
   for (const schema of EXECUTION_SCHEMAS) app.addSchema(schema);
   const config = () => state.loaded.config.executions;

@@ -184,7 +184,7 @@ export const AnswerExecutionInputSchema = {
   summary: "Answer what an execution waits on",
   description:
     "For an `input_required` execution: one response per key of its `inputRequests` (an ElicitResult, a CreateMessageResult, a ListRootsResult), " +
-    "delivered to the call wherever it runs; the execution turns `running` again. 400 INVALID_REQUEST when it waits on nothing or the keys differ, " +
+    "delivered to the call wherever it runs; the execution turns `running` again. 409 EXECUTION_NOT_WAITING when it waits on nothing, 422 INVALID_INPUT_RESPONSES when the keys differ or an answer does not fit its request, " +
     "410 INPUT_TIMEOUT when its wait ran out.",
   tags: ["executions"],
   params: ExecutionParams,

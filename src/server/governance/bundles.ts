@@ -25,9 +25,9 @@ function bundleCaller(state: ServiceState, caller: Caller, name: string): Caller
  */
 export async function registerBundles(
   app: FastifyInstance,
-  state: ServiceState,
-  o: { mcp: McpConnector; scrub: (s: string) => string; log: Logger; mcpEnabled: boolean },
+  o: { state: ServiceState; mcp: McpConnector; scrub: (s: string) => string; log: Logger },
 ): Promise<void> {
+  const { state } = o;
   state.onToolkit((tk) => {
     const names = tk.tools().map((t) => t.name);
     for (const { bundle, glob } of unmatchedGlobs(state.loaded.config.bundles ?? {}, names)) {
@@ -45,7 +45,8 @@ export async function registerBundles(
     }
     narrow(state, request, String(bundle), done);
   });
-  if (!o.mcpEnabled) return;
+  // As `/mcp`: served or not by the config the service started with.
+  if (!state.loaded.config.server.mcp.enabled) return;
   await app.register(async (scope) => {
     scope.addHook("preHandler", (request, _reply, done) => narrow(state, request, (request.params as { bundle: string }).bundle, done));
     await scope.register(mcpEndpoint, {

@@ -5,7 +5,8 @@ import type { Toolkit } from "../../core/toolkit.js";
 import type { Logger } from "../../core/types.js";
 import { MemoryPinStore, type PinStore } from "../../governance/pin-store.js";
 import { pinOf, reviewCatalog, type PendingChange } from "../../governance/pin-review.js";
-import { definitionOf, type Pin } from "../../governance/tool-definition.js";
+import { definitionByKey, surfaceDefinitions } from "../../governance/surface-definitions.js";
+import type { Pin } from "../../governance/tool-definition.js";
 import type { CatalogHold, ServiceState } from "../service/service-state.js";
 
 /** What `/status` and `GET /admin/pins` show of pinning. */
@@ -20,7 +21,8 @@ export interface PinStatus {
  * Tool-definition pinning of a running service: compares every catalog (first load, reload,
  * a source's list change, an approval on another replica) with the pins, warns and counts
  * each change once, and in `block` mode holds the changed tools back from every catalog and
- * call until an operator approves them.
+ * call until an operator approves them. The prompts and resource templates of MCP servers are
+ * reviewed the same way, under `prompt:<name>` and `resourceTemplate:<uriTemplate>`.
  */
 export class PinGuard implements CatalogHold {
   generation = 0;
@@ -126,12 +128,19 @@ export class PinGuard implements CatalogHold {
     if (tk) this.review(tk);
   }
 
-  /** Pins the definition the tool has now. TOOL_NOT_FOUND when the catalog has no such tool. */
+  /**
+   * Pins the definition a tool (or `prompt:<name>`, `resourceTemplate:<uriTemplate>`) has now.
+   * TOOL_NOT_FOUND when the catalog serves no such thing.
+   */
   async approve(tool: string, by: string): Promise<Pin> {
-    const found = this.state.peek()?.get(tool);
+    const tk = this.state.peek();
+    const found = tk && definitionByKey(tk, tool);
     if (!found)
-      throw new ToolnexusError("TOOL_NOT_FOUND", `No tool named "${tool}" in the catalog: only a tool being served can be approved`);
-    const pin = pinOf(definitionOf(found), new Date(), by);
+      throw new ToolnexusError(
+        "TOOL_NOT_FOUND",
+        `No tool, prompt:<name> or resourceTemplate:<uriTemplate> "${tool.slice(0, 200)}" in the catalog: only what is being served can be approved`,
+      );
+    const pin = pinOf(found, new Date(), by);
     await this.persist(() => this.store.save(tool, pin));
     this.pins.set(tool, pin);
     this.log.info({ tool, digest: pin.digest, approvedBy: by }, "pinning: tool definition approved");
@@ -163,7 +172,7 @@ export class PinGuard implements CatalogHold {
   }
 
   private review(tk: Toolkit): void {
-    const { record, pending } = reviewCatalog(tk.tools(), this.pins, this.settings);
+    const { record, pending } = reviewCatalog(tk.tools(), this.pins, this.settings, new Date(), surfaceDefinitions(tk.surface()));
     for (const { tool, pin } of record) {
       this.pins.set(tool, pin);
       void this.persist(() => this.store.save(tool, pin)).catch((err: Error) =>

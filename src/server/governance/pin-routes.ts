@@ -5,11 +5,14 @@ import { TOOL_NAME } from "../../core/tool-name.js";
 import type { PinGuard } from "./pin-guard.js";
 import { ApprovedPin, PinStatus } from "../http/pin-schemas.js";
 
+// A tool name, or the pin key of a prompt or a resource template.
+const PIN_KEY = `^(?:${TOOL_NAME.source.slice(1, -1)}|prompt:${TOOL_NAME.source.slice(1, -1)}|resourceTemplate:[^\\s]{1,8192})$`;
+
 /**
  * `GET /admin/pins` and `POST /admin/pins/{tool}/approve`: operator callers only (their route
  * policy), with a key or the operator console's session (whose approve needs its CSRF token).
  */
-export const pinRoutes: FastifyPluginAsyncTypebox<{ guard: PinGuard }> = async (app, { guard }) => {
+export const pinRoutes: FastifyPluginAsyncTypebox<{ pins: PinGuard }> = async (app, { pins: guard }) => {
   app.get(
     "/admin/pins",
     {
@@ -30,9 +33,16 @@ export const pinRoutes: FastifyPluginAsyncTypebox<{ guard: PinGuard }> = async (
       config: { access: "operator", traced: true, session: true },
       schema: {
         operationId: "approvePin",
-        summary: "Approve the definition a tool has now (operators only): it is pinned, and served again if it was withheld",
+        summary:
+          "Approve the definition a tool, prompt or resource template has now (operators only): it is pinned, and served again if it was withheld",
         tags: ["admin"],
-        params: Type.Object({ tool: Type.String({ pattern: TOOL_NAME.source, maxLength: 128 }) }),
+        params: Type.Object({
+          tool: Type.String({
+            pattern: PIN_KEY,
+            maxLength: 8300,
+            description: "A tool's name, `prompt:<name>`, or `resourceTemplate:<uriTemplate>` (URL-encoded).",
+          }),
+        }),
         response: { 200: Type.Ref(ApprovedPin), "4xx": problem, "5xx": problem },
       },
     },

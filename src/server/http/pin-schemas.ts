@@ -10,10 +10,11 @@ const DefinitionChange = Type.Object({
   after: Type.Optional(Type.Unknown()),
 });
 
-/** A tool whose definition is not its pin, or a new tool held for approval. */
+/** A tool (prompt, resource template) whose definition is not its pin, or a new one held for approval. */
 export const PendingPin = Type.Object(
   {
-    tool: Type.String(),
+    tool: Type.String({ description: "The pin key: a tool's name, `prompt:<name>` or `resourceTemplate:<uriTemplate>`." }),
+    subject: Type.Optional(Type.String({ enum: ["prompt", "resourceTemplate"], description: "What is pinned, when not a tool." })),
     kind: Type.String({ enum: ["changed", "new"] }),
     pinned: Type.Optional(Type.String({ description: "The pinned digest (sha256 of the canonical definition)." })),
     current: Type.String({ description: "The digest of the definition served now." }),

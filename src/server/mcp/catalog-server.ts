@@ -39,6 +39,7 @@ import {
 } from "./results.js";
 import { TASKS_EXTENSION } from "../../sources/mcp/call/task-v2.js";
 import { stdioAsk } from "./input/stdio-ask.js";
+import { legacyLoginRequired } from "./input/login-required.js";
 import { registerTaskMethods } from "./tasks/methods.js";
 import type { McpTasks } from "./tasks/tasks.js";
 import type { LegacyRelay, RelaySink } from "./input/legacy-relay.js";
@@ -46,6 +47,7 @@ import type { HeldRetry } from "./input/held-retry.js";
 import { VERSION as version } from "../../version.js";
 import { registerSurface, surfaceCapabilities } from "./surface/register.js";
 import { SurfaceMethods } from "./surface/surface-methods.js";
+import type { SessionSubscriptions } from "./surface/subscriptions.js";
 
 const clientClosed = () => new ToolnexusError("CLIENT_CLOSED", "The client closed the connection");
 // How long a 2026-era client may keep a tools/list. Short, because a reload changes it; a client
@@ -60,6 +62,8 @@ export interface McpSession {
   requestId(id: RequestId): string;
   /** How calls of this session are logged and audited (default "mcp": over HTTP). */
   transport?: "mcp" | "stdio";
+  /** A session that lives on (stdio): its 2025 `resources/subscribe` subscriptions. */
+  resources?: SessionSubscriptions;
   /** A 2025 client's call stream that can carry an upstream's mid-call questions (legacy-relay.ts). */
   relay?: RelaySink;
   /**
@@ -165,7 +169,8 @@ export class McpCatalog {
     const { info } = this;
     const capabilities = {
       tools: { listChanged: true },
-      prompts: {},
+      // A change of the merged prompts is announced (surface/subscriptions.ts).
+      prompts: { listChanged: true },
       // logging: upstream log messages are relayed (the SDK serves logging/setLevel, see callTool).
       logging: {},
       ...(tasks ? { extensions: { [TASKS_EXTENSION]: {} } } : {}),
@@ -327,7 +332,7 @@ export class McpCatalog {
             ...(relayed || held ? { onInputRequest: (relayed ?? held)!.ask } : direct ? { onInputRequest: direct } : {}),
           },
         );
-      const first = callWith(answer);
+      const first = modern || direct ? callWith(answer) : callWith(answer).then(legacyLoginRequired);
       // A 2025 HTTP client is asked a pending's questions on its stream; the call ends with the last round.
       const run = relayed ? first.then((r) => relayed.answerPendings(r, callWith)) : first;
       relayed?.track(run);

@@ -5,6 +5,7 @@ import type { ExecutionStore } from "../executions/engine/store.js";
 import type { ServiceState } from "../service/service-state.js";
 import type { McpCatalog } from "./catalog-server.js";
 import type { McpEvents } from "./events.js";
+import { ResourceSubscriptions } from "./surface/subscriptions.js";
 import type { McpHttp } from "./transport/http-handler.js";
 
 /** What a transport (`/mcp`, `toolnexus mcp`) needs of the catalog as an MCP server. */
@@ -15,6 +16,8 @@ export interface McpConnector {
   http(): Promise<McpHttp>;
   /** The change events `subscriptions/listen` streams hear (both eras' transports share it). */
   readonly events: McpEvents;
+  /** Resource subscriptions on this replica (one upstream subscription per URI), and list-change events. */
+  readonly subscriptions: ResourceSubscriptions;
   /** Closes the handler's open exchanges and listen streams, and the event bus. */
   close(): Promise<void>;
 }
@@ -43,8 +46,11 @@ export function lazyCatalog(
     reset();
     throw err;
   };
+  // Upstream subscription failures are the sources' to log; what reaches here is an unexpected one.
+  const subscriptions = new ResourceSubscriptions(state, events, { warn: (o, m) => onerror(new Error(`${m ?? ""} ${JSON.stringify(o)}`)) });
   const connector: McpConnector = {
     events,
+    subscriptions,
     catalog() {
       return (catalog ??= Promise.all([
         import("./catalog-server.js"),
@@ -71,7 +77,7 @@ export function lazyCatalog(
     },
     http() {
       return (http ??= Promise.all([connector.catalog(), import("./transport/http-handler.js")]).then(
-        ([c, { mcpHttp }]) => mcpHttp(c, events, onerror),
+        ([c, { mcpHttp }]) => mcpHttp(c, events, onerror, subscriptions),
         retry(() => (http = undefined)),
       ));
     },

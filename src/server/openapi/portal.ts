@@ -23,7 +23,7 @@ const KEPT_HEADERS = ["content-type", "cache-control", "etag", "last-modified", 
  * instance of its own that the routes here forward to: the service does not pay its ~40 ms of
  * start-up for a page most deployments never open.
  */
-export async function registerPortal(app: FastifyInstance, documents: ToolDocuments): Promise<void> {
+export async function registerPortal(app: FastifyInstance, { documents }: { documents: ToolDocuments }): Promise<void> {
   let portal: Promise<FastifyInstance> | undefined;
   const callers = new Map<string, Caller | null>();
   const forward = async (request: FastifyRequest, reply: FastifyReply) => {

@@ -23,8 +23,11 @@ export async function registerSwagger(app: FastifyInstance): Promise<void> {
         { name: "tools", description: "The tool catalog and its execution." },
         { name: "executions", description: "Asynchronous calls: submit, poll, stream, cancel." },
         { name: "skills", description: "Skills and the system-prompt catalog." },
+        { name: "resources", description: "The resources and resource templates of the MCP servers, and reading them." },
+        { name: "prompts", description: "The prompts of the MCP servers, getting them, and completing their arguments." },
         { name: "service", description: "Health, readiness, status and metrics." },
         { name: "admin", description: "Operator actions: approving tool definitions (operator callers only)." },
+        { name: "credentials", description: "The caller's own upstream connections: user secrets and upstream logins." },
       ],
     },
     // Shared schemas become components named by their $id instead of def-N.

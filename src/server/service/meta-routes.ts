@@ -10,10 +10,10 @@ import { scrubDeep } from "../observability/scrub-deep.js";
 interface MetaRoutesOptions {
   state: ServiceState;
   scrub: (s: string) => string;
+  /** Tool-definition pinning: the pinning part of `/status` while `pinning.mode` is not off. */
+  pins?: { status(): Static<typeof PinStatus> };
   /** How this replica sees the shared Redis, with `redis:` (`/readyz` says it). */
-  redis?: () => Static<typeof RedisHealth> | undefined;
-  /** The pinning part of `/status`, when pinning is on. */
-  pins?: () => Static<typeof PinStatus> | undefined;
+  redisHealth?: () => Static<typeof RedisHealth> | undefined;
 }
 
 // The probes answer a fixed small body: plain JSON.stringify instead of a serializer compiled
@@ -21,7 +21,7 @@ interface MetaRoutesOptions {
 const plainJson = () => (data: unknown) => JSON.stringify(data);
 
 /** `/healthz`, `/readyz` (probes) and `/status` (operators). */
-export const metaRoutes: FastifyPluginAsyncTypebox<MetaRoutesOptions> = async (app, { state, scrub, pins, redis }) => {
+export const metaRoutes: FastifyPluginAsyncTypebox<MetaRoutesOptions> = async (app, { state, scrub, pins, redisHealth }) => {
   app.get(
     "/healthz",
     {
@@ -55,7 +55,7 @@ export const metaRoutes: FastifyPluginAsyncTypebox<MetaRoutesOptions> = async (a
     },
     async () => {
       state.toolkit();
-      const shared = redis?.();
+      const shared = redisHealth?.();
       return shared ? { status: "ready", redis: shared } : { status: "ready" };
     },
   );
@@ -81,7 +81,7 @@ export const metaRoutes: FastifyPluginAsyncTypebox<MetaRoutesOptions> = async (a
         sources: tk?.status() ?? [],
         ...(state.loadError ? { error: state.loadError } : {}),
         ...(state.lastReload ? { reload: state.lastReload } : {}),
-        ...(pins?.() ? { pins: pins() } : {}),
+        ...(pins && state.loaded.config.pinning.mode !== "off" ? { pins: pins.status() } : {}),
       };
       // Source names and errors come from many libraries: scrub known secrets on the way out.
       return scrubDeep(body, scrub);

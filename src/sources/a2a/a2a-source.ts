@@ -44,7 +44,7 @@ export class A2aSource extends ToolListSource {
       this.dispatcher = new EgressGuard(this.opts.egress).dispatcher();
       const guarded = guardedFetch(this.name, this.dispatcher, this.cfg.headers);
       // The caller's token goes only to the configured card's origin, whatever URLs the card names.
-      const upstreamAuth = upstreamAuthOf(this.cfg);
+      const upstreamAuth = upstreamAuthOf(this.cfg, { source: this.name, url: this.cfg.card });
       const fetchImpl = upstreamAuth ? forwardingFetch(guarded, new URL(this.cfg.card).origin) : guarded;
       const agent = await connectAgent(this.cfg.card, fetchImpl, Math.min(timeout, CARD_TIMEOUT_CAP_MS));
       this.loaded = skillTools(agent, {

@@ -45,7 +45,7 @@ export function skillTools(agent: ConnectedAgent, opts: SkillToolOptions): Tool[
       source: "a2a",
       ...(opts.upstreamAuth ? { forwardAuth: true, upstreamAuth: opts.upstreamAuth } : {}),
       execute: (args, ctx) =>
-        withForwardedBearer(opts.upstreamAuth ? ctx?.auth?.bearer : undefined, () =>
+        withForwardedBearer(opts.upstreamAuth ? ctx?.auth : undefined, () =>
           runTask(agent.client, String(args.task ?? ""), {
             agent: agentName,
             timeout: opts.timeout,

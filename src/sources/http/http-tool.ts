@@ -24,7 +24,7 @@ export function httpTool(cfg: HttpToolConfig, deps: HttpToolDeps): Tool {
   const maxResponseBytes = cfg.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   const secrets = headerSecrets(cfg.headers, deps.secrets);
   const method = (cfg.method ?? "GET").toUpperCase();
-  const upstreamAuth = upstreamAuthOf(cfg);
+  const upstreamAuth = upstreamAuthOf(cfg, { source: cfg.name, url: cfg.url });
   return {
     name: cfg.name,
     description: cfg.description ?? `${method} ${cfg.url}`,
@@ -36,7 +36,7 @@ export function httpTool(cfg: HttpToolConfig, deps: HttpToolDeps): Tool {
       if (typeof req === "string") return { output: req, isError: true };
       const started = performance.now();
       // upstreamAuth: the JWT caller's token, or the one exchanged for it, replaces the configured Authorization.
-      if (upstreamAuth) req.headers = withBearerHeader(req.headers, ctx?.auth?.bearer);
+      if (upstreamAuth) req.headers = withBearerHeader(req.headers, ctx?.auth);
       const res = await sendRequest(req, {
         dispatcher: deps.dispatcher,
         timeout,

@@ -22,6 +22,7 @@ import type { SurfaceContext, SurfaceItem, SurfaceLists, SurfaceProvider } from 
 import type { SurfacePrefix } from "../../core/surface/names.js";
 import { UpstreamSurface } from "./surface/upstream-surface.js";
 import { exposeResultUris, watchSurface } from "./surface/watch.js";
+import { UpstreamSubscriptions } from "./surface/subscriptions.js";
 
 /** True when a 2026-07-28 server announced the tasks extension (`io.modelcontextprotocol/tasks`) in `server/discover`. */
 function servesTasksExtension(conn: McpConnection): boolean {
@@ -78,6 +79,8 @@ export class McpServerSource implements Source, SurfaceProvider {
   readonly surfacePrefix: SurfacePrefix;
   /** Its resources, templates and prompts. */
   private readonly surface: UpstreamSurface;
+  /** The resource subscriptions held on it while someone listens. */
+  private readonly subscriptions: UpstreamSubscriptions;
 
   constructor(
     private readonly spec: McpServerSpec,
@@ -91,6 +94,11 @@ export class McpServerSource implements Source, SurfaceProvider {
     this.surfacePrefix = spec.prefix ?? spec.name;
     this.surface = new UpstreamSurface(
       spec.name,
+      spec.timeout,
+      () => this.log,
+      (t) => this.scrub(t),
+    );
+    this.subscriptions = new UpstreamSubscriptions(
       spec.timeout,
       () => this.log,
       (t) => this.scrub(t),
@@ -189,6 +197,7 @@ export class McpServerSource implements Source, SurfaceProvider {
       });
       holder.conn = conn;
       this.conn = conn;
+      this.subscriptions.attach(conn.client);
       this.state = "connected";
       this.error = undefined;
       this.protocolVersion = conn.protocolVersion || undefined;
@@ -291,6 +300,18 @@ export class McpServerSource implements Source, SurfaceProvider {
     return this.surface.complete(this.live().client, params, this.forwarded(ctx));
   }
 
+  subscribeResource(uri: string): Promise<void> {
+    return this.subscriptions.subscribe(uri);
+  }
+
+  unsubscribeResource(uri: string): Promise<void> {
+    return this.subscriptions.unsubscribe(uri);
+  }
+
+  onResourceUpdated(fn: (uri: string) => void): () => void {
+    return this.subscriptions.onUpdated(fn);
+  }
+
   /** The current session; 502 while there is none. */
   private live(): McpConnection {
     const conn = this.conn;
@@ -312,7 +333,7 @@ export class McpServerSource implements Source, SurfaceProvider {
       throw upstreamUnavailable(`MCP server "${this.name}" is ${this.state === "reconnecting" ? "reconnecting" : "not connected"}`);
     }
     // forwardAuth: the JWT caller's token (or the one exchanged for it) goes on this call's requests (never an API key: ctx.auth is JWT-only).
-    const bearer = this.spec.forwardAuth ? ctx.auth?.bearer : undefined;
+    const bearer = this.spec.forwardAuth ? ctx.auth : undefined;
     // The 2026 tasks extension on the session's raw path; 2025-11-25 core tasks through ext-tasks.
     const run = this.tasksExtension ? callTaskV2 : this.taskOnly.has(tool) ? callTask : callTool;
     const result = await withForwardedBearer(bearer, () => run(conn, this.site, tool, args, ctx));

@@ -48,7 +48,10 @@ export class OpenApiSource extends ToolListSource {
       const env = {
         baseUrl,
         headers: this.cfg.headers ?? {},
-        upstreamAuth: upstreamAuthOf(this.cfg),
+        upstreamAuth: upstreamAuthOf(this.cfg, {
+          ...(typeof this.cfg.prefix === "string" ? { source: this.cfg.prefix } : {}),
+          url: baseUrl,
+        }),
         dispatcher,
         timeout,
         maxResponseBytes,

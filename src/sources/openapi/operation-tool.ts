@@ -32,7 +32,7 @@ export function operationTool(name: string, op: OperationSpec, env: OperationToo
     async execute(args, ctx) {
       const req = buildOperationRequest(op, env.baseUrl, env.headers, args ?? {});
       if (typeof req === "string") return { output: req, isError: true };
-      if (env.upstreamAuth) req.headers = withBearerHeader(req.headers, ctx?.auth?.bearer);
+      if (env.upstreamAuth) req.headers = withBearerHeader(req.headers, ctx?.auth);
       const started = performance.now();
       const res = await sendRequest(req, {
         dispatcher: env.dispatcher,

@@ -36,6 +36,12 @@ describe("surface names", () => {
     expect(uriProblem("a+file:///x y")).toMatch(/whitespace/);
     expect(uriProblem("")).toMatch(/empty/);
     expect(uriProblem("a+file:///x/..y/%20z")).toBeUndefined();
+    // A template variable carrying an encoded "../" (or "..\\") climbs out of its template.
+    expect(uriProblem("a+file:///items/%2E%2E%2Fsecret")).toMatch(/segment/);
+    expect(uriProblem("a+file:///items/..%2fsecret")).toMatch(/segment/);
+    expect(uriProblem("a+file:///items/..%5Csecret")).toMatch(/segment/);
+    expect(uriProblem("a+file:///items/..\\secret")).toMatch(/segment/);
+    expect(uriProblem("a+file:///items/a%2Fb")).toBeUndefined();
   });
 
   it("rewrites resource links, embedded resources, prompt messages and a tool's MCP Apps pointer", () => {

@@ -113,6 +113,18 @@ function suite(name: string, start: () => Promise<[TestServer, TestServer]>) {
       expect(done.result?.output).toBe("colour=blue, sure=false");
       expect((await events).events.map((x) => x.event)).toEqual(["execution", "input_required", "input_required", "result"]);
     });
+
+    it("a cancel while it waits between two rounds ends it cancelled, on either replica", async () => {
+      const e = await acceptedExecution(await submit(one.url, "two_rounds", {}, A));
+      await pollUntil(one.url, e.id, ["input_required"], { headers: A });
+      expect((await answer(two.url, e.id, { input: accept({ q1: "red" }) })).status).toBe(200);
+      // The second round's question: the call is between its two runs, waiting on the owner.
+      await pollUntil(two.url, e.id, ["input_required"], { headers: A });
+      const res = await fetch(`${two.url}/executions/${e.id}/cancel`, { method: "POST", headers: A });
+      expect(res.status).toBe(200);
+      const done = await pollUntil(one.url, e.id, ["succeeded", "failed", "cancelled"], { headers: A });
+      expect(done).toMatchObject({ status: "cancelled", error: { code: "CANCELLED", status: 499 } });
+    });
   });
 }
 

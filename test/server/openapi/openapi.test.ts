@@ -45,6 +45,10 @@ describe("openapi/openapi.json", () => {
         "POST /admin/executions/{id}/cancel cancelAnyExecution",
         "GET /admin/audit consoleAuditTail",
         "GET /admin/audit/events consoleAuditEvents",
+        "GET /resources/events streamResourceEvents",
+        "GET /me/credentials listCredentials",
+        "PUT /me/credentials/{source} setCredential",
+        "DELETE /me/credentials/{source} deleteCredential",
       ].sort(),
     );
     expect(Object.keys(doc.components.schemas)).toEqual(

@@ -40,4 +40,23 @@ describe("JsonLineBuffer", () => {
     const rest = buf.push(Buffer.from(`xxx\n${JSON.stringify(msg(5))}\n`));
     expect(rest.at(-1)).toEqual({ message: msg(5) });
   });
+
+  it("answers the request a dropped line answered with an error, its id at the head or the tail", () => {
+    const buf = new JsonLineBuffer(64);
+    const big = "y".repeat(200);
+    // The TypeScript SDK's order: result first, the id last; sent in pieces.
+    const ts = `{"result":{"contents":[{"uri":"a","text":"${big}","id":9}]},"jsonrpc":"2.0","id":7}\n`;
+    const out = [...buf.push(Buffer.from(ts.slice(0, 100))), ...buf.push(Buffer.from(ts.slice(100)))];
+    expect(out.at(-1)).toEqual({
+      message: { jsonrpc: "2.0", id: 7, error: { code: -32603, message: expect.stringMatching(/longer than 64 bytes/) } },
+    });
+    // Python's and Go's order: the id first.
+    const line = `{"jsonrpc":"2.0","id":"r-1","result":{"text":"${big}"}}\n`;
+    const py = [...buf.push(Buffer.from(line.slice(0, 150))), ...buf.push(Buffer.from(line.slice(150)))];
+    expect(py.at(-1)).toEqual({ message: expect.objectContaining({ id: "r-1", error: expect.objectContaining({ code: -32603 }) }) });
+    // A request or a notification of the server is no answer: only reported.
+    const request = `{"method":"x","params":{"t":"${big}"},"jsonrpc":"2.0","id":3}\n${JSON.stringify(msg(8))}\n`;
+    const req = [...buf.push(Buffer.from(request.slice(0, 150))), ...buf.push(Buffer.from(request.slice(150)))];
+    expect(req.filter((r) => "message" in r)).toEqual([{ message: msg(8) }]);
+  });
 });

@@ -51,7 +51,11 @@ export function pipelineRunner(
       };
       let result = await pipeline.call(job.tool, job.body, options);
       for (let asked = askedOf(result); asked; asked = askedOf(result)) {
-        const responses = await answered(hooks, asked.requests, service);
+        const responses = await answered(hooks, asked.requests, service).catch((err: unknown) => {
+          // Between two rounds no call runs to turn the cancel into CANCELLED: the wait ends
+          // with the signal's own reason (an AbortError, BullMQ's string), which is no problem.
+          throw hooks.signal.aborted ? cancelled() : err;
+        });
         const answer = pendingAnswer(asked.id, asked.kind, responses);
         result = await pipeline.call(job.tool, { ...job.body, answer }, options);
       }

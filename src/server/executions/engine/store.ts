@@ -45,6 +45,20 @@ export interface Job {
   bundle?: string;
 }
 
+/** The job that runs submission `s` as execution `id`: the call and who asked, nothing of the store's own. */
+export function jobOf(id: string, s: Submission): Job {
+  return {
+    id,
+    owner: s.owner,
+    tool: s.tool,
+    body: s.body,
+    requestId: s.requestId,
+    ...(s.callerToken ? { callerToken: s.callerToken } : {}),
+    ...(s.transport ? { transport: s.transport } : {}),
+    ...(s.bundle ? { bundle: s.bundle } : {}),
+  };
+}
+
 /** How a run ended. */
 export type Outcome = { status: "succeeded"; result: ToolResult } | { status: "failed" | "cancelled"; error: Problem };
 
@@ -134,8 +148,8 @@ export interface ExecutionStore {
   adopt(a: Adoption): Promise<Adopted>;
   /**
    * Answers the input requests an `input_required` execution waits on, wherever it runs: the
-   * execution turns `running` again. INVALID_REQUEST when it waits on nothing or the keys are
-   * not exactly those asked, INPUT_TIMEOUT when its wait ended so; undefined when unknown to this owner.
+   * execution turns `running` again. EXECUTION_NOT_WAITING when it waits on nothing,
+   * INVALID_INPUT_RESPONSES when the keys are not exactly those asked, INPUT_TIMEOUT when its wait ended so; undefined when unknown to this owner.
    * With `partial`, responses to some of the requests are kept and the execution waits on the
    * others (the answer goes to the call once every request has its response).
    */

@@ -18,6 +18,7 @@ import type {
   Submission,
   Watch,
 } from "../engine/store.js";
+import { jobOf } from "../engine/store.js";
 
 /**
  * Executions held in this process (the default: one replica, nothing else to run). Runs
@@ -187,19 +188,7 @@ export class MemoryExecutionStore implements ExecutionStore {
   }
 
   private async run(e: MemoryEntry, s: Submission): Promise<void> {
-    const outcome: Outcome = await this.runner(
-      {
-        id: e.execution.id,
-        owner: s.owner,
-        tool: s.tool,
-        body: s.body,
-        requestId: s.requestId,
-        ...(s.callerToken ? { callerToken: s.callerToken } : {}),
-        ...(s.transport ? { transport: s.transport } : {}),
-        ...(s.bundle ? { bundle: s.bundle } : {}),
-      },
-      this.hooks(e),
-    );
+    const outcome: Outcome = await this.runner(jobOf(e.execution.id, s), this.hooks(e));
     this.record(e, s.owner, outcome);
   }
 

@@ -30,6 +30,7 @@ import type {
   Submission,
   Watch,
 } from "../engine/store.js";
+import { jobOf } from "../engine/store.js";
 
 const QUEUE = "toolnexus-executions";
 // BullMQ's reason for a job whose worker stopped renewing its lock (its replica died).
@@ -136,16 +137,7 @@ export class RedisExecutionStore implements ExecutionStore {
     const { maxActivePerCaller } = this.config();
     const id = newExecutionId();
     const call = submitCallOf(this.key, this.config(), s, id, fingerprint);
-    const job: Job = {
-      id,
-      owner: s.owner,
-      tool: s.tool,
-      body: s.body,
-      requestId: s.requestId,
-      ...(s.callerToken ? { callerToken: s.callerToken } : {}),
-      ...(s.transport ? { transport: s.transport } : {}),
-      ...(s.bundle ? { bundle: s.bundle } : {}),
-    };
+    const job = jobOf(id, s);
     // The record and its job are written together or not at all (see createWithJob).
     const [verdict, earlier] = (await precheck(this.redis, call)) ?? (await createWithJob(this.queue, call, job));
     if (verdict === "reused") throw new ToolnexusError("IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key was already used for another call");

@@ -4,12 +4,15 @@ import type { SurfaceItem } from "../../../core/surface/provider.js";
 import { APPS_EXTENSION } from "../../../sources/mcp/surface/upstream-surface.js";
 import type { Caller } from "../../auth/index.js";
 import { JsonRpcError } from "../results.js";
+import type { SessionSubscriptions } from "./subscriptions.js";
 import type { SurfaceMethods } from "./surface-methods.js";
 
 /** Who the Server serves (catalog-server.ts's McpSession is one). */
 interface McpSession {
   caller: Caller;
   requestId(id: ServerContext["mcpReq"]["id"]): string;
+  /** A session that lives on (stdio): its 2025 `resources/subscribe` subscriptions. */
+  resources?: SessionSubscriptions;
 }
 
 type PromptParams = { name: string; arguments?: Record<string, string>; _meta?: unknown };
@@ -46,7 +49,9 @@ export function surfaceCapabilities(surface: Surface): Record<string, unknown> {
   const caps = surface.providers.map((p) => p.surfaceLists().capabilities);
   const apps = caps.find((c) => c.apps)?.apps;
   return {
-    ...(caps.some((c) => c.resources) ? { resources: { listChanged: true } } : {}),
+    ...(caps.some((c) => c.resources)
+      ? { resources: { listChanged: true, ...(caps.some((c) => c.subscribe) ? { subscribe: true } : {}) } }
+      : {}),
     ...(caps.some((c) => c.completions) ? { completions: {} } : {}),
     ...(apps ? { extensions: { [APPS_EXTENSION]: apps } } : {}),
   };
@@ -100,6 +105,25 @@ function registerResources(server: Server, methods: SurfaceMethods, session: Mcp
   server.setRequestHandler("resources/read", async (req, ctx) => {
     if (local.read && req.params.uri.startsWith("skill://")) return (await local.read(req as never, ctx)) as never;
     return (await methods.read(caller, req.params.uri, ctx.mcpReq.signal, rid(ctx))) as never;
+  });
+  if (server.getCapabilities().resources?.subscribe) registerSubscribe(server, methods, session);
+}
+
+/**
+ * 2025 `resources/subscribe` and `resources/unsubscribe`: checked like a read (a URI the caller
+ * may not see is answered as one that does not exist), then held for a session that lives on
+ * (stdio). Stateless HTTP has no stream to deliver updates on: there the answer is the check's.
+ */
+function registerSubscribe(server: Server, methods: SurfaceMethods, session: McpSession): void {
+  server.setRequestHandler("resources/subscribe", async (req) => {
+    const [route] = methods.subscribeRoutes(session.caller, [req.params.uri]);
+    if (route) session.resources?.add(route);
+    return {} as never;
+  });
+  server.setRequestHandler("resources/unsubscribe", async (req) => {
+    methods.subscribeRoutes(session.caller, [req.params.uri]);
+    session.resources?.remove(req.params.uri);
+    return {} as never;
   });
 }
 

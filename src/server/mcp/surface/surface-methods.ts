@@ -1,19 +1,18 @@
 import { ProtocolErrorCode, SERVER_INFO_META_KEY } from "@modelcontextprotocol/server";
 import { isToolnexusError, ToolnexusError } from "../../../core/errors.js";
-import type { Surface, SurfaceEntry } from "../../../core/surface/catalog.js";
+import { viewSurface, type SurfaceView } from "../../../core/surface/access.js";
+import type { Surface } from "../../../core/surface/catalog.js";
 import { exposedUri, uriProblem } from "../../../core/surface/names.js";
-import type { SurfaceItem, SurfaceProvider } from "../../../core/surface/provider.js";
-import { rewriteContents, rewriteMessages, uiResourceOf } from "../../../core/surface/rewrite.js";
+import type { SurfaceItem } from "../../../core/surface/provider.js";
+import { rewriteContents, rewriteMessages } from "../../../core/surface/rewrite.js";
 import type { Caller } from "../../auth/index.js";
 import type { CatalogViews } from "../../catalog/view.js";
 import type { ServiceState } from "../../service/service-state.js";
 import { JsonRpcError, toJsonRpcError } from "../results.js";
+import { MAX_SUBSCRIBED_URIS, type SubscribedRoute } from "./subscriptions.js";
 
-/** What a caller may see of the surface: the servers whose tools it may use, less the apps of tools it may not. */
-interface Access {
-  owners: ReadonlySet<SurfaceProvider>;
-  hiddenUi: ReadonlySet<string>;
-}
+/** Whether a caller may subscribe to URIs: their routes, or why not (too many, or the first it may not see). */
+export type SubscribeCheck = { routes: SubscribedRoute[] } | { tooMany: number } | { unknown: string };
 
 /** One audited request of the surface. */
 export interface SurfaceAuditEvent {
@@ -28,10 +27,10 @@ export interface SurfaceAuditEvent {
 /**
  * `resources/*`, `prompts/*` and `completion/complete` of the catalog for one caller: merged
  * lists (one opaque cursor), reads, prompt gets and completions routed to the owning server
- * with names and URIs mapped both ways. A caller sees the resources and prompts of the servers
- * whose tools it may use (a bundle narrows them as it narrows tools), and an MCP App's `ui://`
- * resource only when it may use a tool that points at it; what it may not see is answered
- * exactly as what does not exist.
+ * with names and URIs mapped both ways. What a caller sees is {@link SurfaceMethods.view}
+ * (the servers whose tools it may use, or its grants' `resources` / `prompts` globs; a bundle
+ * narrows it; an MCP App's `ui://` resource only with a tool that points at it; nothing that
+ * pinning withholds); what it may not see is answered exactly as what does not exist.
  */
 export class SurfaceMethods {
   constructor(
@@ -46,53 +45,40 @@ export class SurfaceMethods {
     return this.state.toolkit().surface();
   }
 
-  private access(caller: Caller): Access {
+  /**
+   * What `caller` may see of the surface: the one decision every route of the surface filters
+   * by (core/surface/access.ts), built once per view of the catalog and grant.
+   */
+  view(caller: Caller): SurfaceView {
     const view = this.views.of(caller);
-    const surface = this.surface();
-    return view.form("mcp surface access", () => {
-      const tools = new Set(view.tools);
-      const owners = new Set<SurfaceProvider>();
-      const allowedUi = new Set<string>();
-      const deniedUi = new Set<string>();
-      for (const p of surface.providers) {
-        const own = p.tools();
-        if (own.some((t) => tools.has(t)) || (own.length === 0 && caller.allows(""))) owners.add(p);
-        for (const t of own) {
-          const ui = uiResourceOf(t.meta);
-          if (ui !== undefined) (tools.has(t) ? allowedUi : deniedUi).add(ui);
-        }
-      }
-      return { owners, hiddenUi: new Set([...deniedUi].filter((u) => !allowedUi.has(u))) };
-    });
-  }
-
-  private visible(caller: Caller, entries: readonly SurfaceEntry[], key: "uri" | "uriTemplate" | "name"): SurfaceItem[] {
-    const { owners, hiddenUi } = this.access(caller);
-    return entries.filter((e) => owners.has(e.owner) && !hiddenUi.has(e.item[key] as string)).map((e) => e.item);
+    // Callers sharing a tool set share the view; globs and a bundle's globs are the caller's own.
+    const own = caller.surfaceGrants || caller.bundleSurface ? (caller.viewKey ?? caller.id) : "";
+    return view.form(`surface view|${caller.allows("") ? 1 : 0}|${own}`, () =>
+      viewSurface(this.surface(), caller, new Set(view.tools), (key) => this.state.hold.withheld(key)),
+    );
   }
 
   /** The caller's resources (in the catalog's form). */
   resources(caller: Caller): SurfaceItem[] {
-    return this.visible(caller, this.surface().resources, "uri");
+    return this.view(caller).resources.map((e) => e.item);
   }
 
   /** The caller's resource templates. */
   templates(caller: Caller): SurfaceItem[] {
-    return this.visible(caller, this.surface().templates, "uriTemplate");
+    return this.view(caller).templates.map((e) => e.item);
   }
 
   /** The caller's prompts. */
   prompts(caller: Caller): SurfaceItem[] {
-    return this.visible(caller, this.surface().prompts, "name");
+    return this.view(caller).prompts.map((e) => e.item);
   }
 
   /** `resources/read`: -32602 with `data.uri` for a URI that is malformed, unknown or not the caller's. */
   async read(caller: Caller, uri: string, signal: AbortSignal, requestId: string): Promise<SurfaceItem> {
     const notFound = () => new JsonRpcError(ProtocolErrorCode.InvalidParams, `Resource not found: ${uri.slice(0, 200)}`, { uri });
     if (uriProblem(uri) !== undefined) throw notFound();
-    const { owners, hiddenUi } = this.access(caller);
     const route = this.surface().route(uri);
-    if (!route || !owners.has(route.owner) || hiddenUi.has(uri)) throw notFound();
+    if (!route || !this.view(caller).mayRead(route, uri)) throw notFound();
     const { owner } = route;
     return this.audited(caller, "resources/read", uri, requestId, async () => {
       try {
@@ -106,6 +92,36 @@ export class SurfaceMethods {
     });
   }
 
+  /**
+   * The routes of the URIs `caller` subscribes to, or why not: more than
+   * {@link MAX_SUBSCRIBED_URIS}, or the first URI that is malformed, unknown or not the caller's
+   * (one answer for all three, as for a read).
+   */
+  subscribable(caller: Caller, uris: readonly string[]): SubscribeCheck {
+    if (uris.length > MAX_SUBSCRIBED_URIS) return { tooMany: uris.length };
+    const view = this.view(caller);
+    const surface = this.surface();
+    const routes: SubscribedRoute[] = [];
+    for (const uri of uris) {
+      const route = uriProblem(uri) === undefined ? surface.route(uri) : undefined;
+      if (!route || !view.mayRead(route, uri)) return { unknown: uri };
+      routes.push({ uri, owner: route.owner, upstream: route.upstream });
+    }
+    return { routes };
+  }
+
+  /** {@link subscribable}, its refusal as the JSON-RPC error of MCP (-32602, `data.uri` for a URI not found). */
+  subscribeRoutes(caller: Caller, uris: readonly string[]): SubscribedRoute[] {
+    const check = this.subscribable(caller, uris);
+    if ("routes" in check) return check.routes;
+    if ("tooMany" in check)
+      throw new JsonRpcError(
+        ProtocolErrorCode.InvalidParams,
+        `Too many resource subscriptions: ${check.tooMany} URIs (at most ${MAX_SUBSCRIBED_URIS} at once)`,
+      );
+    throw new JsonRpcError(ProtocolErrorCode.InvalidParams, `Resource not found: ${check.unknown.slice(0, 200)}`, { uri: check.unknown });
+  }
+
   /** `prompts/get`: -32602 for a prompt that is unknown or not the caller's. */
   async getPrompt(
     caller: Caller,
@@ -114,9 +130,8 @@ export class SurfaceMethods {
     signal: AbortSignal,
     requestId: string,
   ): Promise<SurfaceItem> {
-    const entry = this.surface().prompt(name);
-    if (!entry || !this.access(caller).owners.has(entry.owner))
-      throw new JsonRpcError(ProtocolErrorCode.InvalidParams, `No prompt named "${name.slice(0, 200)}"`);
+    const entry = this.view(caller).prompt(name);
+    if (!entry) throw new JsonRpcError(ProtocolErrorCode.InvalidParams, `No prompt named "${name.slice(0, 200)}"`);
     const { owner } = entry;
     return this.audited(caller, "prompts/get", name, requestId, async () => {
       const res = await owner.getPrompt(entry.upstream, args, { signal });
@@ -128,17 +143,15 @@ export class SurfaceMethods {
   /** `completion/complete`, routed by the prompt's name or the template's URI to its server. */
   async complete(caller: Caller, params: SurfaceItem, signal: AbortSignal, requestId: string): Promise<SurfaceItem> {
     const ref = (params.ref ?? {}) as SurfaceItem;
-    const { owners } = this.access(caller);
-    const surface = this.surface();
+    const view = this.view(caller);
     const entry =
       ref.type === "ref/prompt" && typeof ref.name === "string"
-        ? surface.prompt(ref.name)
+        ? view.prompt(ref.name)
         : ref.type === "ref/resource" && typeof ref.uri === "string"
-          ? surface.template(ref.uri)
+          ? view.template(ref.uri)
           : undefined;
     const target = String(ref.name ?? ref.uri ?? "");
-    if (!entry || !owners.has(entry.owner))
-      throw new JsonRpcError(ProtocolErrorCode.InvalidParams, `No prompt or resource template "${target.slice(0, 200)}"`);
+    if (!entry) throw new JsonRpcError(ProtocolErrorCode.InvalidParams, `No prompt or resource template "${target.slice(0, 200)}"`);
     const upstreamRef = ref.type === "ref/prompt" ? { ...ref, name: entry.upstream } : { ...ref, uri: entry.upstream };
     return this.audited(caller, "completion/complete", target, requestId, async () => {
       const res = await entry.owner.complete({ ...params, ref: upstreamRef }, { signal });

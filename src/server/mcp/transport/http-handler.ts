@@ -11,6 +11,8 @@ import type { McpCatalog, McpSession } from "../catalog-server.js";
 import { isRelayReply } from "../input/legacy-relay.js";
 import { answerPlain, type PlainOutcome } from "../plain/answer.js";
 import { plainRequestOf } from "../plain/request.js";
+import type { ResourceSubscriptions } from "../surface/subscriptions.js";
+import { listenWithResources } from "../surface/listen.js";
 
 /** One `/mcp` POST as the endpoint hands it over: the web request, its parsed body and who sent it. */
 export interface McpExchange {
@@ -44,7 +46,12 @@ export interface McpHttp {
  * messages (the SDK's own legacy leg always answers a stream, which 2025 clients accept but
  * costs every request a stream).
  */
-export function mcpHttp(catalog: McpCatalog, bus: ServerEventBus, onerror: (err: Error) => void): McpHttp {
+export function mcpHttp(
+  catalog: McpCatalog,
+  bus: ServerEventBus,
+  onerror: (err: Error) => void,
+  subscriptions?: ResourceSubscriptions,
+): McpHttp {
   // The factory is called with the authInfo handed to fetch: the session rides on its identity.
   const sessions = new WeakMap<AuthInfo, McpSession>();
   const sessionOf = ({ authInfo }: McpRequestContext): McpSession => {
@@ -103,7 +110,11 @@ export function mcpHttp(catalog: McpCatalog, bus: ServerEventBus, onerror: (err:
       if (await isLegacyRequest(exchange.request, body)) return legacy(exchange);
       const authInfo: AuthInfo = { token: "", clientId: session.caller.id, scopes: [] };
       sessions.set(authInfo, session);
-      return modern.fetch(exchange.request, { authInfo, parsedBody: body });
+      const serve = () => modern.fetch(exchange.request, { authInfo, parsedBody: body });
+      // A listen stream with resource URIs: checked, and held upstream while it is open.
+      if (body.method === "subscriptions/listen" && subscriptions)
+        return listenWithResources(catalog.surface, subscriptions, exchange, serve);
+      return serve();
     },
     close: () => modern.close(),
   };

@@ -1,3 +1,4 @@
+import { forwardsCredential } from "../../../net/forward-auth.js";
 import {
   MissingRequiredClientCapabilityError,
   ProtocolError,
@@ -9,6 +10,7 @@ import {
 import { ToolnexusError, upstreamUnavailable } from "../../../core/errors.js";
 import type { ToolResult } from "../../../core/types.js";
 import { networkErrorReason } from "../../../net/network-error.js";
+import { MessageTooLargeError } from "../transport/bounded-body.js";
 
 /** How a failed `tools/call` is answered, and whether the session must be rebuilt. */
 export type CallFailure =
@@ -39,8 +41,14 @@ export function classifyCallError(err: unknown, info: CallFailureInfo): CallFail
   if (info.lost || (err instanceof SdkError && err.code === SdkErrorCode.ConnectionClosed)) {
     return { throw: upstreamUnavailable(`${where} closed the connection during the call`, err), reconnect: true };
   }
+  const tooLarge = findCause(err, (e) => e instanceof MessageTooLargeError);
+  if (tooLarge) return { throw: upstreamUnavailable(`${where}: ${tooLarge.message}`, err), reconnect: false };
   const network = networkErrorReason(err);
   const http = httpStatus(err);
+  // The caller's own credential refused: that caller's problem, not the server's (no reconnect).
+  if (http === 401 && forwardsCredential()) {
+    return { throw: new ToolnexusError("UPSTREAM_AUTH_FAILED", `${where} refused the caller's credential (HTTP 401)`), reconnect: false };
+  }
   if (network || http !== undefined || (err instanceof SdkError && UNREACHABLE.has(err.code))) {
     const reason = network ?? (http !== undefined ? `HTTP ${http}` : "not connected");
     return { throw: upstreamUnavailable(`${where} cannot be reached: ${reason}`, err), reconnect: true };
@@ -80,4 +88,11 @@ function httpStatus(err: unknown): number | string | undefined {
 /** A zod validation error (the SDK's result schemas), recognised without importing zod. */
 function isSchemaError(err: unknown): boolean {
   return err instanceof Error && (err.name === "ZodError" || Array.isArray((err as { issues?: unknown }).issues));
+}
+
+/** The first error of `err`'s cause chain (itself included, at most 5 deep) that `match` accepts. */
+function findCause(err: unknown, match: (e: unknown) => boolean): Error | undefined {
+  let e: unknown = err;
+  for (let depth = 0; depth < 5 && e instanceof Error; depth++, e = e.cause) if (match(e)) return e;
+  return undefined;
 }

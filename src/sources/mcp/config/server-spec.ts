@@ -69,7 +69,7 @@ export function toServerSpec(name: string, cfg: McpServerConfig, baseDir: string
   const enabled = cfg.disabled === true ? false : cfg.enabled !== false;
   const env = { ...(cfg.env ?? {}), ...(cfg.environment ?? {}) };
   const headers = { ...(cfg.headers ?? {}) };
-  const upstreamAuth = upstreamAuthOf(cfg);
+  const upstreamAuth = upstreamAuthOf(cfg, { source: name, ...(cfg.url !== undefined ? { url: cfg.url } : {}) });
   const spec: McpServerSpec = {
     name,
     transport,

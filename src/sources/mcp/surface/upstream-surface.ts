@@ -122,7 +122,7 @@ export class UpstreamSurface {
    */
   private async request<T>(method: string, ctx: SurfaceContext, run: () => Promise<T>): Promise<T> {
     try {
-      return await withForwardedBearer(ctx.auth?.bearer, run);
+      return await withForwardedBearer(ctx.auth, run);
     } catch (err) {
       if (ctx.signal?.aborted) throw ctx.signal.reason;
       if (err instanceof ProtocolError) throw new UpstreamRpcError(err.code, this.scrub(err.message));

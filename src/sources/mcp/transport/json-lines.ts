@@ -16,15 +16,33 @@ export type LineResult = { message: JSONRPCMessage } | { error: Error };
 export class JsonLineBuffer {
   private pending: Buffer[] = [];
   private pendingBytes = 0;
+  /** The ends of a line being dropped (past the limit), kept until its newline: they may name the request it answers. */
+  private skipping?: { head: string; tail: Buffer };
 
   /** `maxLineBytes`: a longer line is dropped (and reported) rather than held in memory. */
   constructor(private readonly maxLineBytes = 10 * 1024 * 1024) {}
 
-  /** Appends a chunk and returns every complete line in it, parsed. */
+  /**
+   * Appends a chunk and returns every complete line in it, parsed. A line past the limit is
+   * reported when it passes it and dropped; when it was the answer to a request (its id is
+   * at its head or its tail, where SDKs put it), an error answer to that request stands in for
+   * it, so the request fails now instead of at its timeout.
+   */
   push(chunk: Buffer): LineResult[] {
     const out: LineResult[] = [];
     let start = 0;
-    for (let nl = chunk.indexOf(10); nl !== -1; nl = chunk.indexOf(10, start)) {
+    if (this.skipping) {
+      const nl = chunk.indexOf(10);
+      if (nl === -1) {
+        this.skipping.tail = lastBytes(this.skipping.tail, chunk);
+        return out;
+      }
+      const answer = droppedAnswer(this.skipping.head, lastBytes(this.skipping.tail, chunk.subarray(0, nl)), this.maxLineBytes);
+      this.skipping = undefined;
+      if (answer) out.push({ message: answer });
+      start = nl + 1;
+    }
+    for (let nl = chunk.indexOf(10, start); nl !== -1; nl = chunk.indexOf(10, start)) {
       const part = chunk.subarray(start, nl);
       const line = this.pending.length > 0 ? Buffer.concat([...this.pending, part]) : part;
       this.pending = [];
@@ -37,6 +55,8 @@ export class JsonLineBuffer {
       this.pending.push(chunk.subarray(start));
       this.pendingBytes += chunk.length - start;
       if (this.pendingBytes > this.maxLineBytes) {
+        const head = Buffer.concat(this.pending.slice(0, 4)).subarray(0, ENDS).toString("utf8");
+        this.skipping = { head, tail: lastBytes(Buffer.alloc(0), this.pending.at(-1) as Buffer) };
         this.clear();
         out.push({ error: new Error(`a line longer than ${this.maxLineBytes} bytes was dropped`) });
       }
@@ -48,6 +68,29 @@ export class JsonLineBuffer {
     this.pending = [];
     this.pendingBytes = 0;
   }
+}
+
+// How much of each end of a dropped line is kept to find its id.
+const ENDS = 256;
+// A JSON-RPC id: a number or a string.
+const ID = String.raw`(-?\d+|"(?:[^"\\]|\\.)*")`;
+// Python, Go: {"jsonrpc":"2.0","id":7,"result":…; the TypeScript SDK: {"result":…,"jsonrpc":"2.0","id":7}.
+const HEAD_ID = new RegExp(String.raw`^\{\s*"jsonrpc"\s*:\s*"2\.0"\s*,\s*"id"\s*:\s*${ID}\s*,\s*"(?:result|error)"`);
+const ANSWER_HEAD = /^\{\s*"(?:result|error)"\s*:/;
+const TAIL_ID = new RegExp(String.raw`"jsonrpc"\s*:\s*"2\.0"\s*,\s*"id"\s*:\s*${ID}\s*\}\s*$`);
+
+/** The error answer standing in for a dropped line that answered a request, or undefined when it is no answer. */
+function droppedAnswer(head: string, tail: Buffer, max: number): JSONRPCMessage | undefined {
+  const raw = HEAD_ID.exec(head)?.[1] ?? (ANSWER_HEAD.test(head) ? TAIL_ID.exec(tail.toString("utf8"))?.[1] : undefined);
+  if (raw === undefined) return undefined;
+  const id = JSON.parse(raw) as string | number;
+  return { jsonrpc: "2.0", id, error: { code: -32603, message: `The server's answer was longer than ${max} bytes and was dropped` } };
+}
+
+/** The last {@link ENDS} bytes of `kept` followed by `more`. */
+function lastBytes(kept: Buffer, more: Buffer): Buffer {
+  if (more.length >= ENDS) return Buffer.from(more.subarray(more.length - ENDS));
+  return Buffer.concat([kept, more]).subarray(-ENDS);
 }
 
 function parseLine(text: string): LineResult | undefined {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { Tool } from "../../src/core/types.js";
-import type { Caller } from "../../src/server/auth/caller.js";
-import { CatalogViews } from "../../src/server/catalog/view.js";
-import type { ServiceState } from "../../src/server/service/service-state.js";
+import type { Tool } from "../../../src/core/types.js";
+import type { Caller } from "../../../src/server/auth/caller.js";
+import { CatalogViews } from "../../../src/server/catalog/view.js";
+import type { ServiceState } from "../../../src/server/service/service-state.js";
 
 // The per-caller views stay bounded however many distinct callers there are, and callers who
 // come to the same tools share one view (and so its listings and search index).

@@ -3,11 +3,11 @@ import os from "node:os";
 import path from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { defineTool } from "../../src/core/define-tool.js";
-import { pending } from "../../src/core/pending.js";
-import { startServer, type TestServer } from "../helpers/server.js";
-import { testTools } from "../helpers/tools.js";
-import { eventually } from "../helpers/wait.js";
+import { defineTool } from "../../../src/core/define-tool.js";
+import { pending } from "../../../src/core/pending.js";
+import { startServer, type TestServer } from "../../helpers/server.js";
+import { testTools } from "../../helpers/tools.js";
+import { eventually } from "../../helpers/wait.js";
 
 // `discovery: search` on a bundle and on /mcp: tools/list holds search_tools and call_tool
 // (and the alwaysList tools); call_tool runs the tool it names as a direct call does.

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { searchCases, searchCatalog } from "../helpers/search-catalog.js";
-import { startServer, type TestServer } from "../helpers/server.js";
+import { searchCases, searchCatalog } from "../../helpers/search-catalog.js";
+import { startServer, type TestServer } from "../../helpers/server.js";
 
 // GET /tools?q=: ranked search over the caller's own tools, on a fixed catalog of 300-odd
 // real-looking tools and the natural-language queries written beside it.

@@ -1,0 +1,215 @@
+import * as oauth from "oauth4webapi";
+import { ToolnexusError } from "../core/errors.js";
+import type { UserOAuthAuth } from "../core/upstream-auth.js";
+
+const DEFAULT_TIMEOUT_MS = 10_000;
+
+/** The tokens an authorization server issued for one caller (never logged, only kept in the vault). */
+export interface IssuedTokens {
+  accessToken: string;
+  refreshToken?: string;
+  /** Epoch ms; absent when the server said nothing. */
+  expiresAt?: number;
+  scope?: string;
+}
+
+/** What a login needs to start, and to finish at the callback. */
+export interface LoginStart {
+  /** The URL to send the browser to. */
+  url: string;
+  issuer: string;
+  clientId: string;
+}
+
+/**
+ * The gateway as an OAuth 2.1 client of one upstream's own authorization server, for each
+ * caller (oauth4webapi does the protocol): discovery as the MCP authorization spec says (the
+ * upstream's protected-resource metadata, RFC 9728, then the issuer's OIDC or RFC 8414
+ * metadata), a pre-registered client or RFC 7591 dynamic registration, authorization code
+ * with PKCE (S256) and the `resource` parameter (RFC 8707), refresh, revocation (RFC 7009).
+ * Every failure is UPSTREAM_AUTH_FAILED with a reason that holds no token.
+ */
+export class UserOAuthClient {
+  private server?: Promise<{ as: oauth.AuthorizationServer; client: oauth.Client; auth: oauth.ClientAuth; scopes: string[] }>;
+
+  constructor(
+    private readonly cfg: UserOAuthAuth,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** The authorization URL for a login whose callback is `redirectUri`, with its PKCE challenge. */
+  async start(redirectUri: string, state: string, verifier: string): Promise<LoginStart> {
+    const { as, client, scopes } = await this.resolve(redirectUri);
+    if (!as.authorization_endpoint) throw failed("the authorization server's metadata names no authorization endpoint");
+    const url = new URL(as.authorization_endpoint);
+    url.searchParams.set("response_type", "code");
+    url.searchParams.set("client_id", client.client_id);
+    url.searchParams.set("redirect_uri", redirectUri);
+    url.searchParams.set("state", state);
+    url.searchParams.set("code_challenge", await oauth.calculatePKCECodeChallenge(verifier));
+    url.searchParams.set("code_challenge_method", "S256");
+    url.searchParams.set("resource", this.cfg.resource);
+    if (scopes.length > 0) url.searchParams.set("scope", scopes.join(" "));
+    return { url: url.toString(), issuer: as.issuer, clientId: client.client_id };
+  }
+
+  /** Exchanges the callback's code (checked against `state`) for tokens. */
+  async finish(callback: URLSearchParams, state: string, redirectUri: string, verifier: string): Promise<IssuedTokens> {
+    return this.guarded("the login", async (signal) => {
+      const { as, client, auth } = await this.resolve(redirectUri);
+      const params = oauth.validateAuthResponse(as, client, callback, state);
+      const res = await oauth.authorizationCodeGrantRequest(as, client, auth, params, redirectUri, verifier, {
+        signal,
+        additionalParameters: { resource: this.cfg.resource },
+        [oauth.allowInsecureRequests]: isHttp(as.token_endpoint),
+      });
+      return this.tokens(await oauth.processAuthorizationCodeResponse(as, client, res, { requireIdToken: false }));
+    });
+  }
+
+  /** New tokens for a refresh token (the server may rotate it: the new one replaces the old). */
+  async refresh(refreshToken: string): Promise<IssuedTokens> {
+    return this.guarded("the refresh", async (signal) => {
+      const { as, client, auth } = await this.resolve(undefined);
+      const res = await oauth.refreshTokenGrantRequest(as, client, auth, refreshToken, {
+        signal,
+        additionalParameters: { resource: this.cfg.resource },
+        [oauth.allowInsecureRequests]: isHttp(as.token_endpoint),
+      });
+      const t = this.tokens(await oauth.processRefreshTokenResponse(as, client, res));
+      return { ...t, refreshToken: t.refreshToken ?? refreshToken };
+    });
+  }
+
+  /** Revokes `token` where the server offers revocation (RFC 7009); false when it offers none. */
+  async revoke(token: string, hint: "refresh_token" | "access_token"): Promise<boolean> {
+    return this.guarded("the revocation", async (signal) => {
+      const { as, client, auth } = await this.resolve(undefined);
+      if (!as.revocation_endpoint) return false;
+      const res = await oauth.revocationRequest(as, client, auth, token, {
+        signal,
+        additionalParameters: { token_type_hint: hint },
+        [oauth.allowInsecureRequests]: isHttp(as.revocation_endpoint),
+      });
+      await oauth.processRevocationResponse(res);
+      return true;
+    });
+  }
+
+  private tokens(r: oauth.TokenEndpointResponse): IssuedTokens {
+    return {
+      accessToken: r.access_token,
+      ...(r.refresh_token ? { refreshToken: r.refresh_token } : {}),
+      ...(typeof r.expires_in === "number" ? { expiresAt: this.now() + r.expires_in * 1000 } : {}),
+      ...(r.scope ? { scope: r.scope } : {}),
+    };
+  }
+
+  /** The authorization server and the gateway's client there, found once (again after a failure). */
+  private resolve(redirectUri: string | undefined) {
+    this.server ??= this.guarded("the discovery", (signal) => this.discover(signal, redirectUri)).catch((err: unknown) => {
+      this.server = undefined;
+      throw err;
+    });
+    return this.server;
+  }
+
+  private async discover(signal: AbortSignal, redirectUri: string | undefined) {
+    let issuer = this.cfg.authorizationServer;
+    let scopes = this.cfg.scopes;
+    if (issuer === undefined) {
+      const resource = new URL(this.cfg.resource);
+      const res = await oauth.resourceDiscoveryRequest(resource, { signal, [oauth.allowInsecureRequests]: resource.protocol === "http:" });
+      const rs = await oauth.processResourceDiscoveryResponse(resource, res);
+      issuer = rs.authorization_servers?.[0];
+      if (!issuer) throw failed("the upstream's protected-resource metadata names no authorization server");
+      scopes ??= rs.scopes_supported ? [...rs.scopes_supported] : undefined;
+    }
+    const as = await discoverServer(new URL(issuer), signal);
+    const { client, auth } = await this.client(as, signal, redirectUri, scopes);
+    return { as, client, auth, scopes: scopes ?? [] };
+  }
+
+  /** The pre-registered client, else one registered now (RFC 7591) for this gateway's callback. */
+  private async client(as: oauth.AuthorizationServer, signal: AbortSignal, redirectUri: string | undefined, scopes: string[] | undefined) {
+    const { clientId, clientSecret } = this.cfg;
+    if (clientId !== undefined) {
+      return { client: { client_id: clientId }, auth: clientSecret === undefined ? oauth.None() : oauth.ClientSecretBasic(clientSecret) };
+    }
+    if (!as.registration_endpoint) throw failed("no clientId is configured and the authorization server offers no dynamic registration");
+    // "invalid_client": the caller is asked to log in again, which registers a client anew.
+    if (redirectUri === undefined) throw failed("the dynamically registered client was lost; log in again", "invalid_client");
+    const res = await oauth.dynamicClientRegistrationRequest(
+      as,
+      {
+        client_name: "toolnexus",
+        redirect_uris: [redirectUri],
+        grant_types: ["authorization_code", "refresh_token"],
+        response_types: ["code"],
+        token_endpoint_auth_method: "none",
+        ...(scopes && scopes.length > 0 ? { scope: scopes.join(" ") } : {}),
+      },
+      { signal, [oauth.allowInsecureRequests]: isHttp(as.registration_endpoint) },
+    );
+    const client = await oauth.processDynamicClientRegistrationResponse(res);
+    return { client: { client_id: client.client_id }, auth: oauth.None() };
+  }
+
+  private async guarded<T>(what: string, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const timeoutMs = this.cfg.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const signal = AbortSignal.timeout(timeoutMs);
+    try {
+      return await fn(signal);
+    } catch (err) {
+      if (err instanceof ToolnexusError) throw err;
+      throw failed(`${what} failed: ${reasonOf(err, signal, timeoutMs)}`, err instanceof oauth.ResponseBodyError ? err.error : undefined);
+    }
+  }
+}
+
+/** An OAuth failure; `oauthError` is the server's error code (invalid_grant means: log in again). */
+export class UserOAuthError extends ToolnexusError {
+  constructor(
+    message: string,
+    readonly oauthError?: string,
+  ) {
+    super("UPSTREAM_AUTH_FAILED", message);
+  }
+}
+
+function failed(reason: string, oauthError?: string): UserOAuthError {
+  return new UserOAuthError(`The upstream login failed: ${reason}`, oauthError);
+}
+
+/** OpenID Connect discovery, then RFC 8414. */
+async function discoverServer(issuer: URL, signal: AbortSignal): Promise<oauth.AuthorizationServer> {
+  let last: unknown;
+  for (const algorithm of ["oidc", "oauth2"] as const) {
+    try {
+      const res = await oauth.discoveryRequest(issuer, { algorithm, signal, [oauth.allowInsecureRequests]: issuer.protocol === "http:" });
+      return await oauth.processDiscoveryResponse(issuer, res);
+    } catch (err) {
+      if (signal.aborted) throw err;
+      last = err;
+    }
+  }
+  throw last;
+}
+
+function isHttp(url: string | undefined): boolean {
+  return url?.startsWith("http:") === true;
+}
+
+/** Why a request to the authorization server failed, in words fit for a caller: never a body or a token. */
+function reasonOf(err: unknown, signal: AbortSignal, timeoutMs: number): string {
+  if (signal.aborted) return `the authorization server did not answer within ${timeoutMs} ms`;
+  if (err instanceof oauth.ResponseBodyError) return `the authorization server refused it (${err.error}, HTTP ${err.status})`;
+  if (err instanceof oauth.AuthorizationResponseError) return `the authorization server answered ${err.error}`;
+  if (err instanceof oauth.OperationProcessingError) {
+    const status = (err.cause as { status?: unknown } | undefined)?.status;
+    return typeof status === "number"
+      ? `the authorization server answered HTTP ${status}`
+      : "the authorization server's answer was not valid";
+  }
+  return "the authorization server is unreachable";
+}
