@@ -99,7 +99,7 @@ async function storeOf(loaded: LoadedConfig, logger: Logger): Promise<PinStore |
       import("./server/redis/connect-redis.js"),
       import("./governance/pin-redis-store.js"),
     ]);
-    return new RedisPinStore(connectRedis(redis.url, logger as Parameters<typeof connectRedis>[1], { name: "pins-cli" }), pinning.key);
+    return new RedisPinStore(connectRedis(redis, logger as Parameters<typeof connectRedis>[1], { name: "pins-cli" }), pinning.key);
   }
   return pinning.file ? new FilePinStore(pinning.file) : undefined;
 }

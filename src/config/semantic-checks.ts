@@ -36,6 +36,21 @@ export function semanticIssues(config: ToolnexusConfig): ConfigIssue[] {
       message: "is required unless server.publicUrl is set (it then defaults to this resource's URL)",
     });
   if (config.audit?.sink === "file" && !config.audit.path) issues.push({ pointer: "/audit/path", message: "is required with sink: file" });
-  issues.push(...upstreamAuthIssues(config));
+  issues.push(...upstreamAuthIssues(config), ...redisIssues(config));
+  return issues;
+}
+
+/** `redis:` names one place: a URL, sentinels with the primary's name, or cluster nodes. */
+function redisIssues(config: ToolnexusConfig): ConfigIssue[] {
+  const r = config.redis;
+  if (!r) return [];
+  const given = [r.url && "url", r.sentinels && "sentinels", r.cluster && "cluster"].filter(Boolean);
+  if (given.length !== 1) return [{ pointer: "/redis", message: "needs exactly one of url, sentinels and cluster" }];
+  const issues: ConfigIssue[] = [];
+  if (r.sentinels && !r.name) issues.push({ pointer: "/redis/name", message: "is required with sentinels (the primary they monitor)" });
+  if (!r.sentinels && r.name) issues.push({ pointer: "/redis/name", message: "applies to sentinels only" });
+  if (!r.sentinels && r.sentinelPassword) issues.push({ pointer: "/redis/sentinelPassword", message: "applies to sentinels only" });
+  if (r.url && (r.username ?? r.password ?? r.tls) !== undefined)
+    issues.push({ pointer: "/redis", message: "with url, put the user, password and TLS (rediss://) in the URL" });
   return issues;
 }

@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import { isPin, type PinStore } from "./pin-store.js";
 import type { Pin } from "./tool-definition.js";
 
@@ -13,9 +13,9 @@ export class RedisPinStore implements PinStore {
 
   /** `redis` runs commands; `subscriber` (a connection of its own) listens for changes. */
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: Redis | Cluster,
     private readonly key: string,
-    private readonly subscriber?: Redis,
+    private readonly subscriber?: Redis | Cluster,
   ) {
     this.channel = `${key}:changed`;
   }
@@ -70,7 +70,7 @@ export class RedisPinStore implements PinStore {
 // Commands fail at once while the connection is not up (no offline queue): wait for it at start-up.
 const CONNECT_TIMEOUT_MS = 5_000;
 
-async function connected(redis: Redis): Promise<void> {
+async function connected(redis: Redis | Cluster): Promise<void> {
   if (redis.status === "ready") return;
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => {

@@ -32,8 +32,8 @@ import { lazyCatalog, type McpConnector } from "./mcp/lazy-catalog.js";
 import { mcpEndpoint } from "./mcp/transport/http-endpoint.js";
 import { discoveryOf } from "./mcp/discovery.js";
 import { McpEvents, type EventsRedis } from "./mcp/events.js";
-import type { Redis } from "ioredis";
-import type { connectRedis } from "./redis/connect-redis.js";
+import type { connectRedis, RedisClient } from "./redis/connect-redis.js";
+import type { RedisConfig } from "../config/schema/index.js";
 import { metricsRoute } from "./observability/metrics-route.js";
 import { metaRoutes } from "./service/meta-routes.js";
 import { openapiRoute } from "./openapi/openapi-route.js";
@@ -120,14 +120,15 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   await registerSwagger(app);
   // Shared state of several replicas: rate-limit counters and executions.
   // ioredis (and BullMQ, in registerExecutions) load only with `redis:`: ~100 ms and ~20 MB otherwise.
-  const redisUrl = loaded.config.redis?.url;
-  const redisModule = redisUrl ? await import("./redis/connect-redis.js") : undefined;
-  const redis = redisUrl ? redisModule?.connectRedis(redisUrl, logger) : undefined;
+  const redisConfig = loaded.config.redis;
+  const redisModule = redisConfig ? await import("./redis/connect-redis.js") : undefined;
+  const redis = redisConfig ? redisModule?.connectRedis(redisConfig, logger) : undefined;
   // One view of the catalog per caller for GET /tools, the per-tool documents and /mcp.
   const views = new CatalogViews(state);
   const shared: Omit<Services, "executions"> = {
     ...{ state, scrub, log: logger, metrics, sessions, pins, policies, views, redis },
     ...(audit ? { audit } : {}),
+    ...(redis && redisModule ? { redisHealth: () => redisModule.redisHealth(redis) } : {}),
     // A tool's output may echo a secret it was configured with (a URL, a header): never return it.
     pipeline: new CallPipeline(state, metrics, (r) => scrubber.scrubResult(r), audit),
     documents: new ToolDocuments(app, state, views, policies, scrub),
@@ -147,7 +148,7 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   await app.register(executeRoute, services);
   await app.register(openapiRoute, services);
   await registerPortal(app, { ...services, surface: await registerSurfaceRoutes(app, services) });
-  const mcp = mcpCatalog(services, redisUrl ? redisModule?.connectRedis : undefined, redisUrl);
+  const mcp = mcpCatalog(services, redisModule?.connectRedis, redisConfig);
   if (server.mcp.enabled)
     await app.register(mcpEndpoint, {
       catalog: mcp,
@@ -210,10 +211,10 @@ function serviceLogger(opts: BuildServerOptions, level: string, scrubber: Secret
 }
 
 /** The catalog as an MCP server (`/mcp`, bundles, stdio), over the services the routes share. */
-function mcpCatalog(services: Services, connect: typeof connectRedis | undefined, redisUrl: string | undefined): McpConnector {
+function mcpCatalog(services: Services, connect: typeof connectRedis | undefined, redisConfig: RedisConfig | undefined): McpConnector {
   const { state, views, pipeline, scrub, log, redis, executions } = services;
   // Catalog changes reach subscriptions/listen streams on every replica when Redis is shared.
-  const events = mcpEvents(log, redis, connect, redisUrl);
+  const events = mcpEvents(log, redis, connect, redisConfig);
   const onError = (err: Error) => log.debug({ err: err.message }, "mcp protocol error");
   return lazyCatalog(state, views, pipeline, scrub, events, onError, executions.store, executions.promotion);
 }
@@ -221,13 +222,13 @@ function mcpCatalog(services: Services, connect: typeof connectRedis | undefined
 /** The change events subscriptions/listen hears: over Redis, on every replica, when Redis is shared. */
 function mcpEvents(
   logger: FastifyBaseLogger,
-  redis: Redis | undefined,
+  redis: RedisClient | undefined,
   connect: typeof connectRedis | undefined,
-  redisUrl: string | undefined,
+  redisConfig: RedisConfig | undefined,
 ): McpEvents {
   return new McpEvents(
-    redis && connect && redisUrl
-      ? mcpEventsRedis(redis, () => connect(redisUrl, logger, { blocking: true, name: "mcp-events" }))
+    redis && connect && redisConfig
+      ? mcpEventsRedis(redis, () => connect(redisConfig, logger, { blocking: true, name: "mcp-events" }))
       : undefined,
     (err) => logger.debug({ err: err.message }, "mcp events"),
   );
@@ -337,7 +338,7 @@ interface Closers {
   mcp: McpConnector;
   reloader: ConfigReloader | undefined;
   ready: Promise<void>;
-  redis: Redis | undefined;
+  redis: RedisClient | undefined;
   telemetry: Awaited<ReturnType<typeof startTelemetry>>;
   executions: { close: () => Promise<void> };
 }
@@ -387,7 +388,7 @@ function installShutdown(app: App, state: ServiceState, closers: Closers, shutdo
 }
 
 // Publishing goes over the shared command connection; listening needs a connection of its own.
-function mcpEventsRedis(redis: Redis, subscriber: () => Redis): EventsRedis {
+function mcpEventsRedis(redis: RedisClient, subscriber: () => RedisClient): EventsRedis {
   return { publish: (channel, message) => redis.publish(channel, message), subscriber };
 }
 

@@ -3,7 +3,6 @@
 // part it needs as its own options type (a folder never imports this composition-root file),
 // so a new feature takes what is here and a test can hand it just that part.
 import type { FastifyBaseLogger } from "fastify";
-import type { Redis } from "ioredis";
 import type { AuditLog } from "../governance/audit-log.js";
 import type { CallPipeline } from "./calls/call-pipeline.js";
 import type { CatalogViews } from "./catalog/view.js";
@@ -14,6 +13,7 @@ import type { DeclaredPolicies } from "./http/route-policy.js";
 import type { Metrics } from "./observability/metrics.js";
 import type { ToolDocuments } from "./openapi/tool-documents.js";
 import type { ServiceState } from "./service/service-state.js";
+import type { RedisClient, RedisHealth } from "./redis/connect-redis.js";
 
 /** What the routes of the service share (see buildServer). */
 export interface Services {
@@ -30,7 +30,9 @@ export interface Services {
   /** Tool-definition pinning. */
   pins: PinGuard;
   /** The connection to the Redis several replicas share, when `redis:` is set. */
-  redis?: Redis;
+  redis?: RedisClient;
+  /** How the connection sees Redis now (`/readyz`), when `redis:` is set. */
+  redisHealth?: () => RedisHealth | undefined;
   /** What the routes declare (http/route-policy.ts). */
   policies: DeclaredPolicies;
   /** One view of the catalog per caller. */

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import { ToolnexusError } from "../../core/errors.js";
 import { policyOf } from "../http/route-policy.js";
 import type { ServiceState } from "../service/service-state.js";
@@ -14,7 +14,10 @@ const isProbe = (req: FastifyRequest) => policyOf(req).access === "probe";
  * Budgets are read per request, so a reload that changes a key's `rateLimit` applies at once.
  * With `redis`, counters are shared by every replica; while Redis is unreachable requests pass.
  */
-export async function registerLimits(app: FastifyInstance, { state, redis }: { state: ServiceState; redis?: Redis }): Promise<void> {
+export async function registerLimits(
+  app: FastifyInstance,
+  { state, redis }: { state: ServiceState; redis?: Redis | Cluster },
+): Promise<void> {
   const { server, auth } = state.loaded.config;
   if (server.rateLimit || auth?.apiKeys.some((k) => k.rateLimit)) {
     const budget = (req: FastifyRequest) => {
@@ -26,7 +29,7 @@ export async function registerLimits(app: FastifyInstance, { state, redis }: { s
     const { default: rateLimit } = await import("@fastify/rate-limit");
     await app.register(rateLimit, {
       global: true,
-      ...(redis ? { redis, nameSpace: "toolnexus:ratelimit:", skipOnError: true } : {}),
+      ...(redis ? { redis, nameSpace: `${state.loaded.config.redis?.namespace ?? "toolnexus"}:ratelimit:`, skipOnError: true } : {}),
       hook: "preHandler", // after the auth hook, so the budget is the caller's
       keyGenerator: (req) =>
         req.caller && req.caller.id !== "anonymous" ? `${req.caller.kind === "jwt" ? "sub" : "key"}:${req.caller.id}` : `ip:${req.ip}`,

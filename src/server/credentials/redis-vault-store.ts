@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import { ToolnexusError } from "../../core/errors.js";
 import type { VaultStore } from "./vault-store.js";
 
@@ -22,7 +22,7 @@ export class RedisVaultStore implements VaultStore {
   private readonly recent = new Map<string, { blob: string; until: number }>();
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: Redis | Cluster,
     private readonly now: () => number = Date.now,
   ) {}
 

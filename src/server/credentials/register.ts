@@ -1,5 +1,5 @@
 import type { FastifyInstance } from "fastify";
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import type { CallPipeline } from "../calls/call-pipeline.js";
 import type { ServiceState } from "../service/service-state.js";
 import { oauthRoutes } from "./oauth-routes.js";
@@ -17,7 +17,7 @@ import { FileVaultStore, MemoryVaultStore, type VaultStore } from "./vault-store
  */
 export async function registerCredentials(
   app: FastifyInstance,
-  { state, pipeline, redis }: { state: ServiceState; pipeline: CallPipeline; redis?: Redis | undefined },
+  { state, pipeline, redis }: { state: ServiceState; pipeline: CallPipeline; redis?: Redis | Cluster | undefined },
 ): Promise<void> {
   const { config } = state.loaded;
   const store: VaultStore = redis

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from "fastify";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "../redis/connect-redis.js";
 import type { CallPipeline } from "../calls/call-pipeline.js";
 import type { Promotion } from "../calls/promotable-call.js";
 import { storePromotion } from "./engine/execution-promotion.js";
@@ -19,32 +19,33 @@ import type { ExecutionStore } from "./engine/store.js";
  */
 export async function registerExecutions(
   app: FastifyInstance,
-  { state, pipeline, scrub, redis }: { state: ServiceState; pipeline: CallPipeline; scrub: (s: string) => string; redis?: Redis },
+  { state, pipeline, scrub, redis }: { state: ServiceState; pipeline: CallPipeline; scrub: (s: string) => string; redis?: RedisClient },
 ): Promise<{ store: ExecutionStore; close: () => Promise<void>; promotion: Promotion; connected: Promise<void> }> {
   for (const schema of EXECUTION_SCHEMAS) app.addSchema(schema);
   const config = () => state.loaded.config.executions;
   // Keyed by server.stateSecret: a caller's token sealed on one replica opens on every other.
   const sealer = state.sealer;
   const runner = pipelineRunner(pipeline, app.log, () => config().maxTimeoutMs, scrub, sealer, state);
-  const url = state.loaded.config.redis?.url;
+  const shared = state.loaded.config.redis;
   const inputTimeoutMs = () => state.loaded.config.server.inputTimeoutMs;
   let store: ExecutionStore;
   let connected = Promise.resolve();
   const closers: (() => void)[] = [];
-  if (redis && url) {
+  if (redis && shared) {
     if (!sealer.shared)
       app.log.warn(
         "server.stateSecret is not set: an execution of a tool with upstreamAuth (or forwardAuth) runs only on the replica that accepted it; set the same secret on every replica",
       );
     // BullMQ (~170 modules) is imported only for a Redis-backed store.
-    const [{ connectRedis, firstAttempt }, { RedisExecutionStore }] = await Promise.all([
+    const [{ connectRedis, firstAttempt }, { RedisExecutionStore }, { executionKeys }] = await Promise.all([
       import("../redis/connect-redis.js"),
       import("./redis/store.js"),
+      import("./redis/records.js"),
     ]);
     // The worker and the subscriber wait out an outage; commands (shared with rate limits) fail fast.
-    const worker = connectRedis(url, app.log, { blocking: true, name: "worker" });
-    const subscriber = connectRedis(url, app.log, { blocking: true, name: "subscriber" });
-    const queue = connectRedis(url, app.log, { name: "queue" });
+    const worker = connectRedis(shared, app.log, { blocking: true, name: "worker" });
+    const subscriber = connectRedis(shared, app.log, { blocking: true, name: "subscriber" });
+    const queue = connectRedis(shared, app.log, { name: "queue" });
     store = new RedisExecutionStore(
       { commands: redis, queue, worker, subscriber },
       config,
@@ -52,6 +53,7 @@ export async function registerExecutions(
       app.log,
       state.loaded.config.server.maxConcurrent,
       inputTimeoutMs,
+      executionKeys(shared.namespace),
     );
     closers.push(() => {
       for (const c of [queue, worker, subscriber]) c.disconnect();

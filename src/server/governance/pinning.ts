@@ -30,9 +30,9 @@ async function pinStore(state: ServiceState, log: Logger): Promise<PinStore> {
     const { connectRedis } = await import("../redis/connect-redis.js");
     const asFastify = log as Parameters<typeof connectRedis>[1];
     return new RedisPinStore(
-      connectRedis(redis.url, asFastify, { name: "pins" }),
+      connectRedis(redis, asFastify, { name: "pins" }),
       pinning.key,
-      connectRedis(redis.url, asFastify, { blocking: true, name: "pins-events" }),
+      connectRedis(redis, asFastify, { blocking: true, name: "pins-events" }),
     );
   }
   return pinning.file ? new FilePinStore(pinning.file) : new MemoryPinStore();

@@ -232,8 +232,18 @@ export const SkillList = Type.Object(
   { $id: "SkillList" },
 );
 
+/** How a replica sees the shared Redis (`GET /readyz` with `redis:`). */
+export const RedisHealth = Type.Object(
+  {
+    mode: Type.Union([Type.Literal("single"), Type.Literal("sentinel"), Type.Literal("cluster")]),
+    state: Type.Union([Type.Literal("connected"), Type.Literal("unreachable")]),
+    since: Type.Optional(Type.String({ format: "date-time", description: "When this replica lost Redis." })),
+  },
+  { additionalProperties: false },
+);
+
 /** `GET /healthz` and `GET /readyz`. */
-export const Health = Type.Object({ status: Type.String() }, { $id: "Health" });
+export const Health = Type.Object({ status: Type.String(), redis: Type.Optional(RedisHealth) }, { $id: "Health" });
 
 /** Every schema with an $id, registered once with Fastify (and so emitted as components). */
 export const SHARED_SCHEMAS = [

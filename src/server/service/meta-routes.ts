@@ -2,7 +2,7 @@ import type { Static } from "@sinclair/typebox";
 import { Type } from "../http/typebox-lite.js";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { PinStatus } from "../http/pin-schemas.js";
-import { Health, ProblemResponse as problem, Status } from "../http/schemas.js";
+import { Health, ProblemResponse as problem, Status, type RedisHealth } from "../http/schemas.js";
 import type { ServiceState } from "./service-state.js";
 import { scrubDeep } from "../observability/scrub-deep.js";
 
@@ -12,6 +12,8 @@ interface MetaRoutesOptions {
   scrub: (s: string) => string;
   /** Tool-definition pinning: the pinning part of `/status` while `pinning.mode` is not off. */
   pins?: { status(): Static<typeof PinStatus> };
+  /** How this replica sees the shared Redis, with `redis:` (`/readyz` says it). */
+  redisHealth?: () => Static<typeof RedisHealth> | undefined;
 }
 
 // The probes answer a fixed small body: plain JSON.stringify instead of a serializer compiled
@@ -19,7 +21,7 @@ interface MetaRoutesOptions {
 const plainJson = () => (data: unknown) => JSON.stringify(data);
 
 /** `/healthz`, `/readyz` (probes) and `/status` (operators). */
-export const metaRoutes: FastifyPluginAsyncTypebox<MetaRoutesOptions> = async (app, { state, scrub, pins }) => {
+export const metaRoutes: FastifyPluginAsyncTypebox<MetaRoutesOptions> = async (app, { state, scrub, pins, redisHealth }) => {
   app.get(
     "/healthz",
     {
@@ -44,6 +46,8 @@ export const metaRoutes: FastifyPluginAsyncTypebox<MetaRoutesOptions> = async (a
       schema: {
         operationId: "ready",
         summary: "Readiness: 200 once sources are loaded, 503 while loading or draining",
+        description:
+          "With `redis:`, also how this replica sees Redis: `unreachable` during an outage or a failover, while synchronous calls still work and execution routes answer 503 STORE_UNAVAILABLE. Readiness stays about this replica's sources: every replica sees the same Redis, so taking them all out would stop synchronous calls too.",
         tags: ["service"],
         security: [],
         response: { 200: Type.Ref(Health), 503: problem },
@@ -51,7 +55,8 @@ export const metaRoutes: FastifyPluginAsyncTypebox<MetaRoutesOptions> = async (a
     },
     async () => {
       state.toolkit();
-      return { status: "ready" };
+      const shared = redisHealth?.();
+      return shared ? { status: "ready", redis: shared } : { status: "ready" };
     },
   );
 

@@ -1,10 +1,8 @@
-import type { Redis } from "ioredis";
-import { key, store, toExecution } from "./records.js";
+import type { RedisClient } from "../../redis/connect-redis.js";
+import { scanAll } from "../../redis/scan.js";
+import { store, toExecution, type ExecutionKeys } from "./records.js";
 import { isTerminal } from "../schemas.js";
 import type { OwnedExecution, OwnedExecutionPage } from "../engine/store.js";
-
-// Every owner index of the store: `key.owner("")` is their common prefix.
-const OWNER_INDEXES = `${key.owner("")}*`;
 
 /**
  * A page of every owner's executions on Redis, newest first, for operators. The store keeps
@@ -13,10 +11,12 @@ const OWNER_INDEXES = `${key.owner("")}*`;
  * token subjects), so a page costs a scan of their indexes and one read per owner.
  */
 export async function listAllExecutions(
-  redis: Redis,
+  redis: RedisClient,
+  key: ExecutionKeys,
   q: { active?: boolean; limit: number; cursor?: string },
 ): Promise<OwnedExecutionPage> {
-  const indexes = await ownerIndexes(redis);
+  // Every owner index of the store: `key.owner("")` is their common prefix.
+  const indexes = await store(scanAll(redis, `${key.owner("")}*`, 1000));
   const page: { seq: number; item: OwnedExecution }[] = [];
   let max = q.cursor === undefined ? "+inf" : `(${q.cursor}`;
   // Batches until the page is full (`active` may skip finished ones).
@@ -40,23 +40,12 @@ export async function listAllExecutions(
 }
 
 /** The owner of execution `id` on Redis, when it exists. */
-export async function ownerOnRedis(redis: Redis, id: string): Promise<string | undefined> {
+export async function ownerOnRedis(redis: RedisClient, key: ExecutionKeys, id: string): Promise<string | undefined> {
   return (await store(redis.hget(key.record(id), "owner"))) ?? undefined;
 }
 
-async function ownerIndexes(redis: Redis): Promise<string[]> {
-  const found = new Set<string>();
-  let cursor = "0";
-  do {
-    const [next, keys] = await store(redis.scan(cursor, "MATCH", OWNER_INDEXES, "COUNT", 1000));
-    for (const k of keys) found.add(k);
-    cursor = next;
-  } while (cursor !== "0");
-  return [...found];
-}
-
 // The `n` newest ids of all `indexes` scored below `max`, newest first.
-async function newestBelow(redis: Redis, indexes: string[], max: string, n: number): Promise<{ id: string; seq: number }[]> {
+async function newestBelow(redis: RedisClient, indexes: string[], max: string, n: number): Promise<{ id: string; seq: number }[]> {
   if (indexes.length === 0) return [];
   const pipeline = redis.pipeline();
   for (const index of indexes) pipeline.zrevrangebyscore(index, max, "-inf", "WITHSCORES", "LIMIT", 0, n);

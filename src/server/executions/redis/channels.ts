@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { RedisClient } from "../../redis/connect-redis.js";
 
 /**
  * One subscriber connection per replica, shared by every live reader: channels are
@@ -10,7 +10,7 @@ export class RedisChannels {
   /** What runs when the connection is back after an outage; one pair of listeners for all (a reader each would pile up). */
   private readonly reconnected = new Set<() => void>();
 
-  constructor(private readonly sub: Redis) {
+  constructor(private readonly sub: RedisClient) {
     sub.on("message", (channel: string, message: string) => {
       for (const fn of this.handlers.get(channel) ?? []) fn(message);
     });

@@ -1,16 +1,13 @@
 import type { FastifyBaseLogger } from "fastify";
 import type { Redis } from "ioredis";
+import type { RedisClient } from "../../redis/connect-redis.js";
 import type { ExecutionsConfig } from "../../../config/schema/index.js";
 import { ToolnexusError } from "../../../core/errors.js";
 import { toProblem } from "../../http/problem.js";
-import { RECORD_PREFIX, key, store } from "./records.js";
+import { store, type ExecutionKeys } from "./records.js";
 import type { ExecutionCommands } from "./scripts.js";
 import { iso } from "../schemas.js";
 import { recordOutcome } from "./outcomes.js";
-
-/** Ids of the executions adopted by some replica and not yet ended (each with a lease key). */
-const HELD = "toolnexus:held";
-const lease = (id: string) => `${RECORD_PREFIX}${id}:lease`;
 
 /** The lease's lifetime and the sweep's period for `lostAfterMs`: those of a BullMQ job's lock and stalled check (store.ts). */
 export function heldTimings(lostAfterMs: number): { leaseMs: number; sweepMs: number } {
@@ -30,7 +27,8 @@ export class HeldLeases {
   private timer?: NodeJS.Timeout;
 
   constructor(
-    private readonly redis: Redis & ExecutionCommands,
+    private readonly redis: RedisClient & ExecutionCommands,
+    private readonly key: ExecutionKeys,
     private readonly leaseMs: number,
     private readonly log: FastifyBaseLogger,
   ) {}
@@ -38,8 +36,8 @@ export class HeldLeases {
   /** Turns the adopted execution `id` running with its lease taken, in one MULTI; false when it is no longer queued. */
   async start(id: string): Promise<boolean> {
     const multi = this.redis.multi() as unknown as ReturnType<Redis["multi"]> & ExecutionCommands;
-    multi.set(lease(id), "1", "PX", this.leaseMs).sadd(HELD, id);
-    void multi.tnxStart(key.record(id), iso(Date.now()));
+    multi.set(this.key.lease(id), "1", "PX", this.leaseMs).sadd(this.key.held, id);
+    void multi.tnxStart(this.key.record(id), iso(Date.now()));
     const results = (await store(multi.exec())) ?? [];
     const started = results[2]?.[1] === 1;
     if (started) this.hold(id);
@@ -53,8 +51,8 @@ export class HeldLeases {
     if (this.ids.size === 0) this.stop();
     await this.redis
       .multi()
-      .del(lease(id))
-      .srem(HELD, id)
+      .del(this.key.lease(id))
+      .srem(this.key.held, id)
       .exec()
       .catch((err: Error) => this.log.debug({ err: err.message, execution: id }, "held lease not released; it expires"));
   }
@@ -78,7 +76,7 @@ export class HeldLeases {
     const pipeline = this.redis.pipeline();
     // XX: a lease that lapsed (Redis unreachable for longer than it) is not taken again: the
     // sweep may already have failed its execution, whose late outcome is then dropped.
-    for (const id of ids) pipeline.set(lease(id), "1", "PX", this.leaseMs, "XX");
+    for (const id of ids) pipeline.set(this.key.lease(id), "1", "PX", this.leaseMs, "XX");
     const results = await pipeline.exec().catch((err: Error) => {
       this.log.debug({ err: err.message }, "held leases not renewed");
       return null;
@@ -95,33 +93,34 @@ export class HeldLeases {
  */
 export class HeldSweep {
   constructor(
-    private readonly redis: Redis & ExecutionCommands,
+    private readonly redis: RedisClient & ExecutionCommands,
+    private readonly key: ExecutionKeys,
     private readonly config: () => ExecutionsConfig,
     private readonly log: FastifyBaseLogger,
   ) {}
 
   async run(): Promise<void> {
-    const ids = await this.redis.smembers(HELD);
+    const ids = await this.redis.smembers(this.key.held);
     if (ids.length === 0) return;
     const leases = await this.leased(ids);
     for (const [i, id] of ids.entries()) {
       if (leases[i]) continue;
-      const [status, owner] = await this.redis.hmget(key.record(id), "status", "owner");
+      const [status, owner] = await this.redis.hmget(this.key.record(id), "status", "owner");
       if (status && owner) {
         const error = toProblem(new ToolnexusError("EXECUTION_LOST", "The replica holding this call stopped"), "");
         const job = { id, owner, tool: "", body: {}, requestId: "" };
-        if (await recordOutcome(this.redis, this.config(), job, { status: "failed", error })) {
+        if (await recordOutcome(this.redis, this.key, this.config(), job, { status: "failed", error })) {
           this.log.warn({ execution: id }, "held call's replica stopped renewing its lease: failed as lost");
         }
       }
-      await this.redis.srem(HELD, id);
+      await this.redis.srem(this.key.held, id);
     }
   }
 
   /** Whether each id's lease exists (one round trip). */
   private async leased(ids: string[]): Promise<boolean[]> {
     const pipeline = this.redis.pipeline();
-    for (const id of ids) pipeline.exists(lease(id));
+    for (const id of ids) pipeline.exists(this.key.lease(id));
     return ((await pipeline.exec()) ?? []).map(([, n]) => n === 1);
   }
 }

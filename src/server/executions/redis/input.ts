@@ -1,15 +1,12 @@
-import type { Redis } from "ioredis";
+import type { RedisClient } from "../../redis/connect-redis.js";
 import { ToolnexusError } from "../../../core/errors.js";
 import type { InputRequests, InputResponses } from "../../../core/input-requests.js";
 import type { RedisChannels } from "./channels.js";
 import { iso } from "../schemas.js";
-import { key, store, toExecution } from "./records.js";
+import { store, toExecution, type ExecutionKeys } from "./records.js";
 import type { ExecutionCommands } from "./scripts.js";
 import type { ExecutionT } from "../schemas.js";
 import { checkResponses, InputWaits, notWaiting, stillOpen } from "../engine/input-wait.js";
-
-// Answers to held calls travel like cancels: broadcast, and the replica holding the call takes it.
-const INPUT_CHANNEL = "toolnexus:input";
 
 /**
  * The input path of executions on Redis: a call of this replica asks (the record turns
@@ -22,12 +19,14 @@ export class RedisInput {
   private readonly waits = new InputWaits();
 
   constructor(
-    private readonly redis: Redis & ExecutionCommands,
+    private readonly redis: RedisClient & ExecutionCommands,
+    private readonly key: ExecutionKeys,
     channels: RedisChannels,
     /** `server.inputTimeoutMs`, read per wait. */
     private readonly inputTimeoutMs: () => number,
   ) {
-    channels.always(INPUT_CHANNEL, (message) => {
+    // Answers to held calls travel like cancels: broadcast, and the replica holding the call takes it.
+    channels.always(key.inputChannel, (message) => {
       const { id, responses } = JSON.parse(message) as { id: string; responses: InputResponses };
       this.waits.answer(id, responses);
     });
@@ -39,7 +38,7 @@ export class RedisInput {
     // Waiting before the record says so: an answer published at once is not missed.
     const answer = this.waits.wait(id, this.inputTimeoutMs(), signal);
     try {
-      if ((await store(this.redis.tnxAsk(key.record(id), key.events(id), iso(Date.now()), json, key.channel(id)))) !== 1) {
+      if ((await store(this.redis.tnxAsk(this.key.record(id), this.key.events(id), iso(Date.now()), json, this.key.channel(id)))) !== 1) {
         throw notWaiting("over");
       }
     } catch (err) {
@@ -56,7 +55,7 @@ export class RedisInput {
    * some of the open requests may be answered; the execution waits on the others.
    */
   async answer(owner: string, id: string, responses: InputResponses, partial: boolean): Promise<ExecutionT | undefined> {
-    const rec = await store(this.redis.hgetall(key.record(id)));
+    const rec = await store(this.redis.hgetall(this.key.record(id)));
     const execution = toExecution(rec, owner);
     if (!execution) return undefined;
     if (execution.status !== "input_required" || !execution.inputRequests) throw stateError(execution);
@@ -68,12 +67,12 @@ export class RedisInput {
     // The record's inputs are compared in the script: of two answers racing, one is taken.
     const verdict = await store(
       Object.keys(open).length > 0
-        ? this.redis.tnxPartial(key.record(id), now, rec.inputs ?? "", JSON.stringify(open), JSON.stringify(answered))
-        : this.redis.tnxAnswer(key.record(id), now, rec.inputs ?? ""),
+        ? this.redis.tnxPartial(this.key.record(id), now, rec.inputs ?? "", JSON.stringify(open), JSON.stringify(answered))
+        : this.redis.tnxAnswer(this.key.record(id), now, rec.inputs ?? ""),
     );
     if (verdict !== "ok") throw notWaiting(verdict);
-    if (Object.keys(open).length === 0) await store(this.redis.publish(INPUT_CHANNEL, JSON.stringify({ id, responses: answered })));
-    return toExecution(await store(this.redis.hgetall(key.record(id))), owner);
+    if (Object.keys(open).length === 0) await store(this.redis.publish(this.key.inputChannel, JSON.stringify({ id, responses: answered })));
+    return toExecution(await store(this.redis.hgetall(this.key.record(id))), owner);
   }
 
   /** The call of execution `id` ended: a wait of its still open ends too. */

@@ -1,9 +1,10 @@
 import type { FastifyBaseLogger } from "fastify";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "../../redis/connect-redis.js";
+import { scanAll } from "../../redis/scan.js";
 import type { ExecutionsConfig } from "../../../config/schema/index.js";
 import { ToolnexusError } from "../../../core/errors.js";
 import { toProblem } from "../../http/problem.js";
-import { RECORD_PREFIX, key } from "./records.js";
+import type { ExecutionKeys } from "./records.js";
 import type { ExecutionCommands } from "./scripts.js";
 import type { Job, Outcome } from "../engine/store.js";
 import { iso } from "../schemas.js";
@@ -14,7 +15,8 @@ import { iso } from "../schemas.js";
  * only a queued execution whose job is missing.
  */
 export async function recordOutcome(
-  redis: Redis & ExecutionCommands,
+  redis: RedisClient & ExecutionCommands,
+  key: ExecutionKeys,
   config: ExecutionsConfig,
   job: Job,
   outcome: Outcome,
@@ -39,7 +41,7 @@ export async function recordOutcome(
     key.channel(job.id),
     job.id,
     String(maxRetainedPerCaller),
-    RECORD_PREFIX,
+    key.recordPrefix,
     orphanOf,
   );
   return done === 1;
@@ -56,7 +58,8 @@ export class OrphanSweep {
   private orphans = new Set<string>();
 
   constructor(
-    private readonly redis: Redis & ExecutionCommands,
+    private readonly redis: RedisClient & ExecutionCommands,
+    private readonly key: ExecutionKeys,
     private readonly jobKey: (id: string) => string,
     private readonly config: () => ExecutionsConfig,
     private readonly log: FastifyBaseLogger,
@@ -65,28 +68,23 @@ export class OrphanSweep {
   /** One pass over every caller's active set. */
   async run(): Promise<void> {
     const seen = new Set<string>();
-    const prefix = key.active("");
-    let cursor = "0";
-    do {
-      const [next, sets] = await this.redis.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 100);
-      cursor = next;
-      for (const set of sets) {
-        const owner = set.slice(prefix.length);
-        for (const id of await this.redis.smembers(set)) {
-          const [status, jobs] = await Promise.all([this.redis.hget(key.record(id), "status"), this.redis.exists(this.jobKey(id))]);
-          // A record that expired unfinished: its id no longer counts (submit prunes only at the limit).
-          if (status === null) await this.redis.srem(set, id);
-          if (status !== "queued" || jobs > 0) continue;
-          seen.add(id);
-          if (!this.orphans.has(id)) continue;
-          const error = toProblem(new ToolnexusError("EXECUTION_LOST", "The execution was accepted but never queued for a worker"), "");
-          const job = { id, owner, tool: "", body: {}, requestId: "" };
-          if (await recordOutcome(this.redis, this.config(), job, { status: "failed", error }, this.jobKey(id))) {
-            this.log.warn({ execution: id }, "queued execution without a job failed as lost");
-          }
+    const prefix = this.key.active("");
+    for (const set of await scanAll(this.redis, `${prefix}*`, 100)) {
+      const owner = set.slice(prefix.length);
+      for (const id of await this.redis.smembers(set)) {
+        const [status, jobs] = await Promise.all([this.redis.hget(this.key.record(id), "status"), this.redis.exists(this.jobKey(id))]);
+        // A record that expired unfinished: its id no longer counts (submit prunes only at the limit).
+        if (status === null) await this.redis.srem(set, id);
+        if (status !== "queued" || jobs > 0) continue;
+        seen.add(id);
+        if (!this.orphans.has(id)) continue;
+        const error = toProblem(new ToolnexusError("EXECUTION_LOST", "The execution was accepted but never queued for a worker"), "");
+        const job = { id, owner, tool: "", body: {}, requestId: "" };
+        if (await recordOutcome(this.redis, this.key, this.config(), job, { status: "failed", error }, this.jobKey(id))) {
+          this.log.warn({ execution: id }, "queued execution without a job failed as lost");
         }
       }
-    } while (cursor !== "0");
+    }
     this.orphans = seen;
   }
 }

@@ -1,12 +1,13 @@
-import type { Redis } from "ioredis";
+import type { RedisClient } from "../../redis/connect-redis.js";
 import type { RedisChannels } from "./channels.js";
-import { key, store, toExecution } from "./records.js";
+import { store, toExecution, type ExecutionKeys } from "./records.js";
 import { isTerminal, type ExecutionStatusT, type ExecutionT } from "../schemas.js";
 import type { ExecutionEvent, ExecutionPage, Watch } from "../engine/store.js";
 
 /** A page of `owner`'s executions on Redis, newest first; expired ones are dropped from the index as they are met. */
 export async function listExecutions(
-  redis: Redis,
+  redis: RedisClient,
+  key: ExecutionKeys,
   owner: string,
   q: { status?: ExecutionStatusT; limit: number; cursor?: string },
 ): Promise<ExecutionPage> {
@@ -42,7 +43,8 @@ export async function listExecutions(
  * delivered once and in order (undefined: no such execution of theirs).
  */
 export async function watchExecution(
-  redis: Redis,
+  redis: RedisClient,
+  key: ExecutionKeys,
   channels: RedisChannels,
   owner: string,
   id: string,

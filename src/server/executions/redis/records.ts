@@ -3,20 +3,53 @@ import { ToolnexusError } from "../../../core/errors.js";
 import type { Progress } from "../../../core/types.js";
 import type { ExecutionStatusT, ExecutionT } from "../schemas.js";
 
-/** Prefix of an execution's record hash; its events list and live channel hang off it. */
-export const RECORD_PREFIX = "toolnexus:x:";
+/** The Redis keys and channels of the execution store. An owner id is hashed where it meets a caller-chosen key. */
+export interface ExecutionKeys {
+  /** Prefix of an execution's record hash; its events list, lease and live channel hang off it. */
+  recordPrefix: string;
+  record(id: string): string;
+  events(id: string): string;
+  channel(id: string): string;
+  lease(id: string): string;
+  owner(owner: string): string;
+  active(owner: string): string;
+  finished(owner: string): string;
+  idempotency(owner: string, k: string): string;
+  seq: string;
+  /** Ids of the executions adopted by some replica and not yet ended. */
+  held: string;
+  cancelChannel: string;
+  inputChannel: string;
+  /** BullMQ's prefix for the queue's keys. */
+  bullPrefix: string;
+}
 
-/** The Redis keys of the execution store. An owner id is hashed where it meets a caller-chosen key. */
-export const key = {
-  record: (id: string) => `${RECORD_PREFIX}${id}`,
-  events: (id: string) => `${RECORD_PREFIX}${id}:events`,
-  channel: (id: string) => `${RECORD_PREFIX}${id}:live`,
-  owner: (owner: string) => `toolnexus:owner:${owner}`,
-  active: (owner: string) => `toolnexus:active:${owner}`,
-  finished: (owner: string) => `toolnexus:finished:${owner}`,
-  idempotency: (owner: string, k: string) => `toolnexus:idem:${createHash("sha256").update(owner).update("\n").update(k).digest("hex")}`,
-  seq: "toolnexus:seq",
-};
+/**
+ * The keys of the execution store under `namespace`. Every one carries the same hash tag
+ * (`{namespace}`), BullMQ's prefix included: on a Redis Cluster they all live in one slot, so
+ * each Lua script (which also reads keys it derives from its arguments) and each MULTI that
+ * writes a record with its job touches one slot, as Cluster requires.
+ */
+export function executionKeys(namespace = "toolnexus"): ExecutionKeys {
+  const tag = `{${namespace}}`;
+  const recordPrefix = `${tag}:x:`;
+  return {
+    recordPrefix,
+    record: (id) => `${recordPrefix}${id}`,
+    events: (id) => `${recordPrefix}${id}:events`,
+    channel: (id) => `${recordPrefix}${id}:live`,
+    lease: (id) => `${recordPrefix}${id}:lease`,
+    owner: (owner) => `${tag}:owner:${owner}`,
+    active: (owner) => `${tag}:active:${owner}`,
+    finished: (owner) => `${tag}:finished:${owner}`,
+    idempotency: (owner, k) => `${tag}:idem:${createHash("sha256").update(owner).update("\n").update(k).digest("hex")}`,
+    seq: `${tag}:seq`,
+    held: `${tag}:held`,
+    cancelChannel: `${tag}:cancel`,
+    inputChannel: `${tag}:input`,
+    bullPrefix: tag,
+  };
+}
 
 /** The Execution a record hash holds, when it exists and belongs to `owner`. */
 export function toExecution(rec: Record<string, string> | undefined, owner: string): ExecutionT | undefined {

@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { RedisClient } from "../../redis/connect-redis.js";
 
 /**
  * The Lua scripts that change an execution's record in Redis. Each runs atomically, so two
@@ -19,10 +19,16 @@ end
 local function active(status) return status == "queued" or status == "running" or status == "input_required" end
 `;
 
-/** KEYS: idem ("" for none), active set, owner index, sequence, record. ARGV: id, fingerprint, max, expireAtMs, nowIso, recordPrefix, tool, owner, expiresAtIso. */
+/**
+ * KEYS: idem, active set, owner index, sequence, record. ARGV: id, fingerprint, max, expireAtMs,
+ * nowIso, recordPrefix, tool, owner, expiresAtIso, "1" when KEYS[1] is an Idempotency-Key (else
+ * it is only a key of the same hash tag: an empty key name would hash to another Cluster slot).
+ */
 const SUBMIT = `
-if KEYS[1] ~= "" then
-  local prev = redis.call("GET", KEYS[1])
+local ik = ""
+if ARGV[10] == "1" then ik = KEYS[1] end
+if ik ~= "" then
+  local prev = redis.call("GET", ik)
   if prev then
     local fp = redis.call("HGET", ARGV[6] .. prev, "fp")
     if fp then
@@ -41,11 +47,11 @@ if redis.call("SCARD", KEYS[2]) >= tonumber(ARGV[3]) then
 end
 local seq = redis.call("INCR", KEYS[4])
 redis.call("HSET", KEYS[5], "id", ARGV[1], "tool", ARGV[7], "owner", ARGV[8], "status", "queued",
-  "createdAt", ARGV[5], "updatedAt", ARGV[5], "expiresAt", ARGV[9], "fp", ARGV[2], "seq", seq, "evn", 0, "exp", ARGV[4], "ik", KEYS[1])
+  "createdAt", ARGV[5], "updatedAt", ARGV[5], "expiresAt", ARGV[9], "fp", ARGV[2], "seq", seq, "evn", 0, "exp", ARGV[4], "ik", ik)
 redis.call("PEXPIREAT", KEYS[5], ARGV[4])
 redis.call("ZADD", KEYS[3], seq, ARGV[1])
 redis.call("SADD", KEYS[2], ARGV[1])
-if KEYS[1] ~= "" then redis.call("SET", KEYS[1], ARGV[1], "PXAT", ARGV[4]) end
+if ik ~= "" then redis.call("SET", ik, ARGV[1], "PXAT", ARGV[4]) end
 return {"created"}
 `;
 
@@ -146,7 +152,7 @@ export interface ExecutionCommands {
 }
 
 /** Defines the scripts on `redis` (sent once, then run by their SHA). */
-export function withExecutionCommands(redis: Redis): Redis & ExecutionCommands {
+export function withExecutionCommands<R extends RedisClient>(redis: R): R & ExecutionCommands {
   redis.defineCommand("tnxSubmit", { numberOfKeys: 5, lua: SUBMIT });
   redis.defineCommand("tnxStart", { numberOfKeys: 1, lua: START });
   redis.defineCommand("tnxProgress", { numberOfKeys: 2, lua: PROGRESS });
@@ -154,5 +160,5 @@ export function withExecutionCommands(redis: Redis): Redis & ExecutionCommands {
   redis.defineCommand("tnxAsk", { numberOfKeys: 2, lua: ASK });
   redis.defineCommand("tnxAnswer", { numberOfKeys: 1, lua: ANSWER });
   redis.defineCommand("tnxPartial", { numberOfKeys: 1, lua: PARTIAL });
-  return redis as Redis & ExecutionCommands;
+  return redis as R & ExecutionCommands;
 }

@@ -1,5 +1,5 @@
 import { Queue, Worker, type Job as BullJob } from "bullmq";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "../../redis/connect-redis.js";
 import type { FastifyBaseLogger } from "fastify";
 import { ToolnexusError } from "../../../core/errors.js";
 import type { InputResponses } from "../../../core/input-requests.js";
@@ -8,7 +8,7 @@ import type { ExecutionsConfig } from "../../../config/schema/index.js";
 import { toProblem } from "../../http/problem.js";
 import { newExecutionId } from "../memory/entry.js";
 import { RedisChannels } from "./channels.js";
-import { key, store, toExecution, unavailable } from "./records.js";
+import { executionKeys, store, toExecution, unavailable, type ExecutionKeys } from "./records.js";
 import { withExecutionCommands, type ExecutionCommands } from "./scripts.js";
 import { OrphanSweep, recordOutcome } from "./outcomes.js";
 import { createWithJob, precheck, submitArgs, submitCallOf, submitted, type SubmitVerdict } from "./submit.js";
@@ -33,7 +33,6 @@ import type {
 import { jobOf } from "../engine/store.js";
 
 const QUEUE = "toolnexus-executions";
-const CANCEL_CHANNEL = "toolnexus:cancel";
 // BullMQ's reason for a job whose worker stopped renewing its lock (its replica died).
 const STALLED = /stalled/i;
 // BullMQ's pause and close wait for a connection to Redis: with Redis unreachable they would
@@ -45,12 +44,12 @@ const settledWithin = (p: Promise<unknown>, ms: number): Promise<unknown> =>
 
 /** Connections the Redis store uses: commands (fail fast), and two that wait out an outage. */
 export interface RedisConnections {
-  commands: Redis;
+  commands: RedisClient;
   /** For the BullMQ queue (BullMQ closes it with the queue); fails fast like `commands`. */
-  queue: Redis;
+  queue: RedisClient;
   /** For the BullMQ worker (it blocks waiting for jobs). */
-  worker: Redis;
-  subscriber: Redis;
+  worker: RedisClient;
+  subscriber: RedisClient;
 }
 
 /**
@@ -62,7 +61,7 @@ export interface RedisConnections {
  * lease instead, which a live replica's sweep finds lapsed (held.ts).
  */
 export class RedisExecutionStore implements ExecutionStore {
-  private readonly redis: Redis & ExecutionCommands;
+  private readonly redis: RedisClient & ExecutionCommands;
   private readonly queue: Queue<Job>;
   private readonly worker: Worker<Job>;
   private readonly channels: RedisChannels;
@@ -85,17 +84,20 @@ export class RedisExecutionStore implements ExecutionStore {
     concurrency: number,
     /** `server.inputTimeoutMs`, read per wait. */
     inputTimeoutMs: () => number = () => 600_000,
+    /** The keys under `redis.namespace`. */
+    private readonly key: ExecutionKeys = executionKeys(),
   ) {
     this.redis = withExecutionCommands(conns.commands);
     // The queue's connection runs the submit script in the MULTI that also adds the job.
     withExecutionCommands(conns.queue);
     this.channels = new RedisChannels(conns.subscriber);
-    this.queue = new Queue<Job>(QUEUE, { connection: conns.queue });
+    this.queue = new Queue<Job>(QUEUE, { connection: conns.queue, prefix: key.bullPrefix });
     const { lostAfterMs } = config();
     // Worst case from a death to the check that fails its job: lock expiry plus two checks.
     const lockDuration = Math.max(Math.floor(lostAfterMs / 3), 100);
     this.worker = new Worker<Job>(QUEUE, (job, _token, signal) => this.track(this.process(job, signal)), {
       connection: conns.worker,
+      prefix: key.bullPrefix,
       concurrency,
       lockDuration,
       stalledInterval: Math.max(Math.floor(lostAfterMs / 4), 50),
@@ -110,20 +112,20 @@ export class RedisExecutionStore implements ExecutionStore {
     });
     this.worker.on("error", (err) => log.debug({ err: err.message }, "execution worker error"));
     this.queue.on("error", (err) => log.debug({ err: err.message }, "execution queue error"));
-    this.channels.always(CANCEL_CHANNEL, (id) => {
+    this.channels.always(key.cancelChannel, (id) => {
       this.worker.cancelJob(id, "cancelled");
       this.adopted.get(id)?.abort(cancelled());
     });
-    this.inputs = new RedisInput(this.redis, this.channels, inputTimeoutMs);
-    const orphans = new OrphanSweep(this.redis, (id) => this.queue.toKey(id), config, log);
+    this.inputs = new RedisInput(this.redis, key, this.channels, inputTimeoutMs);
+    const orphans = new OrphanSweep(this.redis, key, (id) => this.queue.toKey(id), config, log);
     this.sweeper = setInterval(
       () => void orphans.run().catch((err: Error) => log.debug({ err: err.message }, "orphan sweep failed")),
       lostAfterMs,
     );
     this.sweeper.unref();
     const { leaseMs, sweepMs } = heldTimings(lostAfterMs);
-    this.leases = new HeldLeases(this.redis, leaseMs, log);
-    const held = new HeldSweep(this.redis, config, log);
+    this.leases = new HeldLeases(this.redis, key, leaseMs, log);
+    const held = new HeldSweep(this.redis, key, config, log);
     this.heldSweeper = setInterval(
       () => void held.run().catch((err: Error) => log.debug({ err: err.message }, "held sweep failed")),
       sweepMs,
@@ -134,7 +136,7 @@ export class RedisExecutionStore implements ExecutionStore {
   async submit(s: Submission, fingerprint: string): Promise<{ execution: ExecutionT; replayed: boolean }> {
     const { maxActivePerCaller } = this.config();
     const id = newExecutionId();
-    const call = submitCallOf(this.config(), s, id, fingerprint);
+    const call = submitCallOf(this.key, this.config(), s, id, fingerprint);
     const job = jobOf(id, s);
     // The record and its job are written together or not at all (see createWithJob).
     const [verdict, earlier] = (await precheck(this.redis, call)) ?? (await createWithJob(this.queue, call, job));
@@ -152,7 +154,7 @@ export class RedisExecutionStore implements ExecutionStore {
   // No job: the call already runs here. Its lease (held.ts) says this replica is alive.
   async adopt(a: Adoption): Promise<Adopted> {
     const id = newExecutionId();
-    const c = submitCallOf(this.config(), a, id, "");
+    const c = submitCallOf(this.key, this.config(), a, id, "");
     const [verdict] = (await store(this.redis.tnxSubmit(...submitArgs(c)))) as SubmitVerdict;
     if (verdict === "overloaded") throw overloaded(c.max);
     await this.leases.start(id);
@@ -188,19 +190,19 @@ export class RedisExecutionStore implements ExecutionStore {
   }
 
   async get(owner: string, id: string): Promise<ExecutionT | undefined> {
-    return toExecution(await store(this.redis.hgetall(key.record(id))), owner);
+    return toExecution(await store(this.redis.hgetall(this.key.record(id))), owner);
   }
 
   list(owner: string, q: { status?: ExecutionStatusT; limit: number; cursor?: string }): Promise<ExecutionPage> {
-    return listExecutions(this.redis, owner, q);
+    return listExecutions(this.redis, this.key, owner, q);
   }
 
   listAll(q: { active?: boolean; limit: number; cursor?: string }): Promise<OwnedExecutionPage> {
-    return listAllExecutions(this.redis, q);
+    return listAllExecutions(this.redis, this.key, q);
   }
 
   ownerOf(id: string): Promise<string | undefined> {
-    return ownerOnRedis(this.redis, id);
+    return ownerOnRedis(this.redis, this.key, id);
   }
 
   async cancel(owner: string, id: string): Promise<ExecutionT | undefined> {
@@ -211,7 +213,7 @@ export class RedisExecutionStore implements ExecutionStore {
     if (execution.status === "queued" && (await this.finish(job, { status: "cancelled", error: toProblem(cancelled(), "") }))) {
       await this.queue.remove(id).catch(() => undefined);
     } else {
-      await store(this.redis.publish(CANCEL_CHANNEL, id));
+      await store(this.redis.publish(this.key.cancelChannel, id));
     }
     // The running replica records `cancelled` once its call settles, which is at once on abort.
     const end = Date.now() + 5_000;
@@ -223,7 +225,7 @@ export class RedisExecutionStore implements ExecutionStore {
   }
 
   watch(owner: string, id: string, after: number, onEvent: (e: ExecutionEvent) => void): Promise<Watch | undefined> {
-    return watchExecution(this.redis, this.channels, owner, id, after, onEvent);
+    return watchExecution(this.redis, this.key, this.channels, owner, id, after, onEvent);
   }
 
   async close(): Promise<void> {
@@ -250,7 +252,7 @@ export class RedisExecutionStore implements ExecutionStore {
 
   private async process(bull: BullJob<Job>, signal?: AbortSignal): Promise<void> {
     const job = bull.data;
-    if ((await this.redis.tnxStart(key.record(job.id), iso(Date.now()))) !== 1) return; // cancelled while queued, or expired
+    if ((await this.redis.tnxStart(this.key.record(job.id), iso(Date.now()))) !== 1) return; // cancelled while queued, or expired
     const aborted = signal ?? new AbortController().signal;
     const outcome = await this.runner(job, {
       signal: aborted,
@@ -278,7 +280,7 @@ export class RedisExecutionStore implements ExecutionStore {
 
   private async progress(id: string, p: Progress): Promise<void> {
     await this.redis
-      .tnxProgress(key.record(id), key.events(id), iso(Date.now()), JSON.stringify(p), key.channel(id))
+      .tnxProgress(this.key.record(id), this.key.events(id), iso(Date.now()), JSON.stringify(p), this.key.channel(id))
       .catch((err: Error) => {
         this.log.debug({ err: err.message, execution: id }, "progress not recorded");
       });
@@ -293,7 +295,7 @@ export class RedisExecutionStore implements ExecutionStore {
 
   /** Records the outcome unless the execution already ended; true when it ended here. */
   private finish(job: Job, outcome: Outcome): Promise<boolean> {
-    return recordOutcome(this.redis, this.config(), job, outcome);
+    return recordOutcome(this.redis, this.key, this.config(), job, outcome);
   }
 }
 

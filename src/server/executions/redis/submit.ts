@@ -1,8 +1,9 @@
 import { Job as BullJob, type Queue } from "bullmq";
 import type { Redis } from "ioredis";
+import type { RedisClient } from "../../redis/connect-redis.js";
 import type { ExecutionsConfig } from "../../../config/schema/index.js";
 import { iso } from "../schemas.js";
-import { key, RECORD_PREFIX, store, unavailable } from "./records.js";
+import { store, unavailable, type ExecutionKeys } from "./records.js";
 import type { ExecutionCommands } from "./scripts.js";
 import type { ExecutionT } from "../schemas.js";
 import type { Adoption, Job } from "../engine/store.js";
@@ -12,11 +13,16 @@ export type SubmitVerdict = [verdict: "created" | "reused" | "replay" | "overloa
 
 /** The keys and arguments of one `tnxSubmit` call, in the script's order. */
 export interface SubmitCall {
+  /** The Idempotency-Key's key ("" for none). */
   idem: string;
+  /** The key passed instead when there is none: of the same hash tag as the others. */
+  noIdem: string;
   active: string;
   ownerIndex: string;
   seq: string;
   record: string;
+  /** The prefix the script reads other records under. */
+  recordPrefix: string;
   id: string;
   fingerprint: string;
   max: number;
@@ -33,17 +39,17 @@ export interface SubmitCall {
  * reused key, a full caller) adds no job. {@link createWithJob} decides again atomically:
  * a race between two submits is settled there.
  */
-export async function precheck(redis: Redis, c: SubmitCall): Promise<SubmitVerdict | undefined> {
+export async function precheck(redis: RedisClient, c: SubmitCall): Promise<SubmitVerdict | undefined> {
   // Sent together: one round trip. A count, not the members: every submit pays for this reply.
   const [prev, count] = await store(Promise.all([c.idem === "" ? null : redis.get(c.idem), redis.scard(c.active)]));
   if (prev) {
-    const fp = await store(redis.hget(RECORD_PREFIX + prev, "fp"));
+    const fp = await store(redis.hget(c.recordPrefix + prev, "fp"));
     if (fp) return fp === c.fingerprint ? ["replay", prev] : ["reused"];
   }
   if (count < c.max) return undefined;
   // Ids whose record expired unfinished no longer count (the script drops them from the set).
   const active = await store(redis.smembers(c.active));
-  const live = active.length ? await store(redis.exists(...active.map((id) => RECORD_PREFIX + id))) : 0;
+  const live = active.length ? await store(redis.exists(...active.map((id) => c.recordPrefix + id))) : 0;
   return live >= c.max ? ["overloaded"] : undefined;
 }
 
@@ -58,7 +64,7 @@ export function submitted(c: SubmitCall): ExecutionT {
 /** The submit script's keys and arguments for `c`, in its order (scripts.ts SUBMIT). */
 export function submitArgs(c: SubmitCall): string[] {
   return [
-    c.idem,
+    c.idem === "" ? c.noIdem : c.idem,
     c.active,
     c.ownerIndex,
     c.seq,
@@ -68,10 +74,11 @@ export function submitArgs(c: SubmitCall): string[] {
     String(c.max),
     String(c.expireAt),
     c.nowIso,
-    RECORD_PREFIX,
+    c.recordPrefix,
     c.tool,
     c.owner,
     c.expiresAtIso,
+    c.idem === "" ? "" : "1",
   ];
 }
 
@@ -100,6 +107,7 @@ export async function createWithJob(queue: Queue<Job>, c: SubmitCall, job: Job):
 
 /** The submit script's keys and arguments for call `s` as execution `id` (expiring after its timeout and the retention). */
 export function submitCallOf(
+  key: ExecutionKeys,
   config: ExecutionsConfig,
   s: Adoption & { idempotencyKey?: string },
   id: string,
@@ -110,10 +118,12 @@ export function submitCallOf(
   const expireAt = now + s.timeoutMs + retentionMs;
   return {
     idem: s.idempotencyKey === undefined ? "" : key.idempotency(s.owner, s.idempotencyKey),
+    noIdem: key.seq,
     active: key.active(s.owner),
     ownerIndex: key.owner(s.owner),
     seq: key.seq,
     record: key.record(id),
+    recordPrefix: key.recordPrefix,
     id,
     fingerprint,
     max: maxActivePerCaller,

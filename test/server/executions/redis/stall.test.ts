@@ -30,7 +30,7 @@ afterAll(async () => {
 /** Every execution record in Redis that is still `queued`. */
 async function queuedRecords(): Promise<string[]> {
   const out: string[] = [];
-  for (const k of await admin.keys("toolnexus:x:*")) {
+  for (const k of await admin.keys("{toolnexus}:x:*")) {
     if (k.endsWith(":events")) continue;
     if ((await admin.hget(k, "status")) === "queued") out.push(k);
   }
@@ -70,10 +70,10 @@ describe("the orphan sweep", () => {
     // A record as an older version left it: written, its job never added.
     const real = await acceptedExecution(await submit(s.url, "echo", { arguments: { text: "x" } }));
     await pollUntil(s.url, real.id, ["succeeded"]);
-    const owner = (await admin.hget(`toolnexus:x:${real.id}`, "owner")) ?? "";
+    const owner = (await admin.hget(`{toolnexus}:x:${real.id}`, "owner")) ?? "";
     const id = "0123456789abcdef0123456789abcdef";
     const now = new Date().toISOString();
-    await admin.hset(`toolnexus:x:${id}`, {
+    await admin.hset(`{toolnexus}:x:${id}`, {
       id,
       tool: "echo",
       owner,
@@ -87,12 +87,12 @@ describe("the orphan sweep", () => {
       exp: String(Date.now() + 60_000),
       ik: "",
     });
-    await admin.sadd(`toolnexus:active:${owner}`, id);
-    await admin.zadd(`toolnexus:owner:${owner}`, 999, id);
+    await admin.sadd(`{toolnexus}:active:${owner}`, id);
+    await admin.zadd(`{toolnexus}:owner:${owner}`, 999, id);
 
     const lost = await pollUntil(s.url, id, ["failed"]);
     expect(lost.error).toMatchObject({ code: "EXECUTION_LOST", status: 502 });
-    expect(await admin.sismember(`toolnexus:active:${owner}`, id)).toBe(0);
+    expect(await admin.sismember(`{toolnexus}:active:${owner}`, id)).toBe(0);
     // A finished execution is left alone.
     expect((await getExecution(s.url, real.id)).body.status).toBe("succeeded");
   });
