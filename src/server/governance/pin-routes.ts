@@ -6,7 +6,7 @@ import type { PinGuard } from "./pin-guard.js";
 import { ApprovedPin, PinStatus } from "../http/pin-schemas.js";
 
 // A tool name, or the pin key of a prompt or a resource template.
-const PIN_KEY = `^(?:${TOOL_NAME.source.slice(1, -1)}|prompt:${TOOL_NAME.source.slice(1, -1)}|resourceTemplate:[^\\s]{1,8192})$`;
+const PIN_KEY = `^(?:${TOOL_NAME.source.slice(1, -1)}|prompt:${TOOL_NAME.source.slice(1, -1)}|resourceTemplate:[!-~]{1,2700})$`;
 
 /**
  * `GET /admin/pins` and `POST /admin/pins/{tool}/approve`: operator callers only (their route
@@ -39,8 +39,9 @@ export const pinRoutes: FastifyPluginAsyncTypebox<{ pins: PinGuard }> = async (a
         params: Type.Object({
           tool: Type.String({
             pattern: PIN_KEY,
-            maxLength: 8300,
-            description: "A tool's name, `prompt:<name>`, or `resourceTemplate:<uriTemplate>` (URL-encoded).",
+            maxLength: 2717,
+            description:
+              "A tool's name, `prompt:<name>`, or `resourceTemplate:<uriTemplate>` (URL-encoded; a template of printable ASCII up to 2,700 characters).",
           }),
         }),
         response: { 200: Type.Ref(ApprovedPin), "4xx": problem, "5xx": problem },

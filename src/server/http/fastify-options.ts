@@ -34,8 +34,9 @@ export function fastifyOptions(
     schemaController: {
       compilersFactory: { buildValidator: lazyValidators(strictBodyValidator()), buildSerializer: lazySerializers(SerializerSelector()) },
     },
-    // Above a 128-character tool name (its longest) so every listed tool routes; longer is 414.
-    routerOptions: { maxParamLength: 512 },
+    // Above the longest key a path carries (a tool name is 128 characters, a pin key 2,717, each
+    // URL-encoded to at most three times that); longer is 414. No route has a pattern to backtrack.
+    routerOptions: { maxParamLength: 8192 },
     // Behind a load balancer, X-Forwarded-Host/Proto name the URL the client used (Operation-Location).
     trustProxy: server.trustProxy,
     frameworkErrors: frameworkErrors(scrub),

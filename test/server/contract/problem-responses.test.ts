@@ -43,7 +43,7 @@ describe("every refusal is problem+json", () => {
     expect(ok.status).toBe(200);
     expect(await ok.json()).toMatchObject({ output: "routed" });
     await fetchProblem(await executeTool(s.url, "x".repeat(129), {}), 400, "INVALID_REQUEST");
-    await fetchProblem(await executeTool(s.url, "x".repeat(600), {}), 414, "URI_TOO_LONG");
+    await fetchProblem(await executeTool(s.url, "x".repeat(8193), {}), 414, "URI_TOO_LONG");
   });
 
   it("answers bad percent-encoding in the path with 400 INVALID_REQUEST", async () => {
