@@ -34,7 +34,7 @@ export interface ToolkitOptions {
 }
 
 /** The default of {@link ToolkitOptions.startupQuietMs}: longer than a slow stdio server takes to spawn. */
-export const DEFAULT_STARTUP_QUIET_MS = 5_000;
+const DEFAULT_STARTUP_QUIET_MS = 5_000;
 
 // Versions are unique across toolkits so caches keyed by version never confuse an old catalog with a new one.
 let nextVersion = 1;

@@ -1,5 +1,5 @@
 import { execFile, spawn, type ChildProcess } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -82,92 +82,6 @@ async function until(check: () => Promise<boolean>, ms: number, what: string): P
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 100));
   }
-}
-
-async function info(port: number, section: string): Promise<string> {
-  const r = new Redis({ port, host: "127.0.0.1", maxRetriesPerRequest: 0, retryStrategy: () => null });
-  r.on("error", () => undefined);
-  try {
-    return await r.info(section);
-  } finally {
-    r.disconnect();
-  }
-}
-
-/** A primary, one replica and three sentinels monitoring them as `name`, on free loopback ports. */
-export interface SentinelSet {
-  name: string;
-  sentinels: { host: string; port: number }[];
-  primary: Node;
-  replica: Node;
-  /** SIGKILLs the primary. */
-  killPrimary(): Promise<void>;
-  /** The port of the primary the sentinels name now. */
-  primaryPort(): Promise<number>;
-  stop(): Promise<void>;
-}
-
-/** Starts the set; fails over quickly (down after 1 s). */
-export async function startSentinelSet(): Promise<SentinelSet> {
-  const dir = await tempDir("tnx-sentinel-");
-  const name = "tnx";
-  const all: Node[] = [];
-  const pPort = await freePort();
-  const primary = await serve(dataNode(pPort, dir, ["--dbfilename", "p.rdb"]), pPort);
-  all.push(primary);
-  const rPort = await freePort();
-  const replica = await serve(dataNode(rPort, dir, ["--dbfilename", "r.rdb", "--replicaof", "127.0.0.1", String(pPort)]), rPort);
-  all.push(replica);
-  await until(async () => /master_link_status:up/.test(await info(rPort, "replication")), 10_000, "the replica to sync");
-  const sentinels: { host: string; port: number }[] = [];
-  for (let i = 0; i < 3; i++) {
-    const port = await freePort();
-    const conf = path.join(dir, `sentinel-${i}.conf`);
-    await writeFile(
-      conf,
-      [
-        `port ${port}`,
-        "bind 127.0.0.1",
-        `dir ${dir}`,
-        `sentinel monitor ${name} 127.0.0.1 ${pPort} 2`,
-        `sentinel down-after-milliseconds ${name} 1000`,
-        `sentinel failover-timeout ${name} 5000`,
-        `sentinel parallel-syncs ${name} 1`,
-        "",
-      ].join("\n"),
-    );
-    all.push(await serve([conf, "--sentinel"], port));
-    sentinels.push({ host: "127.0.0.1", port });
-  }
-  // The sentinels have found the replica and each other.
-  await until(
-    async () => {
-      for (const s of sentinels) {
-        const text = await info(s.port, "sentinel");
-        if (!/slaves=1,sentinels=3/.test(text)) return false;
-      }
-      return true;
-    },
-    15_000,
-    "the sentinels to see the replica and each other",
-  );
-  return {
-    name,
-    sentinels,
-    primary,
-    replica,
-    killPrimary: () => stopAll([primary]),
-    async primaryPort() {
-      const r = new Redis({ port: sentinels[0]?.port ?? 0, host: "127.0.0.1" });
-      try {
-        const [, port] = (await r.call("SENTINEL", "get-master-addr-by-name", name)) as [string, string];
-        return Number(port);
-      } finally {
-        r.disconnect();
-      }
-    },
-    stop: () => stopAll(all).then(() => rm(dir, { recursive: true, force: true })),
-  };
 }
 
 /** Three primaries of a Redis Cluster (no replicas), on free loopback ports. */

@@ -24,7 +24,7 @@ const Bundle = Type.Optional(
 );
 
 /** A resource as listed: its catalog URI (`<prefix>+<uri>`), name and what its server said of it. */
-export const Resource = Type.Object(
+const Resource = Type.Object(
   {
     uri: Type.String(),
     name: Type.String(),
@@ -40,7 +40,7 @@ export const Resource = Type.Object(
 export const ResourceList = Type.Object({ resources: Type.Array(Type.Ref(Resource)), nextCursor: NextCursor }, { $id: "ResourceList" });
 
 /** A resource template: an RFC 6570 URI template in the catalog's form. */
-export const ResourceTemplate = Type.Object(
+const ResourceTemplate = Type.Object(
   {
     uriTemplate: Type.String(),
     name: Type.String(),
@@ -58,7 +58,7 @@ export const ResourceTemplateList = Type.Object(
 );
 
 /** One item of a read: text, or base64 `blob` for binary content. */
-export const ResourceContents = Type.Object(
+const ResourceContents = Type.Object(
   {
     uri: Type.String(),
     mimeType: Type.Optional(Type.String()),
@@ -82,7 +82,7 @@ const PromptArgument = Type.Object(
 );
 
 /** A prompt as listed, under its catalog name (`<prefix>_<name>`). */
-export const Prompt = Type.Object(
+const Prompt = Type.Object(
   {
     name: Type.String(),
     title: Type.Optional(Type.String()),
