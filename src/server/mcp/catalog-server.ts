@@ -46,7 +46,7 @@ import type { LegacyRelay, RelaySink } from "./input/legacy-relay.js";
 import type { HeldRetry } from "./input/held-retry.js";
 import { VERSION as version } from "../../version.js";
 import { registerSurface, surfaceCapabilities } from "./surface/register.js";
-import { SurfaceMethods } from "./surface/surface-methods.js";
+import { SurfaceMethods, surfaceAuditCall } from "./surface/surface-methods.js";
 import type { SessionSubscriptions } from "./surface/subscriptions.js";
 
 const clientClosed = () => new ToolnexusError("CLIENT_CLOSED", "The client closed the connection");
@@ -107,20 +107,7 @@ export class McpCatalog {
     /** A 2026 client's plain call whose upstream asks mid-call: input_required, answered by retry. */
     private readonly heldRetry?: HeldRetry,
   ) {
-    this.surface = new SurfaceMethods(state, views, scrub, (e) =>
-      pipeline.recordAudit({
-        requestId: e.requestId,
-        transport: "mcp",
-        principal: e.caller.id,
-        auth: e.caller.kind,
-        tool: `${e.method} ${e.target}`,
-        source: "mcp",
-        arguments: {},
-        outcome: e.ok ? "ok" : "failed",
-        status: e.ok ? 200 : 500,
-        durationMs: e.durationMs,
-      }),
-    );
+    this.surface = new SurfaceMethods(state, views, scrub, (e) => pipeline.recordAudit(surfaceAuditCall(e, "mcp")));
   }
 
   /**

@@ -6,7 +6,7 @@ import type { Caller } from "../auth/index.js";
 import type { CallPipeline } from "../calls/call-pipeline.js";
 import type { CatalogViews } from "../catalog/view.js";
 import { JsonRpcError } from "../mcp/results.js";
-import { SurfaceMethods, SurfaceNotFound } from "../mcp/surface/surface-methods.js";
+import { SurfaceMethods, SurfaceNotFound, surfaceAuditCall } from "../mcp/surface/surface-methods.js";
 import type { ServiceState } from "../service/service-state.js";
 
 /**
@@ -45,20 +45,7 @@ export class RestSurface {
     pipeline: CallPipeline,
     private readonly scrub: (s: string) => string,
   ) {
-    this.methods = new SurfaceMethods(state, views, scrub, (e) =>
-      pipeline.recordAudit({
-        requestId: e.requestId,
-        transport: "rest",
-        principal: e.caller.id,
-        auth: e.caller.kind,
-        tool: `${e.method} ${e.target}`,
-        source: "mcp",
-        arguments: {},
-        outcome: e.ok ? "ok" : "failed",
-        status: e.ok ? 200 : 500,
-        durationMs: e.durationMs,
-      }),
-    );
+    this.methods = new SurfaceMethods(state, views, scrub, (e) => pipeline.recordAudit(surfaceAuditCall(e, "rest")));
   }
 
   /** A page of the caller's resources, templates or prompts, of one server when `server` is given. */

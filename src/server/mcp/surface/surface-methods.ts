@@ -1,5 +1,6 @@
 import { ProtocolErrorCode, SERVER_INFO_META_KEY } from "@modelcontextprotocol/server";
 import { isToolnexusError, ToolnexusError } from "../../../core/errors.js";
+import type { AuditCall } from "../../../governance/audit-line.js";
 import { viewSurface, type SurfaceView } from "../../../core/surface/access.js";
 import type { Surface } from "../../../core/surface/catalog.js";
 import { exposedUri, uriProblem } from "../../../core/surface/names.js";
@@ -36,6 +37,22 @@ export interface SurfaceAuditEvent {
   target: string;
   ok: boolean;
   durationMs: number;
+}
+
+/** The audit line of a surface request made over `transport`: the method and target as its tool. */
+export function surfaceAuditCall(e: SurfaceAuditEvent, transport: "mcp" | "rest"): AuditCall {
+  return {
+    requestId: e.requestId,
+    transport,
+    principal: e.caller.id,
+    auth: e.caller.kind,
+    tool: `${e.method} ${e.target}`,
+    source: "mcp",
+    arguments: {},
+    outcome: e.ok ? "ok" : "failed",
+    status: e.ok ? 200 : 500,
+    durationMs: e.durationMs,
+  };
 }
 
 /**
