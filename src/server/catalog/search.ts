@@ -1,6 +1,7 @@
-// Ranked search over one caller's tools: the index behind `GET /tools?q=` and `/mcp`'s
-// `search_tools`. Built once per caller view (so per catalog version), never per request, and
-// only over the tools of that view: a caller can never find a tool it may not use.
+// Ranked search over the catalog's tools: the index behind `GET /tools?q=` and `/mcp`'s
+// `search_tools`. Built once per catalog (at its first search), never per request; each caller's
+// view filters the hits to its own tools before any is counted (catalog/view.ts), so a caller can
+// never find a tool it may not use.
 import MiniSearch from "minisearch";
 import { stemmer } from "stemmer";
 import type { Tool } from "../../core/types.js";

@@ -3,10 +3,11 @@ import { ToolnexusError } from "../../core/errors.js";
 import type { Tool, ToolInfo } from "../../core/types.js";
 import type { Caller } from "../auth/caller.js";
 import type { ServiceState } from "../service/service-state.js";
+import type { Toolkit } from "../../core/toolkit.js";
 import { ToolSearch } from "./search.js";
 
 // Distinct tool sets whose views (and the forms built of them) are kept, least recently used
-// first out: each may hold a serialized listing, an MCP listing and a search index.
+// first out: each may hold a serialized listing and an MCP listing.
 const MAX_VIEWS = 32;
 // Callers remembered with the tool set they see: two short keys each (never a reference to a
 // view, which would keep a view the views' bound let go, with its listings and index, alive).
@@ -34,11 +35,21 @@ export function visibleTool(state: ServiceState, caller: Caller, name: string): 
   return tool;
 }
 
+/** Ranked search over what one caller sees (`GET /tools?q=`, `search_tools`). */
+export interface ViewSearch {
+  /** The caller's tools that best match `query`, best first, at most `limit`; `keep` filters before the limit. */
+  search(query: string, limit: number, keep?: (t: Tool) => boolean): Tool[];
+}
+
 /** What one caller sees of the catalog now: its tools, in catalog order, and the forms made of them. */
 export class CallerView {
   private readonly forms = new Map<string, unknown>();
 
-  constructor(readonly tools: readonly Tool[]) {}
+  /** `catalogIndex`: the search index of the whole catalog this view was cut from. */
+  constructor(
+    readonly tools: readonly Tool[],
+    private readonly catalogIndex: () => ToolSearch = () => new ToolSearch(tools),
+  ) {}
 
   /** The form `key` of this view (a listing, a document): built by `build` once, then the same value. */
   form<T>(key: string, build: () => T): T {
@@ -49,9 +60,21 @@ export class CallerView {
     return value;
   }
 
-  /** The search index of this view's tools (`GET /tools?q=`, `search_tools`): built on the first search. */
-  search(): ToolSearch {
-    return this.form("search index", () => new ToolSearch(this.tools));
+  /**
+   * Search over this view: the catalog's one index, each hit kept only when it is one of this
+   * view's tools, before the limit counts it, so a caller never finds a tool it may not use. One
+   * index per catalog rather than one per view: a thousand callers with a thousand tool sets
+   * would otherwise each build (and drop, past the views' bound) an index of their own. Ranking
+   * weighs words by the whole catalog; only the order of the caller's own tools comes of it.
+   */
+  search(): ViewSearch {
+    return this.form("search", () => {
+      const members = new Set(this.tools);
+      const index = this.catalogIndex();
+      return {
+        search: (query, limit, keep) => index.search(query, limit, (t) => members.has(t) && (!keep || keep(t))),
+      } satisfies ViewSearch;
+    });
   }
 }
 
@@ -89,6 +112,8 @@ export class CatalogViews {
   // callers with different grants that come to the same tools share one view and its forms.
   private readonly callers = new Lru<string>(MAX_CALLERS);
   private readonly views = new Lru<CallerView>(MAX_VIEWS);
+  // The search index of each catalog (a reload's new toolkit gets its own; the old one goes with it).
+  private readonly indexes = new WeakMap<Toolkit, ToolSearch>();
 
   constructor(private readonly state: ServiceState) {}
 
@@ -110,11 +135,22 @@ export class CatalogViews {
     const setKey = `${version}|${toolSetKey(tools)}`;
     let view = this.views.get(setKey);
     if (!view) {
-      view = new CallerView(tools);
+      view = new CallerView(tools, () => this.indexOf(tk));
       this.views.set(setKey, view);
     }
     this.callers.set(key, setKey);
     return view;
+  }
+
+  // Built on the first search of a catalog, over every tool it has (withheld ones too: a view
+  // never holds those, so its filter drops them).
+  private indexOf(tk: Toolkit): ToolSearch {
+    let index = this.indexes.get(tk);
+    if (!index) {
+      index = new ToolSearch(tk.tools());
+      this.indexes.set(tk, index);
+    }
+    return index;
   }
 }
 

@@ -5,7 +5,7 @@
 import picomatch from "picomatch";
 import type { CallToolResult, Tool as McpTool } from "@modelcontextprotocol/server";
 import type { Caller } from "../auth/index.js";
-import { MAX_QUERY_CHARS, type ToolSearch } from "../catalog/search.js";
+import { MAX_QUERY_CHARS } from "../catalog/search.js";
 import type { CatalogViews } from "../catalog/view.js";
 import { CALL_TOOL, callToolProblem, SEARCH_TOOLS, type Discovery } from "./discovery.js";
 import { listing } from "./tools-listing.js";
@@ -76,7 +76,7 @@ export function answerMetaTool(
   const { query, limit } = args as { query: string; limit?: number };
   const view = views.of(caller);
   const byName = view.form("mcp tools by name", () => new Map(listing(views, scrub, caller).map((t) => [t.name, t])));
-  const index: ToolSearch = view.search();
+  const index = view.search();
   const tools = index.search(query, limit ?? DEFAULT_LIMIT).flatMap((t) => {
     const listed = byName.get(t.name);
     if (!listed) return [];

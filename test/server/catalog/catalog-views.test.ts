@@ -74,4 +74,28 @@ describe("catalog views", () => {
         .map((t) => t.name),
     ).toContain("tool_3");
   });
+
+  it("every view searches the catalog's one index and finds only its own tools, the limit counted after", () => {
+    const views = new CatalogViews(stateOf({ v: "1" }));
+    const names = (upTo: number, limit: number) =>
+      views
+        .of(caller(upTo, upTo))
+        .search()
+        .search("tool number", limit)
+        .map((t) => t.name);
+    // All 2,000 tools match; a view of three finds its three, however high the limit.
+    expect(names(2, 50).sort()).toEqual(["tool_0", "tool_1", "tool_2"]);
+    const some = names(10, 5);
+    expect(some).toHaveLength(5);
+    for (const name of some) expect(Number(name.slice(5))).toBeLessThanOrEqual(10);
+    // An exact word ranks its own tool first within the view.
+    expect(views.of(caller(3, 1500)).search().search("1234", 3)[0]?.name).toBe("tool_1234");
+    expect(
+      views
+        .of(caller(4, 1000))
+        .search()
+        .search("1234", 100)
+        .map((t) => t.name),
+    ).not.toContain("tool_1234");
+  });
 });
