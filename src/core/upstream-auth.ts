@@ -51,7 +51,10 @@ export interface UserOAuthAuth {
   source: string;
   /** The upstream's URL: its protected-resource metadata and the `resource` parameter come from it. */
   resource: string;
-  /** A pre-registered client; without it, RFC 7591 dynamic registration. */
+  /**
+   * A pre-registered client; without it, the gateway's Client ID Metadata Document where the
+   * authorization server supports them, else RFC 7591 dynamic registration.
+   */
   clientId?: string;
   clientSecret?: string;
   scopes?: string[];

@@ -13,29 +13,67 @@ export interface IssuedTokens {
   scope?: string;
 }
 
+/** Which authorization server and client issued tokens: only that client may refresh or revoke them. */
+export interface TokenOrigin {
+  issuer?: string;
+  clientId?: string;
+}
+
+/** The tokens of a completed login, with the server and client that issued them (kept beside them in the vault). */
+export interface LoginTokens extends IssuedTokens {
+  issuer: string;
+  clientId: string;
+}
+
 /** What a login needs to start, and to finish at the callback. */
 export interface LoginStart {
   /** The URL to send the browser to. */
   url: string;
   issuer: string;
+  /** The client the login was started with: the callback must exchange the code as that client. */
   clientId: string;
 }
+
+/** How the gateway is known beyond one source's config. */
+export interface UserOAuthClientOptions {
+  /**
+   * The URL of the gateway's Client ID Metadata Document (server.publicUrl +
+   * /oauth/client-metadata.json): its client id at a server that fetches such documents.
+   */
+  clientMetadataUrl?: string;
+  now?: () => number;
+}
+
+// Where a Client ID Metadata Document may be served over plain http: nobody else can sit on
+// the path to a loopback host, and tests and a gateway on a developer's machine run there.
+const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]"]);
 
 /**
  * The gateway as an OAuth 2.1 client of one upstream's own authorization server, for each
  * caller (oauth4webapi does the protocol): discovery as the MCP authorization spec says (the
  * upstream's protected-resource metadata, RFC 9728, then the issuer's OIDC or RFC 8414
- * metadata), a pre-registered client or RFC 7591 dynamic registration, authorization code
- * with PKCE (S256) and the `resource` parameter (RFC 8707), refresh, revocation (RFC 7009).
- * Every failure is UPSTREAM_AUTH_FAILED with a reason that holds no token.
+ * metadata); a pre-registered client, else the gateway's Client ID Metadata Document where
+ * the server fetches one, else RFC 7591 dynamic registration; authorization code with PKCE
+ * (S256) and the `resource` parameter (RFC 8707), refresh, revocation (RFC 7009), each as the
+ * client that issued the tokens. Every failure is UPSTREAM_AUTH_FAILED with a reason that
+ * holds no token.
  */
 export class UserOAuthClient {
   private server?: Promise<{ as: oauth.AuthorizationServer; client: oauth.Client; auth: oauth.ClientAuth; scopes: string[] }>;
 
+  private readonly now: () => number;
+
   constructor(
     private readonly cfg: UserOAuthAuth,
-    private readonly now: () => number = Date.now,
-  ) {}
+    private readonly opts: UserOAuthClientOptions = {},
+  ) {
+    this.now = opts.now ?? Date.now;
+  }
+
+  /** The id of the client a login whose callback is `redirectUri` starts with: its callback must finish as the same. */
+  async clientId(redirectUri: string): Promise<string> {
+    return (await this.resolve(redirectUri)).client.client_id;
+  }
 
   /** The authorization URL for a login whose callback is `redirectUri`, with its PKCE challenge. */
   async start(redirectUri: string, state: string, verifier: string): Promise<LoginStart> {
@@ -53,24 +91,35 @@ export class UserOAuthClient {
     return { url: url.toString(), issuer: as.issuer, clientId: client.client_id };
   }
 
-  /** Exchanges the callback's code (checked against `state`) for tokens. */
-  async finish(callback: URLSearchParams, state: string, redirectUri: string, verifier: string): Promise<IssuedTokens> {
+  /**
+   * Exchanges the callback's code (checked against `state`) for tokens, as `clientId`: the
+   * client the login started with (a code is bound to it).
+   */
+  async finish(callback: URLSearchParams, state: string, redirectUri: string, verifier: string, clientId?: string): Promise<LoginTokens> {
     return this.guarded("the login", async (signal) => {
       const { as, client, auth } = await this.resolve(redirectUri);
+      // Another replica, or one restarted, may know another registered client: the code would be refused.
+      if (clientId !== undefined && clientId !== client.client_id)
+        throw failed("the login was started with another client of the authorization server; start it again");
       const params = oauth.validateAuthResponse(as, client, callback, state);
       const res = await oauth.authorizationCodeGrantRequest(as, client, auth, params, redirectUri, verifier, {
         signal,
         additionalParameters: { resource: this.cfg.resource },
         [oauth.allowInsecureRequests]: isHttp(as.token_endpoint),
       });
-      return this.tokens(await oauth.processAuthorizationCodeResponse(as, client, res, { requireIdToken: false }));
+      const tokens = this.tokens(await oauth.processAuthorizationCodeResponse(as, client, res, { requireIdToken: false }));
+      return { ...tokens, issuer: as.issuer, clientId: client.client_id };
     });
   }
 
-  /** New tokens for a refresh token (the server may rotate it: the new one replaces the old). */
-  async refresh(refreshToken: string): Promise<IssuedTokens> {
+  /**
+   * New tokens for a refresh token (the server may rotate it: the new one replaces the old),
+   * from the client that issued it (`from`; unknown for entries stored before it was kept).
+   */
+  async refresh(refreshToken: string, from: TokenOrigin = {}): Promise<IssuedTokens> {
     return this.guarded("the refresh", async (signal) => {
       const { as, client, auth } = await this.resolve(undefined);
+      issuedBy(as, client, from, "refreshed");
       const res = await oauth.refreshTokenGrantRequest(as, client, auth, refreshToken, {
         signal,
         additionalParameters: { resource: this.cfg.resource },
@@ -81,11 +130,12 @@ export class UserOAuthClient {
     });
   }
 
-  /** Revokes `token` where the server offers revocation (RFC 7009); false when it offers none. */
-  async revoke(token: string, hint: "refresh_token" | "access_token"): Promise<boolean> {
+  /** Revokes `token` (issued as `from` says) where the server offers revocation (RFC 7009); false when it offers none. */
+  async revoke(token: string, hint: "refresh_token" | "access_token", from: TokenOrigin = {}): Promise<boolean> {
     return this.guarded("the revocation", async (signal) => {
       const { as, client, auth } = await this.resolve(undefined);
       if (!as.revocation_endpoint) return false;
+      issuedBy(as, client, from, "revoked");
       const res = await oauth.revocationRequest(as, client, auth, token, {
         signal,
         additionalParameters: { token_type_hint: hint },
@@ -130,12 +180,21 @@ export class UserOAuthClient {
     return { as, client, auth, scopes: scopes ?? [] };
   }
 
-  /** The pre-registered client, else one registered now (RFC 7591) for this gateway's callback. */
+  /**
+   * The gateway's client at `as`, in this order: the pre-registered one; the gateway's Client
+   * ID Metadata Document where the server says it fetches them; one registered now (RFC 7591)
+   * for this gateway's callback.
+   */
   private async client(as: oauth.AuthorizationServer, signal: AbortSignal, redirectUri: string | undefined, scopes: string[] | undefined) {
     const { clientId, clientSecret } = this.cfg;
     if (clientId !== undefined) {
       return { client: { client_id: clientId }, auth: clientSecret === undefined ? oauth.None() : oauth.ClientSecretBasic(clientSecret) };
     }
+    // A public client whose id is the document's URL: the server fetches the document, nothing
+    // is registered, and every replica (and every restart) is the same client.
+    const metadataUrl = this.opts.clientMetadataUrl;
+    if (as.client_id_metadata_document_supported === true && metadataUrl !== undefined && isClientIdUrl(metadataUrl))
+      return { client: { client_id: metadataUrl }, auth: oauth.None() };
     if (!as.registration_endpoint) throw failed("no clientId is configured and the authorization server offers no dynamic registration");
     // "invalid_client": the caller is asked to log in again, which registers a client anew.
     if (redirectUri === undefined) throw failed("the dynamically registered client was lost; log in again", "invalid_client");
@@ -194,6 +253,29 @@ async function discoverServer(issuer: URL, signal: AbortSignal): Promise<oauth.A
     }
   }
   throw last;
+}
+
+/** Refuses to send a token to another server, or as another client, than the one that issued it. */
+function issuedBy(as: oauth.AuthorizationServer, client: oauth.Client, from: TokenOrigin, what: string): void {
+  if ((from.issuer !== undefined && from.issuer !== as.issuer) || (from.clientId !== undefined && from.clientId !== client.client_id))
+    // "invalid_client": the caller is asked to log in again, with the client in force now.
+    throw failed(`the tokens were issued to another client than the one in force; they are not ${what}`, "invalid_client");
+}
+
+/**
+ * True for a URL an authorization server can take as a client id naming a metadata document:
+ * https with a path, no fragment and no user info, as the document's specification requires.
+ * Plain http is allowed for a loopback host only (see LOOPBACK_HOSTS).
+ */
+function isClientIdUrl(url: string): boolean {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return false;
+  }
+  if (u.pathname === "/" || u.hash !== "" || u.username !== "" || u.password !== "") return false;
+  return u.protocol === "https:" || (u.protocol === "http:" && LOOPBACK_HOSTS.has(u.hostname));
 }
 
 function isHttp(url: string | undefined): boolean {

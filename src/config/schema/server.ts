@@ -87,7 +87,7 @@ export const ServerSection = Type.Object(
       Type.String({
         pattern: "^[hH][tT][tT][pP][sS]?://[^/?#]+(/[^?#]*)?$",
         description:
-          "The URL clients reach this gateway at (no query): the OAuth protected resource's identifier and the default JWT audience. Without it, derived from each request (with trustProxy, from what the proxy saw).",
+          "The URL clients reach this gateway at (no query): the OAuth protected resource's identifier and the default JWT audience; for user-oauth, the login's callback (+ /oauth/callback) and the gateway's client metadata document (+ /oauth/client-metadata.json, https for a client id). Without it, derived from each request (with trustProxy, from what the proxy saw).",
       }),
     ),
     trustProxy: Type.Union([Type.Boolean(), Type.Array(Type.String())], {

@@ -87,7 +87,11 @@ const UserOAuth = Type.Object(
     mode: Type.Literal("user-oauth"),
     source: SOURCE,
     clientId: Type.Optional(
-      Type.String({ minLength: 1, description: "A client registered for the gateway. Default: RFC 7591 dynamic registration." }),
+      Type.String({
+        minLength: 1,
+        description:
+          "A client registered for the gateway. Default: the gateway's Client ID Metadata Document (server.publicUrl + /oauth/client-metadata.json) where the authorization server supports them, else RFC 7591 dynamic registration.",
+      }),
     ),
     clientSecret: Type.Optional(
       Type.String({ minLength: 1, description: "The client's secret, if confidential. Use ${file:…} or ${VAR}." }),

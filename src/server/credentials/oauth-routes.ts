@@ -2,14 +2,17 @@ import { randomBytes } from "node:crypto";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { generateRandomCodeVerifier } from "oauth4webapi";
-import { userAuthOf } from "../../config/upstream-auth.js";
+import { userAuthOf, userAuths } from "../../config/upstream-auth.js";
 import { isToolnexusError, ToolnexusError } from "../../core/errors.js";
 import { SEAL_PURPOSES } from "../../core/seal.js";
 import type { UserOAuthAuth } from "../../core/upstream-auth.js";
 import { ownerKey } from "../auth/index.js";
+import { ProblemResponse as problem } from "../http/schemas.js";
 import { Type } from "../http/typebox-lite.js";
 import type { ServiceState } from "../service/service-state.js";
+import { callbackUrlOf, CLIENT_METADATA_PATH, clientMetadataDocument } from "./client-metadata.js";
 import { outcomePage, PAGE_HEADERS, signInPage } from "./pages.js";
+import { ClientMetadata } from "./schemas.js";
 import { LOGIN_LINK_TTL_MS, type LoginLink, type UserCredentials } from "./user-credentials.js";
 import type { Vault } from "./vault.js";
 
@@ -20,12 +23,16 @@ export interface OAuthRouteDeps {
   users: UserCredentials;
 }
 
-/** What the `state` sent to the authorization server seals: caller, connection, PKCE verifier, nonce. */
+/**
+ * What the `state` sent to the authorization server seals: caller, connection, PKCE verifier,
+ * nonce, and the client the login started with (absent from states sealed before it was kept).
+ */
 interface OAuthState {
   c: string;
   s: string;
   v: string;
   n: string;
+  k?: string;
 }
 
 /** What the browser's cookie seals: the nonce of the login it started, and for whom. */
@@ -47,7 +54,8 @@ const CallbackQuery = Type.Object({
 });
 
 /**
- * The login of a user-oauth connection in the caller's browser. `GET /oauth/start` opens the
+ * The login of a user-oauth connection in the caller's browser, and the gateway's own client
+ * metadata (`GET /oauth/client-metadata.json`). `GET /oauth/start` opens the
  * sealed login link and asks the browser to sign in as that caller; `POST /oauth/start` checks
  * it is the same caller (a forwarded link completed by someone else stores nothing: 403),
  * sets a sealed HttpOnly cookie and redirects to the upstream's authorization server;
@@ -60,6 +68,31 @@ export const oauthRoutes: FastifyPluginAsyncTypebox<OAuthRouteDeps> = async (app
     done(null, Object.fromEntries(new URLSearchParams(String(body))));
   });
   const config = { access: "public", traced: true } as const;
+
+  app.get(
+    CLIENT_METADATA_PATH,
+    {
+      config,
+      schema: {
+        operationId: "oauthClientMetadata",
+        summary: "The gateway's OAuth Client ID Metadata Document, for the authorization servers of user-oauth upstreams",
+        description:
+          "Where an upstream's authorization server fetches Client ID Metadata Documents, the gateway's client id there is this document's URL. 404 without server.publicUrl or a user-oauth connection.",
+        tags: ["credentials"],
+        security: [],
+        response: { 200: ClientMetadata, "4xx": problem, "5xx": problem },
+      },
+    },
+    async (_request, reply) => {
+      const { config: cfg } = state.loaded;
+      const { publicUrl } = cfg.server;
+      if (publicUrl === undefined || !userAuths(cfg).some((u) => u.mode === "user-oauth"))
+        throw new ToolnexusError("NOT_FOUND", "No OAuth client metadata: it needs server.publicUrl and a user-oauth connection");
+      // Authorization servers cache it this long; a reload that moves publicUrl is seen soon after.
+      reply.header("cache-control", "public, max-age=300");
+      return clientMetadataDocument(publicUrl);
+    },
+  );
 
   app.get("/oauth/start", { config, schema: { hide: true, querystring: StartQuery } }, async (request, reply) =>
     htmlErrors(reply, async () => {
@@ -96,7 +129,7 @@ export const oauthRoutes: FastifyPluginAsyncTypebox<OAuthRouteDeps> = async (app
         throw new ToolnexusError("INVALID_STATE", "This login was already completed; start a new one");
       const auth = oauthAuth(state, st.s);
       const params = new URLSearchParams(request.query as Record<string, string>);
-      const tokens = await deps.users.client(auth).finish(params, sealed, callbackUrl(state), st.v);
+      const tokens = await deps.users.client(auth).finish(params, sealed, callbackUrl(state), st.v, st.k);
       await deps.vault.put(st.c, st.s, { mode: "user-oauth", ...tokens, connectedAt: Date.now() });
       request.log.info({ source: st.s }, "upstream connected");
       reply.header("set-cookie", cookie(request, "", 0));
@@ -111,9 +144,12 @@ export const oauthRoutes: FastifyPluginAsyncTypebox<OAuthRouteDeps> = async (app
 async function redirectToServer(deps: OAuthRouteDeps, request: FastifyRequest, reply: FastifyReply, link: LoginLink) {
   const { state } = deps;
   const auth = oauthAuth(state, link.s);
+  const client = deps.users.client(auth);
   const st: OAuthState = { c: link.c, s: link.s, v: generateRandomCodeVerifier(), n: randomBytes(16).toString("base64url") };
+  // The client is known once the authorization server is: resolved first, sealed with the rest.
+  st.k = await client.clientId(callbackUrl(state));
   const sealed = state.sealer.seal(SEAL_PURPOSES.oauthState, st, LOGIN_LINK_TTL_MS);
-  const start = await deps.users.client(auth).start(callbackUrl(state), sealed, st.v);
+  const start = await client.start(callbackUrl(state), sealed, st.v);
   const proof: BrowserProof = { n: st.n, c: st.c };
   reply.header(
     "set-cookie",
@@ -151,7 +187,7 @@ function oauthAuth(state: ServiceState, source: string): UserOAuthAuth {
 
 /** The redirect URI registered at the authorization server: server.publicUrl + /oauth/callback. */
 function callbackUrl(state: ServiceState): string {
-  return `${(state.loaded.config.server.publicUrl ?? "").replace(/\/$/, "")}/oauth/callback`;
+  return callbackUrlOf(state.loaded.config.server.publicUrl ?? "");
 }
 
 /** A failure as a page with the problem's status (the browser is a person, not a client). */

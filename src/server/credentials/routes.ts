@@ -96,7 +96,7 @@ export const credentialRoutes: FastifyPluginAsyncTypebox<CredentialRouteDeps> = 
         ] as const) {
           if (!token) continue;
           await client
-            .revoke(token, hint)
+            .revoke(token, hint, gone)
             .catch((err: Error) => request.log.warn({ source, err: err.message }, "upstream revocation failed"));
         }
       }

@@ -4,6 +4,7 @@ import type { Logger, ToolResult, UpstreamCredential } from "../../core/types.js
 import type { UserAuth, UserOAuthAuth, UserSecretAuth } from "../../core/upstream-auth.js";
 import { UserOAuthClient, UserOAuthError } from "../../net/user-oauth.js";
 import { ownerKey, type Caller } from "../auth/index.js";
+import { clientMetadataUrlOf } from "./client-metadata.js";
 import type { LoginRequired, UserCredentialResolver } from "../calls/upstream-credentials.js";
 import type { StoredCredential, Vault } from "./vault.js";
 
@@ -54,13 +55,19 @@ export class UserCredentials implements UserCredentialResolver {
     return auth.mode === "user-secret" ? { login: secretPending(auth.source) } : this.login(auth, key);
   }
 
-  /** The OAuth client of a user-oauth config (one per distinct config, kept across calls). */
+  /**
+   * The OAuth client of a user-oauth config (one per distinct config and publicUrl, kept across
+   * calls): the publicUrl names the gateway's Client ID Metadata Document, its client id where
+   * the authorization server fetches such documents.
+   */
   client(auth: UserOAuthAuth): UserOAuthClient {
-    const id = JSON.stringify(auth);
+    const publicUrl = this.publicUrl();
+    const clientMetadataUrl = publicUrl === undefined ? undefined : clientMetadataUrlOf(publicUrl);
+    const id = `${JSON.stringify(auth)}\n${clientMetadataUrl ?? ""}`;
     let c = this.clients.get(id);
     if (!c) {
       if (this.clients.size > 1000) this.clients.clear();
-      this.clients.set(id, (c = new UserOAuthClient(auth, this.now)));
+      this.clients.set(id, (c = new UserOAuthClient(auth, { now: this.now, clientMetadataUrl })));
     }
     return c;
   }
@@ -96,7 +103,7 @@ export class UserCredentials implements UserCredentialResolver {
 
   private async refresh(auth: UserOAuthAuth, key: string, stored: StoredCredential, log: Logger): Promise<StoredCredential | undefined> {
     try {
-      const t = await this.client(auth).refresh(stored.refreshToken ?? "");
+      const t = await this.client(auth).refresh(stored.refreshToken ?? "", stored);
       const next: StoredCredential = { ...stored, ...t, connectedAt: stored.connectedAt };
       if (t.expiresAt === undefined) delete next.expiresAt;
       await this.vault.put(key, auth.source, next);

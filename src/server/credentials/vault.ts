@@ -12,7 +12,7 @@ export interface StoredCredential {
   refreshToken?: string;
   expiresAt?: number;
   scope?: string;
-  /** user-oauth: the authorization server and client the tokens came from (refresh and revoke need them). */
+  /** user-oauth: the authorization server and client the tokens came from (only that client refreshes or revokes them). */
   issuer?: string;
   clientId?: string;
   connectedAt: number;

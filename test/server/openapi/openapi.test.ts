@@ -55,6 +55,7 @@ describe("openapi/openapi.json", () => {
         "GET /me/credentials listCredentials",
         "PUT /me/credentials/{source} setCredential",
         "DELETE /me/credentials/{source} deleteCredential",
+        "GET /oauth/client-metadata.json oauthClientMetadata",
       ].sort(),
     );
     expect(Object.keys(doc.components.schemas)).toEqual(
