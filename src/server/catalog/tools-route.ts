@@ -45,7 +45,7 @@ export const toolRoutes: FastifyPluginAsyncTypebox<ToolRoutesOptions> = async (a
       const { source, format, q, limit } = request.query;
       const view = views.of(request.caller);
       if (q !== undefined) {
-        // A search: ranked by the view's index (built once per view), serialized per request.
+        // A search: the catalog's index (built once per catalog), hits filtered to the view, serialized per request.
         const sources = source ? new Set(source.split(",").map((s) => s.trim())) : undefined;
         const hits = view.search().search(q, limit ?? DEFAULT_SEARCH_LIMIT, sources && ((t) => sources.has(t.source)));
         const infos = hits.map(toInfo);

@@ -1,5 +1,5 @@
 // The `tools/list` and the meta-tools of a `discovery: search` endpoint: `search_tools` answers
-// the best matches of the caller's own view (its search index, built once per view), and a
+// the best matches among the caller's own tools (the catalog's index, filtered to its view), and a
 // `call_tool` that reaches here was malformed (a well-formed one was unwrapped into the real
 // tool's call before: discovery.ts). Neither reveals a tool outside the caller's view.
 import picomatch from "picomatch";
