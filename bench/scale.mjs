@@ -4,7 +4,7 @@
 // p50 at c=1, a paginated `/mcp` tools/list walked to its end (2026-07-28, 500 per page),
 // then 1,000 API keys of 1,000 distinct tool sets each listing and searching once: RSS above idle
 // (memory read after a full GC in the server).
-// Usage: npm run build && node bench/scale.mjs [servers=10,50,100] [n=100]
+// Usage: npm run build && [BENCH_NODE_ARGS=…] node bench/scale.mjs [servers=10,50,100] [n=100]
 import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
@@ -20,6 +20,8 @@ const CALLERS = 1000;
 const VERBS = ["create", "list", "get", "update", "delete", "search", "export", "archive", "restore", "sync"];
 const QUERIES = ["create an issue", "list pods", "delete old invoices", "search messages", "restore archived file", "sync customer"];
 const MB = 1048576;
+// Extra flags for the server process (e.g. `--max-semi-space-size=4`), space-separated.
+const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
 
 const fixture = spawn(process.execPath, [path.join(ROOT, "test/fixtures/mcp/many-servers.mjs"), String(Math.max(...sizes)), "100"], {
   stdio: ["ignore", "pipe", "inherit"],
@@ -92,7 +94,10 @@ for (const servers of sizes) {
   const dir = await mkdtemp(path.join(tmpdir(), "toolnexus-scale-"));
   const mcpServers = Object.fromEntries(Array.from({ length: servers }, (_, i) => [`s${i}`, { url: `${base}/s${i}/mcp` }]));
   const fixtureCpu = procCpuMs(fixture.pid);
-  const server = await startToolnexus(dir, { mcpServers, auth: { apiKeys }, server: { logLevel: "warn" } }, "scale", ["--expose-gc"]);
+  const server = await startToolnexus(dir, { mcpServers, auth: { apiKeys }, server: { logLevel: "warn" } }, "scale", [
+    "--expose-gc",
+    ...NODE_ARGS,
+  ]);
   const startCpu = { server: (await server.stats()).cpuMs, fixture: procCpuMs(fixture.pid) - fixtureCpu };
   const all = keyOf(CALLERS);
   const listed = JSON.parse((await timed(`${server.url}/tools`, all)).body).tools.length;
