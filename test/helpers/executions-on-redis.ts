@@ -8,8 +8,9 @@ import { testTools, type SignalLog } from "./tools.js";
 
 /**
  * The executions tests of two replicas sharing one Redis, for any `redis:` (one server, a
- * Cluster): submit, follow, events, cancel, timeouts, Idempotency-Key, the shared active limit,
- * input requests (long poll). `redis()` is read in beforeAll; its namespace keeps runs apart.
+ * Sentinel-managed primary, a Cluster): submit, follow, events, cancel, timeouts,
+ * Idempotency-Key, the shared active limit, input requests (long poll). `redis()` is read in
+ * beforeAll; its namespace keeps runs apart.
  */
 export function executionsOnRedis(title: string, redis: () => RedisConfig & { namespace: string }): void {
   describe(title, () => {
@@ -120,7 +121,11 @@ export function executionsOnRedis(title: string, redis: () => RedisConfig & { na
 
     it("ids whose record expired unfinished do not count against the active limit", async () => {
       const r = redis();
-      const admin = r.cluster ? new Cluster(r.cluster) : new Redis(r.url ?? "");
+      const admin = r.cluster
+        ? new Cluster(r.cluster)
+        : r.sentinels
+          ? new Redis({ sentinels: r.sentinels, name: r.name ?? "" })
+          : new Redis(r.url ?? "");
       try {
         const gone = Array.from({ length: 5 }, (_, i) => `${"f".repeat(31)}${i}`);
         await admin.sadd(`{${r.namespace}}:active:anonymous`, ...gone);

@@ -1,5 +1,5 @@
 import { execFile, spawn, type ChildProcess } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -127,10 +127,125 @@ export async function startCluster(): Promise<ClusterSet> {
 }
 
 async function clusterInfo(port: number): Promise<string> {
+  return String(await oneCall(port, "CLUSTER", "INFO"));
+}
+
+/** A primary, its replica and three sentinels watching them, on free loopback ports. */
+export interface SentinelSet {
+  sentinels: { host: string; port: number }[];
+  /** The name the sentinels monitor the primary under. */
+  name: string;
+  /** The primary's port at the start. */
+  primaryPort: number;
+  /** SIGKILLs the current primary (no shutdown, no last write to its replica). */
+  killPrimary(): Promise<void>;
+  /**
+   * The port of the new primary, once every sentinel names the same one, not the killed one,
+   * and it answers as a primary.
+   */
+  waitForNewPrimary(ms?: number): Promise<number>;
+  stop(): Promise<void>;
+}
+
+// Quick enough for a test: a primary is down after 1 s without answering, and a failover whose
+// election split the votes is tried again after twice the failover timeout (4 s).
+const sentinelConfig = (port: number, name: string, primaryPort: number) =>
+  [
+    `port ${port}`,
+    "bind 127.0.0.1",
+    "sentinel resolve-hostnames no",
+    `sentinel monitor ${name} 127.0.0.1 ${primaryPort} 2`,
+    `sentinel down-after-milliseconds ${name} 1000`,
+    `sentinel failover-timeout ${name} 2000`,
+    `sentinel parallel-syncs ${name} 1`,
+    "",
+  ].join("\n");
+
+/**
+ * Starts a primary, a replica of it (`--replicaof`) and three `redis-server --sentinel`
+ * processes (quorum 2), each with its own config file in a temp dir (a sentinel rewrites it).
+ * Resolves once the replica is in sync and every sentinel knows the replica and the two other
+ * sentinels: before that a failover could not be agreed on.
+ */
+export async function startSentinel(): Promise<SentinelSet> {
+  const dir = await tempDir("tnx-sentinel-");
+  const name = "tnx-primary";
+  const data: Node[] = [];
+  const sentinelNodes: Node[] = [];
+  const stop = () => stopAll([...sentinelNodes, ...data]).then(() => rm(dir, { recursive: true, force: true }));
+  const primaryPort = await freePort();
+  try {
+    // A replica's first sync would otherwise wait 5 s for more replicas to share it.
+    const sync = ["--repl-diskless-sync-delay", "0"];
+    data.push(await serve(dataNode(primaryPort, dir, ["--dbfilename", `dump-${primaryPort}.rdb`, ...sync]), primaryPort));
+    const replicaPort = await freePort();
+    const replicaOf = ["--replicaof", "127.0.0.1", String(primaryPort)];
+    data.push(await serve(dataNode(replicaPort, dir, ["--dbfilename", `dump-${replicaPort}.rdb`, ...sync, ...replicaOf]), replicaPort));
+    await until(async () => /master_link_status:up/.test(await info(replicaPort, "replication")), 10_000, "the replica to sync");
+    for (let i = 0; i < 3; i++) {
+      const port = await freePort();
+      const file = path.join(dir, `sentinel-${port}.conf`);
+      await writeFile(file, sentinelConfig(port, name, primaryPort));
+      sentinelNodes.push(await serve([file, "--sentinel"], port));
+    }
+    // Sentinels find each other through hello messages on the primary, every 2 s.
+    await until(
+      async () => {
+        for (const s of sentinelNodes) {
+          const primary = await sentinelCall(s.port, "MASTER", name);
+          const field = (k: string) => Number(primary[primary.indexOf(k) + 1]);
+          if (field("num-other-sentinels") < 2 || field("num-slaves") < 1) return false;
+        }
+        return true;
+      },
+      15_000,
+      "the sentinels to know each other and the replica",
+    );
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  let current = primaryPort;
+  return {
+    sentinels: sentinelNodes.map((s) => ({ host: "127.0.0.1", port: s.port })),
+    name,
+    primaryPort,
+    killPrimary: () => stopAll(data.filter((n) => n.port === current)),
+    async waitForNewPrimary(ms = 20_000) {
+      const killed = current;
+      let next = killed;
+      await until(
+        async () => {
+          const named = await Promise.all(sentinelNodes.map((s) => sentinelCall(s.port, "GET-MASTER-ADDR-BY-NAME", name)));
+          const ports = new Set(named.map((a) => Number(a[1])));
+          if (ports.size !== 1 || ports.has(killed)) return false;
+          next = [...ports][0] as number;
+          return /role:master/.test(await info(next, "replication"));
+        },
+        ms,
+        "the sentinels to promote the replica",
+      );
+      current = next;
+      return next;
+    },
+    stop,
+  };
+}
+
+async function info(port: number, section: string): Promise<string> {
+  return String(await oneCall(port, "INFO", section));
+}
+
+async function sentinelCall(port: number, ...args: string[]): Promise<string[]> {
+  return (await oneCall(port, "SENTINEL", ...args)) as string[];
+}
+
+// One command on a short-lived connection that never retries: a dead node fails at once.
+async function oneCall(port: number, command: string, ...args: string[]): Promise<unknown> {
   const r = new Redis({ port, host: "127.0.0.1", maxRetriesPerRequest: 0, retryStrategy: () => null });
   r.on("error", () => undefined);
   try {
-    return String(await r.call("CLUSTER", "INFO"));
+    return await r.call(command, ...args);
   } finally {
     r.disconnect();
   }

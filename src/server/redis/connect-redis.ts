@@ -81,8 +81,12 @@ function sentinelOptions(config: RedisConfig, common: RedisOptions): RedisOption
     ...(config.name ? { name: config.name } : {}),
     ...(config.sentinelPassword ? { sentinelPassword: config.sentinelPassword } : {}),
     ...(config.tls ? { enableTLSForSentinelMode: true } : {}),
-    // Told of a switch by the sentinels at once instead of finding the old primary gone.
-    failoverDetector: true,
+    // No failover detector: it stays subscribed to the sentinels through a reconnect, and a
+    // switch it hears while the client is still reconnecting aborts that attempt and ends the
+    // client for good. Without it the client asks the sentinels for the primary on each reconnect,
+    // which starts when the old primary's connection drops; one that hangs with its connections
+    // open is only noticed when commands time out.
+    failoverDetector: false,
     sentinelRetryStrategy: (times) => Math.min(times * 100, 1_000),
   };
 }

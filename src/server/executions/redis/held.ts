@@ -4,7 +4,7 @@ import type { RedisClient } from "../../redis/connect-redis.js";
 import type { ExecutionsConfig } from "../../../config/schema/index.js";
 import { ToolnexusError } from "../../../core/errors.js";
 import { toProblem } from "../../http/problem.js";
-import { store, type ExecutionKeys } from "./records.js";
+import { persistently, store, type ExecutionKeys } from "./records.js";
 import type { ExecutionCommands } from "./scripts.js";
 import { iso } from "../schemas.js";
 import { recordOutcome } from "./outcomes.js";
@@ -33,13 +33,22 @@ export class HeldLeases {
     private readonly log: FastifyBaseLogger,
   ) {}
 
-  /** Turns the adopted execution `id` running with its lease taken, in one MULTI; false when it is no longer queued. */
+  /**
+   * Turns the adopted execution `id` running with its lease taken, in one MULTI; false when it
+   * is no longer queued. Retried through an outage or a failover for as long as a lease lasts
+   * (the MULTI is safe to repeat: the start is the call's own, by its id, however often it runs);
+   * failing, the record stays queued without a job, which the orphan sweep ends.
+   */
   async start(id: string): Promise<boolean> {
-    const multi = this.redis.multi() as unknown as ReturnType<Redis["multi"]> & ExecutionCommands;
-    multi.set(this.key.lease(id), "1", "PX", this.leaseMs).sadd(this.key.held, id);
-    void multi.tnxStart(this.key.record(id), iso(Date.now()));
-    const results = (await store(multi.exec())) ?? [];
-    const started = results[2]?.[1] === 1;
+    const once = async () => {
+      const multi = this.redis.multi() as unknown as ReturnType<Redis["multi"]> & ExecutionCommands;
+      multi.set(this.key.lease(id), "1", "PX", this.leaseMs).sadd(this.key.held, id);
+      void multi.tnxStart(this.key.record(id), iso(Date.now()), id);
+      return ((await store(multi.exec())) ?? [])[2]?.[1] === 1;
+    };
+    const started = await persistently(once, this.leaseMs, (err, attempt) =>
+      this.log.warn({ err: err.message, execution: id, attempt }, "held call not started yet; retrying"),
+    );
     if (started) this.hold(id);
     else void this.release(id);
     return started;

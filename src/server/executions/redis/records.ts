@@ -94,3 +94,27 @@ export function unavailable(cause?: unknown): ToolnexusError {
     headers: { "retry-after": "5" },
   });
 }
+
+/**
+ * Runs `step` until it succeeds, for a Redis step that an outage or a failover must not drop
+ * (a run's start, its outcome): a failure is retried after 100 ms, doubling up to 1 s, as long
+ * as the next try still starts within `withinMs`; then the last failure is thrown. The step
+ * must be safe to repeat: a failed attempt may have been carried out, its reply lost.
+ */
+export async function persistently<T>(
+  step: () => Promise<T>,
+  withinMs: number,
+  onRetry: (err: Error, attempt: number) => void,
+): Promise<T> {
+  const end = Date.now() + withinMs;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await step();
+    } catch (err) {
+      const pause = Math.min(100 * 2 ** attempt, 1_000);
+      if (Date.now() + pause > end) throw err;
+      onRetry(err as Error, attempt);
+      await new Promise((r) => setTimeout(r, pause));
+    }
+  }
+}

@@ -55,10 +55,17 @@ if ik ~= "" then redis.call("SET", ik, ARGV[1], "PXAT", ARGV[4]) end
 return {"created"}
 `;
 
-/** KEYS: record. ARGV: nowIso. 1 when a queued execution turned running, else 0 (cancelled or gone). */
+/**
+ * KEYS: record. ARGV: nowIso, run (the job's lock token, or an adopted call's own id). 1 when a
+ * queued execution turned running as this run, or already had (the reply of that start was lost
+ * with its connection, in an outage or a failover, and the start is retried); else 0 (cancelled,
+ * gone, or started by another run: a worker that took the job again must not run it twice).
+ */
 const START = `
-if redis.call("HGET", KEYS[1], "status") ~= "queued" then return 0 end
-redis.call("HSET", KEYS[1], "status", "running", "updatedAt", ARGV[1])
+local status = redis.call("HGET", KEYS[1], "status")
+if status == "running" and redis.call("HGET", KEYS[1], "run") == ARGV[2] then return 1 end
+if status ~= "queued" then return 0 end
+redis.call("HSET", KEYS[1], "status", "running", "updatedAt", ARGV[1], "run", ARGV[2])
 return 1
 `;
 

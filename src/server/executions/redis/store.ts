@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { Queue, Worker, type Job as BullJob } from "bullmq";
 import type { RedisClient } from "../../redis/connect-redis.js";
 import type { FastifyBaseLogger } from "fastify";
@@ -8,7 +9,7 @@ import type { ExecutionsConfig } from "../../../config/schema/index.js";
 import { toProblem } from "../../http/problem.js";
 import { newExecutionId } from "../memory/entry.js";
 import { RedisChannels } from "./channels.js";
-import { executionKeys, store, toExecution, unavailable, type ExecutionKeys } from "./records.js";
+import { executionKeys, persistently, store, toExecution, unavailable, type ExecutionKeys } from "./records.js";
 import { withExecutionCommands, type ExecutionCommands } from "./scripts.js";
 import { OrphanSweep, recordOutcome } from "./outcomes.js";
 import { createWithJob, precheck, submitArgs, submitCallOf, submitted, type SubmitVerdict } from "./submit.js";
@@ -41,6 +42,8 @@ const STALLED = /stalled/i;
 const BULL_CLOSE_WITHIN_MS = 3_000;
 const settledWithin = (p: Promise<unknown>, ms: number): Promise<unknown> =>
   Promise.race([p.catch(() => undefined), new Promise((r) => setTimeout(r, ms).unref())]);
+// An outcome waits at least this long for Redis (an outage, a failover) rather than being lost.
+const OUTCOME_WITHIN_MS = 10_000;
 
 /** Connections the Redis store uses: commands (fail fast), and two that wait out an outage. */
 export interface RedisConnections {
@@ -75,6 +78,10 @@ export class RedisExecutionStore implements ExecutionStore {
   /** The leases of this replica's adopted calls: they have no job whose lock would say the replica died. */
   private readonly leases: HeldLeases;
   private readonly heldSweeper: NodeJS.Timeout;
+  /** How long a job's lock lasts unrenewed: past it, another replica's stalled check fails the job. */
+  private readonly lockMs: number;
+  /** How long an outcome waits for Redis: while the job's lock lasts no replica ends it otherwise. */
+  private readonly outcomeWithinMs: number;
 
   constructor(
     conns: RedisConnections,
@@ -94,12 +101,13 @@ export class RedisExecutionStore implements ExecutionStore {
     this.queue = new Queue<Job>(QUEUE, { connection: conns.queue, prefix: key.bullPrefix });
     const { lostAfterMs } = config();
     // Worst case from a death to the check that fails its job: lock expiry plus two checks.
-    const lockDuration = Math.max(Math.floor(lostAfterMs / 3), 100);
-    this.worker = new Worker<Job>(QUEUE, (job, _token, signal) => this.track(this.process(job, signal)), {
+    this.lockMs = Math.max(Math.floor(lostAfterMs / 3), 100);
+    this.outcomeWithinMs = Math.max(this.lockMs, OUTCOME_WITHIN_MS);
+    this.worker = new Worker<Job>(QUEUE, (job, token, signal) => this.track(this.process(job, token ?? randomUUID(), signal)), {
       connection: conns.worker,
       prefix: key.bullPrefix,
       concurrency,
-      lockDuration,
+      lockDuration: this.lockMs,
       stalledInterval: Math.max(Math.floor(lostAfterMs / 4), 50),
       maxStalledCount: 0,
     });
@@ -250,9 +258,10 @@ export class RedisExecutionStore implements ExecutionStore {
     return run;
   }
 
-  private async process(bull: BullJob<Job>, signal?: AbortSignal): Promise<void> {
+  // `run` is the job's lock token: the start is this run's only, however often it is retried.
+  private async process(bull: BullJob<Job>, run: string, signal?: AbortSignal): Promise<void> {
     const job = bull.data;
-    if ((await this.redis.tnxStart(this.key.record(job.id), iso(Date.now()))) !== 1) return; // cancelled while queued, or expired
+    if (!(await this.start(job.id, run))) return; // cancelled while queued, expired, or another run's
     const aborted = signal ?? new AbortController().signal;
     const outcome = await this.runner(job, {
       signal: aborted,
@@ -263,19 +272,27 @@ export class RedisExecutionStore implements ExecutionStore {
     await this.record(job, outcome);
   }
 
-  // The outcome must reach Redis; a short outage is waited out rather than losing it.
+  /**
+   * Turns the execution running as `run`. A job taken just before an outage or a failover must
+   * not fail for it: that would end the execution lost, or leave it queued when the failure
+   * could not be recorded either. So the start waits Redis out for as long as the job's lock
+   * lasts (past it, the stalled check ends the job anyway).
+   */
+  private start(id: string, run: string): Promise<boolean> {
+    const step = async () => (await this.redis.tnxStart(this.key.record(id), iso(Date.now()), run)) === 1;
+    return persistently(step, this.lockMs, (err, attempt) =>
+      this.log.warn({ err: err.message, execution: id, attempt }, "run not started yet; retrying"),
+    );
+  }
+
+  // The outcome must reach Redis; an outage is waited out at least as long as the job's lock lasts.
   private async record(job: Job, outcome: Outcome): Promise<void> {
     this.inputs.end(job.id);
-    for (let attempt = 0; ; attempt++) {
-      try {
-        await this.finish(job, outcome);
-        return;
-      } catch (err) {
-        this.log.warn({ err: (err as Error).message, execution: job.id, attempt }, "outcome not recorded yet; retrying");
-        if (attempt >= 20) throw err;
-        await new Promise((r) => setTimeout(r, 500));
-      }
-    }
+    await persistently(
+      () => this.finish(job, outcome),
+      this.outcomeWithinMs,
+      (err, attempt) => this.log.warn({ err: err.message, execution: job.id, attempt }, "outcome not recorded yet; retrying"),
+    );
   }
 
   private async progress(id: string, p: Progress): Promise<void> {
@@ -288,9 +305,12 @@ export class RedisExecutionStore implements ExecutionStore {
 
   private async lost(job: Job): Promise<void> {
     const error = toProblem(new ToolnexusError("EXECUTION_LOST", "The replica running this execution stopped"), job.requestId);
-    await this.finish(job, { status: "failed", error }).catch((err: Error) =>
-      this.log.warn({ err: err.message, execution: job.id }, "lost execution not recorded"),
-    );
+    // Its job is gone once failed: unrecorded, the execution would stay active until it expires.
+    await persistently(
+      () => this.finish(job, { status: "failed", error }),
+      this.outcomeWithinMs,
+      () => undefined,
+    ).catch((err: Error) => this.log.warn({ err: err.message, execution: job.id }, "lost execution not recorded"));
   }
 
   /** Records the outcome unless the execution already ended; true when it ended here. */
