@@ -1,5 +1,6 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { JWT_ALGORITHMS } from "./constants.js";
+import { stringList } from "./string-list.js";
 
 /** `auth.jwt:` — bearer tokens from the organisation's identity provider. */
 export const JwtSection = Type.Object(
@@ -50,17 +51,11 @@ export const Policy = Type.Object(
     ),
     subjects: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { minItems: 1, description: "Exact `sub` values." })),
     tools: Type.Array(Type.String(), { description: "Glob patterns over tool names." }),
-    resources: Type.Optional(
-      Type.Array(Type.String({ minLength: 1 }), {
-        description:
-          "Glob patterns over the catalog's resource URIs and URI templates this policy shows (`*`: any characters). Default: the resources of the servers whose tools it grants.",
-      }),
+    resources: stringList(
+      "Glob patterns over the catalog's resource URIs and URI templates this policy shows (`*`: any characters). Default: the resources of the servers whose tools it grants.",
     ),
-    prompts: Type.Optional(
-      Type.Array(Type.String({ minLength: 1 }), {
-        description:
-          "Glob patterns over the catalog's prompt names this policy shows. Default: the prompts of the servers whose tools it grants.",
-      }),
+    prompts: stringList(
+      "Glob patterns over the catalog's prompt names this policy shows. Default: the prompts of the servers whose tools it grants.",
     ),
     requireScopes: Type.Optional(
       Type.Array(Type.String({ minLength: 1 }), {
@@ -70,9 +65,7 @@ export const Policy = Type.Object(
       }),
     ),
     operator: Type.Optional(Type.Boolean({ description: "May read /status and /metrics." })),
-    bundles: Type.Optional(
-      Type.Array(Type.String({ minLength: 1 }), { description: "Bundles whose tools this policy grants (beside `tools`)." }),
-    ),
+    bundles: stringList("Bundles whose tools this policy grants (beside `tools`)."),
   },
   { additionalProperties: false },
 );

@@ -1,4 +1,5 @@
 import { Type, type Static } from "@sinclair/typebox";
+import { stringList } from "./string-list.js";
 
 /** `audit:` — one JSON line per tool call, whatever the transport. */
 export const AuditSection = Type.Object(
@@ -18,11 +19,7 @@ export const AuditSection = Type.Object(
       description:
         "digest: a sha256 of the arguments only; redacted: the arguments with secret-looking values masked; full: as sent. Configured secrets are always removed.",
     }),
-    redactKeys: Type.Optional(
-      Type.Array(Type.String({ minLength: 1 }), {
-        description: "More argument keys whose values `redacted` masks (case-insensitive), beside password, token, secret, …",
-      }),
-    ),
+    redactKeys: stringList("More argument keys whose values `redacted` masks (case-insensitive), beside password, token, secret, …"),
   },
   { additionalProperties: false },
 );
@@ -70,17 +67,10 @@ export const AlwaysList = Type.Array(Type.String({ minLength: 1 }), {
 const Bundle = Type.Object(
   {
     tools: Type.Array(Type.String({ minLength: 1 }), { minItems: 1, description: "Glob patterns over tool names." }),
-    resources: Type.Optional(
-      Type.Array(Type.String({ minLength: 1 }), {
-        description:
-          "Glob patterns over the resource URIs and URI templates the bundle shows (`*`: any characters). Default: those of the servers with a tool in the bundle.",
-      }),
+    resources: stringList(
+      "Glob patterns over the resource URIs and URI templates the bundle shows (`*`: any characters). Default: those of the servers with a tool in the bundle.",
     ),
-    prompts: Type.Optional(
-      Type.Array(Type.String({ minLength: 1 }), {
-        description: "Glob patterns over the prompt names the bundle shows. Default: those of the servers with a tool in the bundle.",
-      }),
-    ),
+    prompts: stringList("Glob patterns over the prompt names the bundle shows. Default: those of the servers with a tool in the bundle."),
     description: Type.Optional(Type.String()),
     discovery: Type.Optional(Discovery),
     alwaysList: Type.Optional(AlwaysList),

@@ -1,6 +1,7 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { JwtSection, Policy } from "./auth.js";
 import { AlwaysList, Discovery } from "./governance.js";
+import { stringList } from "./string-list.js";
 
 /** A request budget: at most `max` requests per `timeWindowMs`, per API key (or client IP without auth). */
 const RateLimit = Type.Object(
@@ -102,17 +103,11 @@ export const ServerSection = Type.Object(
       description: "An idle keep-alive connection is closed after this time (longer than common load-balancer idle timeouts).",
     }),
     insecure: Type.Boolean({ default: false, description: "Allow command/file builtins without auth." }),
-    allowedHosts: Type.Optional(
-      Type.Array(Type.String({ minLength: 1 }), {
-        description:
-          "Host header values every route accepts (a name for any port, or name:port); others get 403 FORBIDDEN_HOST. Default: bound to a loopback address, localhost, 127.0.0.1 and [::1]; bound elsewhere, any.",
-      }),
+    allowedHosts: stringList(
+      "Host header values every route accepts (a name for any port, or name:port); others get 403 FORBIDDEN_HOST. Default: bound to a loopback address, localhost, 127.0.0.1 and [::1]; bound elsewhere, any.",
     ),
-    allowedOrigins: Type.Optional(
-      Type.Array(Type.String({ minLength: 1 }), {
-        description:
-          "Origins (scheme://host[:port]) a request that carries an Origin header may come from; others get 403 FORBIDDEN_HOST. Default: bound to a loopback address, loopback origins only; bound elsewhere, any.",
-      }),
+    allowedOrigins: stringList(
+      "Origins (scheme://host[:port]) a request that carries an Origin header may come from; others get 403 FORBIDDEN_HOST. Default: bound to a loopback address, loopback origins only; bound elsewhere, any.",
     ),
     stateSecret: Type.Optional(
       Type.String({
@@ -162,25 +157,15 @@ const ApiKey = Type.Object(
     key: Type.Optional(Type.String({ minLength: 16 })),
     sha256: Type.Optional(Type.String({ pattern: "^[a-fA-F0-9]{64}$" })),
     tools: Type.Optional(Type.Array(Type.String(), { description: "Glob patterns over tool names this key may use." })),
-    resources: Type.Optional(
-      Type.Array(Type.String({ minLength: 1 }), {
-        description:
-          "Glob patterns over the catalog's resource URIs and URI templates this key sees (`*`: any characters). Default: the resources of the servers whose tools it may use.",
-      }),
+    resources: stringList(
+      "Glob patterns over the catalog's resource URIs and URI templates this key sees (`*`: any characters). Default: the resources of the servers whose tools it may use.",
     ),
-    prompts: Type.Optional(
-      Type.Array(Type.String({ minLength: 1 }), {
-        description:
-          "Glob patterns over the catalog's prompt names this key sees. Default: the prompts of the servers whose tools it may use.",
-      }),
+    prompts: stringList(
+      "Glob patterns over the catalog's prompt names this key sees. Default: the prompts of the servers whose tools it may use.",
     ),
     rateLimit: Type.Optional(RateLimit),
     operator: Type.Optional(Type.Boolean({ description: "May read /status and /metrics." })),
-    bundles: Type.Optional(
-      Type.Array(Type.String({ minLength: 1 }), {
-        description: "Bundles whose tools this key may use (beside `tools`); its bundle views are then limited to these.",
-      }),
-    ),
+    bundles: stringList("Bundles whose tools this key may use (beside `tools`); its bundle views are then limited to these."),
   },
   { additionalProperties: false },
 );

@@ -113,6 +113,13 @@ export function isTerminal(status: ExecutionStatusT): boolean {
 /** The Retry-After header of a non-terminal execution, in seconds. */
 const RetryAfterHeader = { type: "integer", format: "int32", minimum: 0, maximum: 3600, description: "Seconds to wait before polling." };
 
+/** An answer that is one Execution, with its own description and headers. */
+const executionAnswer = (description: string, headers: Record<string, object>) => ({
+  description,
+  headers,
+  content: { "application/json": { schema: Type.Ref(Execution) } },
+});
+
 /** `POST /tools/{name}/executions`. */
 export const SubmitExecutionSchema = {
   operationId: "submitExecution",
@@ -124,15 +131,11 @@ export const SubmitExecutionSchema = {
   headers: SubmitHeaders,
   body: Type.Ref(ExecuteBody),
   response: {
-    202: {
-      description: "Accepted: the Execution, queued or already running",
-      headers: {
-        location: { type: "string", maxLength: 2048, description: "/executions/{id}" },
-        "operation-location": { type: "string", maxLength: 2048, description: "The absolute URL of the execution." },
-        "retry-after": RetryAfterHeader,
-      },
-      content: { "application/json": { schema: Type.Ref(Execution) } },
-    },
+    202: executionAnswer("Accepted: the Execution, queued or already running", {
+      location: { type: "string", maxLength: 2048, description: "/executions/{id}" },
+      "operation-location": { type: "string", maxLength: 2048, description: "The absolute URL of the execution." },
+      "retry-after": RetryAfterHeader,
+    }),
     "4xx": problem,
     "5xx": problem,
   },
@@ -156,13 +159,9 @@ export const GetExecutionSchema = {
   tags: ["executions"],
   params: ExecutionParams,
   response: {
-    200: {
-      description: "The Execution",
-      headers: {
-        "retry-after": { ...RetryAfterHeader, description: "Set while queued or running: seconds to wait before polling again." },
-      },
-      content: { "application/json": { schema: Type.Ref(Execution) } },
-    },
+    200: executionAnswer("The Execution", {
+      "retry-after": { ...RetryAfterHeader, description: "Set while queued or running: seconds to wait before polling again." },
+    }),
     "4xx": problem,
     "5xx": problem,
   },

@@ -62,6 +62,15 @@ export interface NegotiationMemo {
   probeNext?: boolean;
 }
 
+/** One call of {@link connect}: the server, what its transport needs, whom it reports to, its abort, its memo. */
+interface Attempt {
+  spec: McpServerSpec;
+  deps: TransportDeps;
+  hooks: ConnectionHooks;
+  signal: AbortSignal;
+  memo: NegotiationMemo;
+}
+
 /**
  * Connects to a server: transport start, then the revision negotiation (era-choice below),
  * each bounded by `spec.timeout`. A `remote` server that turns out not to speak streamable
@@ -75,11 +84,12 @@ export async function connect(
   memo: NegotiationMemo = {},
 ): Promise<McpConnection> {
   const wires = wiresFor(spec);
+  const at: Attempt = { spec, deps, hooks, signal, memo };
   for (let i = 0; ; i++) {
     const wire = wires[i] as WireKind;
     signal.throwIfAborted();
     try {
-      return await connectWire(spec, wire, deps, hooks, signal, memo);
+      return await connectWire(at, wire);
     } catch (err) {
       if (i + 1 >= wires.length || !shouldFallBackToSse(err)) throw err;
       deps.logger.info({ wire: wires[i + 1] }, "server does not speak streamable HTTP; falling back to SSE");
@@ -95,21 +105,14 @@ export async function connect(
  * only on such a session; a 2026-07-28 server that asks through `input_required` is served
  * as well over 2025 by its SDK. A stateless HTTP server gets 2026-07-28.
  */
-async function connectWire(
-  spec: McpServerSpec,
-  wire: WireKind,
-  deps: TransportDeps,
-  hooks: ConnectionHooks,
-  signal: AbortSignal,
-  memo: NegotiationMemo,
-): Promise<McpConnection> {
-  if (spec.protocolVersion !== undefined) return because(await connectOver(spec, wire, deps, hooks, signal), REASONS.pinned);
-  if (wire === "sse") return because(await connectOver(spec, wire, deps, hooks, signal), REASONS.sse);
-  if (wire === "stdio") return connectStdio(spec, deps, hooks, signal, memo);
-  const conn = await connectOver(spec, wire, deps, hooks, signal);
+async function connectWire(at: Attempt, wire: WireKind): Promise<McpConnection> {
+  if (at.spec.protocolVersion !== undefined) return because(await connectOver(at, wire), REASONS.pinned);
+  if (wire === "sse") return because(await connectOver(at, wire), REASONS.sse);
+  if (wire === "stdio") return connectStdio(at);
+  const conn = await connectOver(at, wire);
   if (conn.client.getProtocolEra() !== "modern") return because(conn, REASONS.noModern);
   // Whether it also speaks 2025 with sessions, only an initialize tells (a discover answer may list 2026-07-28 alone).
-  const legacy = await connectOver(spec, wire, deps, hooks, signal, { kind: "legacy" }).catch(() => undefined);
+  const legacy = await connectOver(at, wire, { kind: "legacy" }).catch(() => undefined);
   if (legacy?.statefulHttp) {
     await conn.close();
     return because(legacy, REASONS.httpStateful);
@@ -142,19 +145,14 @@ function because(conn: McpConnection, reason: string): McpConnection {
  * that refuses it is spawned again and probed with `server/discover`, and later reconnects
  * probe at once.
  */
-async function connectStdio(
-  spec: McpServerSpec,
-  deps: TransportDeps,
-  hooks: ConnectionHooks,
-  signal: AbortSignal,
-  memo: NegotiationMemo,
-): Promise<McpConnection> {
+async function connectStdio(at: Attempt): Promise<McpConnection> {
+  const { deps, signal, memo } = at;
   const probed = (conn: McpConnection) =>
     because(conn, conn.client.getProtocolEra() === "modern" ? REASONS.stdioModern : REASONS.stdio2025);
-  if (memo.modernOnly) return probed(await connectOver(spec, "stdio", deps, hooks, signal));
-  if (memo.failsAtStart) return probed(await once(spec, deps, hooks, signal, memo));
+  if (memo.modernOnly) return probed(await connectOver(at, "stdio"));
+  if (memo.failsAtStart) return probed(await once(at));
   try {
-    return because(await connectOver(spec, "stdio", deps, hooks, signal, { kind: "legacy" }), REASONS.stdio2025);
+    return because(await connectOver(at, "stdio", { kind: "legacy" }), REASONS.stdio2025);
   } catch (err) {
     if (signal.aborted) throw err;
     deps.logger.info("server refused initialize; connecting with server/discover");
@@ -162,7 +160,7 @@ async function connectStdio(
     deps.stderr?.clear();
     let conn: McpConnection;
     try {
-      conn = await connectOver(spec, "stdio", deps, hooks, signal);
+      conn = await connectOver(at, "stdio");
     } catch (retryErr) {
       memo.failsAtStart = !signal.aborted;
       throw retryErr;
@@ -174,29 +172,17 @@ async function connectStdio(
 }
 
 /** One spawn of a stdio server known to fail at start: `initialize` or the probe, by turns, until it works. */
-async function once(
-  spec: McpServerSpec,
-  deps: TransportDeps,
-  hooks: ConnectionHooks,
-  signal: AbortSignal,
-  memo: NegotiationMemo,
-): Promise<McpConnection> {
+async function once(at: Attempt): Promise<McpConnection> {
+  const { memo } = at;
   const probe = memo.probeNext === true;
   memo.probeNext = !probe;
-  const conn = await connectOver(spec, "stdio", deps, hooks, signal, probe ? undefined : { kind: "legacy" });
+  const conn = await connectOver(at, "stdio", probe ? undefined : { kind: "legacy" });
   memo.failsAtStart = false;
   memo.probeNext = false;
   return conn;
 }
 
-async function connectOver(
-  spec: McpServerSpec,
-  wire: WireKind,
-  deps: TransportDeps,
-  hooks: ConnectionHooks,
-  signal: AbortSignal,
-  prior?: PriorDiscovery,
-): Promise<McpConnection> {
+async function connectOver({ spec, deps, hooks, signal }: Attempt, wire: WireKind, prior?: PriorDiscovery): Promise<McpConnection> {
   const transport = createTransport(spec, wire, deps);
   const client = new GatewayClient(CLIENT_INFO, {
     // A held call's caller answers (executions, a promoted REST or SSE call): see held-input.ts.
