@@ -1,6 +1,6 @@
 // GET /tools?q= (ranked search) against GET /tools (the whole listing) at a few catalog sizes:
 // synthetic tools served in process (no upstream), one caller, c=1 over HTTP on 127.0.0.1.
-// For each size: the first search (which builds the view's index), then the p50 and p95 of
+// For each size: the first search (which builds the catalog's index), then the p50 and p95 of
 // each route over `n` requests after a warm-up. Queries rotate over a fixed list.
 // Usage: npm run build && node bench/search.mjs [sizes=1000,5000,10000] [n=200]
 import path from "node:path";
