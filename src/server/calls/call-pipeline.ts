@@ -11,6 +11,7 @@ import type { Metrics, Outcome } from "../observability/metrics.js";
 import type { CallEnvelope } from "./envelope.js";
 import type { ServiceState } from "../service/service-state.js";
 import { endToolSpan, runInSpan, startToolSpan } from "../observability/telemetry.js";
+import { writeInfoLine } from "../observability/info-line.js";
 import { errorWithoutBearer, UpstreamCredentials, withoutBearer } from "./upstream-credentials.js";
 
 /** How a call reached the service; the `transport` field of its log line. */
@@ -219,7 +220,8 @@ export class CallPipeline {
       if ((o.log as { isLevelEnabled?(level: string): boolean }).isLevelEnabled?.("info") !== false) {
         // Audit: the principal (caller), how it authenticated, and the policy that let it in.
         const policy = tool ? o.caller.allowedBy?.(tool.name) : undefined;
-        o.log.info(callLine(name, tool?.source, o, policy, outcome, statusCode, pending, durationMs, traceId), "tool call");
+        const line = callLine(name, tool?.source, o, policy, outcome, statusCode, pending, durationMs, traceId);
+        if (!writeInfoLine(o.log, line, "tool call")) o.log.info(line, "tool call");
       }
     }
   }
