@@ -293,6 +293,8 @@ function installRequestHooks(
   });
   const timeRequests = app.log.level === "debug" || app.log.level === "trace";
   app.addHook("onResponse", (request, reply, done) => {
+    // Most requests log nothing here: answer those before reading the route (a new object per read).
+    if (reply.statusCode < 400 && !timeRequests) return done();
     // A REST tool call has its own line ("tool call", with its duration).
     if (request.routeOptions.url === "/tools/:name/execute") return done();
     const { method, url } = request;

@@ -11,6 +11,7 @@ import type { Metrics, Outcome } from "../observability/metrics.js";
 import type { CallEnvelope } from "./envelope.js";
 import type { ServiceState } from "../service/service-state.js";
 import { endToolSpan, runInSpan, startToolSpan } from "../observability/telemetry.js";
+import { writeInfoLine } from "../observability/info-line.js";
 import { errorWithoutBearer, UpstreamCredentials, withoutBearer } from "./upstream-credentials.js";
 
 /** How a call reached the service; the `transport` field of its log line. */
@@ -174,7 +175,8 @@ export class CallPipeline {
     const span = startToolSpan(name, o.caller.id);
     try {
       const prepared = this.check(name, body, o.caller, o.maxTimeoutMs, found);
-      const result = await runInSpan(span, () => this.run(prepared, o));
+      // No closure for the span when tracing is off (the common case, once per call).
+      const result = await (span ? runInSpan(span, () => this.run(prepared, o)) : this.run(prepared, o));
       pending = pendingOf(result) !== undefined;
       outcome = result.isError && !pending ? "tool_error" : "ok";
       return this.scrubResult(result);
@@ -218,22 +220,8 @@ export class CallPipeline {
       if ((o.log as { isLevelEnabled?(level: string): boolean }).isLevelEnabled?.("info") !== false) {
         // Audit: the principal (caller), how it authenticated, and the policy that let it in.
         const policy = tool ? o.caller.allowedBy?.(tool.name) : undefined;
-        o.log.info(
-          {
-            tool: name,
-            source: tool?.source,
-            caller: o.caller.id,
-            ...(o.caller.kind ? { auth: o.caller.kind } : {}),
-            ...(policy ? { policy } : {}),
-            transport: o.transport,
-            outcome,
-            statusCode,
-            ...(pending ? { pending } : {}),
-            durationMs,
-            ...(traceId ? { traceId } : {}),
-          },
-          "tool call",
-        );
+        const line = callLine(name, tool?.source, o, policy, outcome, statusCode, pending, durationMs, traceId);
+        if (!writeInfoLine(o.log, line, "tool call")) o.log.info(line, "tool call");
       }
     }
   }
@@ -276,6 +264,33 @@ export class CallPipeline {
       }
     }
   }
+}
+
+/**
+ * The fields of a call's log line, in their order. Optional fields are added when present
+ * rather than spread from a literal each: one object per line instead of five.
+ */
+function callLine(
+  tool: string,
+  source: string | undefined,
+  o: CallOptions,
+  policy: string | undefined,
+  outcome: Outcome,
+  statusCode: number,
+  pending: boolean,
+  durationMs: number,
+  traceId: string | undefined,
+): Record<string, unknown> {
+  const line: Record<string, unknown> = { tool, source, caller: o.caller.id };
+  if (o.caller.kind) line.auth = o.caller.kind;
+  if (policy) line.policy = policy;
+  line.transport = o.transport;
+  line.outcome = outcome;
+  line.statusCode = statusCode;
+  if (pending) line.pending = pending;
+  line.durationMs = durationMs;
+  if (traceId) line.traceId = traceId;
+  return line;
 }
 
 /** Runs the tool with `auth` (if any) as its ctx.auth; the token never comes back out in a result or an error. */

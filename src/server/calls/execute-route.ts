@@ -2,9 +2,13 @@ import { Type } from "../http/typebox-lite.js";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { CallPipeline } from "./call-pipeline.js";
 import { abortOnDisconnect } from "./disconnect.js";
-import { strayKeysError } from "./envelope.js";
+import { strayKeysError, type CallEnvelope } from "./envelope.js";
 import { ExecuteBody, ExecuteOkResponse, ProblemResponse as problem, ToolParams } from "../http/schemas.js";
 import { PromotableCall, type Promotion } from "./promotable-call.js";
+import type { CallSignal } from "./call-signal.js";
+import type { ToolResult } from "../../core/types.js";
+import type { InputRequests } from "../../core/input-requests.js";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import { streamCall, wantsEventStream, type StreamSettings } from "./stream-call.js";
 
 /** `POST /tools/{name}/execute`: the synchronous and the streaming (SSE) transports of the call pipeline. */
@@ -53,42 +57,110 @@ export const executeRoute: FastifyPluginAsyncTypebox<
         },
       },
     },
-    async (request, reply) => {
+    (request, reply) => {
       const { name } = request.params;
       const body = request.body ?? {};
-      const { caller, id: requestId, log } = request;
-      const held = promotion && new PromotableCall(promotion, caller, name, requestId);
-      if (wantsEventStream(request.headers.accept))
+      if (wantsEventStream(request.headers.accept)) {
+        const { caller, id: requestId, log } = request;
+        const held = promotion && new PromotableCall(promotion, caller, name, requestId);
         return streamCall(pipeline, reply, name, body, { caller, requestId, log }, stream, held);
-      // One literal, not a spread of a shared `base`: with the spread, ~0.4 KB of every call
-      // was promoted to the old generation (bench/history/2026-12-notebook.md, "The execute pipeline and its tail").
-      const run = pipeline.call(name, body, {
-        caller,
-        requestId,
-        log,
-        transport: "rest",
-        onStart: (call) => {
-          held?.bind(call);
-          abortOnDisconnect(reply, call);
-        },
-        ...(held ? { onInputRequest: held.ask } : {}),
-        onEnd: (ms) => {
-          if (!reply.sent) reply.header("server-timing", `tool;dur=${ms.toFixed(1)}`);
-        },
-      });
-      if (!held) return run;
-      void run.then(
-        (result) => held.end({ result }),
-        (error: unknown) => held.end({ error }),
-      );
-      const first = await Promise.race([run.then(() => undefined), held.promoted]);
-      if (!first) return run;
-      const { promoted, requests } = first;
-      const path = `/executions/${promoted.execution.id}`;
-      return reply
-        .code(202)
-        .headers({ location: path, "operation-location": `${request.protocol}://${request.host}${path}` })
-        .send({ ...promoted.execution, status: "input_required", inputRequests: requests });
+      }
+      return promotion ? promotableCall(pipeline, promotion, request, reply, name, body) : plainCall(pipeline, request, reply, name, body);
     },
   );
 };
+
+/** The `server-timing` header of a call that ended before its response was sent. */
+function serverTiming(reply: FastifyReply): (ms: number) => void {
+  return (ms) => {
+    if (!reply.sent) reply.header("server-timing", `tool;dur=${ms.toFixed(1)}`);
+  };
+}
+
+/** A JSON call when no execution store can take a call over: the pipeline's result as it is. */
+function plainCall(
+  pipeline: CallPipeline,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  name: string,
+  body: CallEnvelope,
+): Promise<ToolResult> {
+  const { caller, id: requestId, log } = request;
+  // One literal, not a spread of a shared `base`: with the spread, ~0.4 KB of every call
+  // was promoted to the old generation (bench/history/2026-12-notebook.md, "The execute pipeline and its tail").
+  return pipeline.call(name, body, {
+    caller,
+    requestId,
+    log,
+    transport: "rest",
+    onStart: (call) => abortOnDisconnect(reply, call),
+    onEnd: serverTiming(reply),
+  });
+}
+
+/**
+ * A JSON call that is promoted to an execution if its tool asks the caller mid-call: it
+ * answers with the result, or with 202 and the execution once the first question is recorded,
+ * whichever comes first. The held call is made at the first question, not per call: most calls
+ * never ask, and a held call, its promises and a race per call were a measurable share of a
+ * fast call's cost (bench/history/2026-12-06-execute-path.md).
+ */
+function promotableCall(
+  pipeline: CallPipeline,
+  promotion: Promotion,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  name: string,
+  body: CallEnvelope,
+): Promise<unknown> {
+  const { caller, id: requestId, log } = request;
+  return new Promise((resolve, reject) => {
+    let answered = false;
+    let held: PromotableCall | undefined;
+    let started: CallSignal | undefined;
+    const hold = (): PromotableCall => {
+      const h = new PromotableCall(promotion, caller, name, requestId);
+      if (started) h.bind(started);
+      void h.promoted.then(({ promoted, requests }) => {
+        if (answered) return;
+        answered = true;
+        const path = `/executions/${promoted.execution.id}`;
+        resolve(
+          reply
+            .code(202)
+            .headers({ location: path, "operation-location": `${request.protocol}://${request.host}${path}` })
+            .send({ ...promoted.execution, status: "input_required", inputRequests: requests }),
+        );
+      });
+      return h;
+    };
+    const run = pipeline.call(name, body, {
+      caller,
+      requestId,
+      log,
+      transport: "rest",
+      onStart: (call) => {
+        started = call;
+        held?.bind(call);
+        abortOnDisconnect(reply, call);
+      },
+      onInputRequest: (requests: InputRequests) => (held ??= hold()).ask(requests),
+      onEnd: serverTiming(reply),
+    });
+    // A promoted call's end goes to its execution (a no-op when the store did not adopt it).
+    run.then(
+      (result) => {
+        held?.end({ result });
+        if (answered) return;
+        answered = true;
+        resolve(result);
+      },
+      (error: unknown) => {
+        held?.end({ error });
+        if (answered) return;
+        answered = true;
+        reject(error);
+      },
+    );
+  });
+}

@@ -17,7 +17,13 @@ interface Policy {
   origins?: Set<string>;
   /** Loopback default: an origin whose host is a loopback name (any scheme and port). */
   loopbackOrigins: boolean;
+  /** Host headers found allowed, as sent (at most SEEN_HOSTS): a client sends the same one on every request. */
+  allowedSeen: Set<string>;
 }
+
+// Bounds the allowed Host headers remembered per config: any port of an allowed name is allowed,
+// so a client could send endless variants; past the bound they are simply checked each time.
+const SEEN_HOSTS = 64;
 
 /**
  * The DNS-rebinding guard of every route: a web page the developer visits may resolve its
@@ -35,8 +41,12 @@ export class HostGuard {
   /** The 403 FORBIDDEN_HOST for this request's Host and Origin under `config`, or undefined. */
   check(config: HostGuardConfig, host: string | undefined, origin: string | undefined): ToolnexusError | undefined {
     const policy = this.policyOf(config);
-    if (policy.hosts && host !== undefined && !hostAllowed(policy.hosts, host.toLowerCase())) {
-      return new ToolnexusError("FORBIDDEN_HOST", "This Host is not allowed here (server.allowedHosts)");
+    // A Host allowed before is allowed again: no lower-casing and name parsing on every request.
+    if (policy.hosts && host !== undefined && !policy.allowedSeen.has(host)) {
+      if (!hostAllowed(policy.hosts, host.toLowerCase())) {
+        return new ToolnexusError("FORBIDDEN_HOST", "This Host is not allowed here (server.allowedHosts)");
+      }
+      if (policy.allowedSeen.size < SEEN_HOSTS) policy.allowedSeen.add(host);
     }
     if (origin !== undefined && !originAllowed(policy, origin.toLowerCase())) {
       return new ToolnexusError("FORBIDDEN_HOST", "This Origin is not allowed here (server.allowedOrigins)");
@@ -52,6 +62,7 @@ export class HostGuard {
       hosts: config.allowedHosts ? lower(config.allowedHosts) : loopback ? new Set(LOOPBACK_NAMES) : undefined,
       origins: config.allowedOrigins ? lower(config.allowedOrigins) : undefined,
       loopbackOrigins: !config.allowedOrigins && loopback,
+      allowedSeen: new Set(),
     };
     this.cached = { config, policy };
     return policy;

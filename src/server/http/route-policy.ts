@@ -28,6 +28,10 @@ declare module "fastify" {
     publicWhen?: (config: ToolnexusConfig) => boolean;
     session?: boolean;
   }
+  interface FastifyRequest {
+    /** The request's policy once {@link policyOf} resolved it (null before). */
+    routePolicy: RoutePolicy | null;
+  }
 }
 
 /** The policy of a route that declares none: callers only, traced. */
@@ -39,6 +43,12 @@ const DEFAULT: RoutePolicy = { access: "caller", traced: true };
  * `/healthz?x` and `/healthz#x` are the probe and `/healthz/` is not, for every hook alike.
  */
 export function policyOf(request: FastifyRequest): RoutePolicy {
+  // Resolved once per request: several hooks ask, and each read of `routeOptions` builds a
+  // new object of the route's options.
+  return (request.routePolicy ??= routePolicyOf(request));
+}
+
+function routePolicyOf(request: FastifyRequest): RoutePolicy {
   // A 404 has a route context of its own whose config may be absent.
   const config = request.routeOptions.config as FastifyContextConfig | undefined;
   if (config?.access === undefined && config?.traced === undefined) return DEFAULT;
@@ -57,6 +67,8 @@ export class DeclaredPolicies {
 
   /** Records every route registered on `app` from now on. */
   constructor(app: FastifyInstance) {
+    // Declared, so that every request has the slot {@link policyOf} fills from the start.
+    app.decorateRequest("routePolicy", null);
     app.addHook("onRoute", (route) => {
       const publicWhen = route.config?.publicWhen;
       if (publicWhen && !this.conditional.some((c) => c.path === route.url)) this.conditional.push({ path: route.url, publicWhen });

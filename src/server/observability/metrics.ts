@@ -1,4 +1,5 @@
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { Counter, Gauge, Registry, collectDefaultMetrics } from "prom-client";
+import { DurationHistogram, type DurationSeries } from "./duration-histogram.js";
 import type { Toolkit } from "../../core/toolkit.js";
 
 /** What the gauges read at each scrape (service/service-state.ts's ServiceState is one). */
@@ -12,9 +13,11 @@ export interface MetricsSource {
 /** How a call ended; the `outcome` label of toolnexus_tool_calls_total. */
 export type Outcome = "ok" | "tool_error" | "failed" | "timeout" | "cancelled" | "rejected";
 
+/** One tool/source/outcome's calls not yet added to the counter, and its tool/source's durations. */
 interface Children {
-  calls: { inc(): void };
-  duration: { observe(v: number): void };
+  labels: { tool: string; source: string; outcome: Outcome };
+  pending: number;
+  duration: DurationSeries;
 }
 
 /**
@@ -24,28 +27,41 @@ interface Children {
 export class Metrics {
   readonly registry = new Registry();
   private readonly calls: Counter<"tool" | "source" | "outcome">;
-  private readonly duration: Histogram<"tool" | "source">;
+  private readonly duration: DurationHistogram;
   private readonly inFlight: Gauge;
   // tool → source → outcome → labelled children. Nested maps keyed by the tool's own strings
   // (their hashes are cached) rather than one joined key, which cost a new string per call.
   private readonly children = new Map<string, Map<string, Map<Outcome, Children>>>();
+  // Every label set in the order of its first call: the counter's series keep that order.
+  private readonly counted: Children[] = [];
+  // One duration series per tool/source, shared by its outcomes.
+  private readonly durations = new Map<string, Map<string, DurationSeries>>();
 
   constructor(state: MetricsSource) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
+    const counted = this.counted;
     this.calls = new Counter({
       name: "toolnexus_tool_calls_total",
       help: "Tool calls by outcome",
       labelNames: ["tool", "source", "outcome"],
       registers,
+      // Calls are counted in plain numbers and added here, when the counter is read: its inc()
+      // validates and hashes the labels each time, a visible share of a fast call's cost.
+      collect() {
+        for (const c of counted) {
+          if (c.pending === 0) continue;
+          this.inc(c.labels, c.pending);
+          c.pending = 0;
+        }
+      },
     });
-    this.duration = new Histogram({
-      name: "toolnexus_tool_duration_seconds",
-      help: "Tool call duration",
-      labelNames: ["tool", "source"],
-      registers,
-      buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
-    });
+    this.duration = new DurationHistogram(
+      "toolnexus_tool_duration_seconds",
+      "Tool call duration",
+      [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+      this.registry,
+    );
     this.inFlight = new Gauge({
       name: "toolnexus_tool_calls_in_flight",
       help: "Tool calls running now",
@@ -93,10 +109,19 @@ export class Metrics {
     if (!byOutcome) bySource.set(s, (byOutcome = new Map()));
     let child = byOutcome.get(outcome);
     if (!child) {
-      child = { calls: this.calls.labels(t, s, outcome), duration: this.duration.labels(t, s) };
+      child = { labels: { tool: t, source: s, outcome }, pending: 0, duration: this.durationSeries(t, s) };
       byOutcome.set(outcome, child);
+      this.counted.push(child);
     }
-    child.calls.inc();
-    if (outcome !== "rejected") child.duration.observe(seconds);
+    child.pending++;
+    if (outcome !== "rejected") this.duration.observe(child.duration, seconds);
+  }
+
+  private durationSeries(tool: string, source: string): DurationSeries {
+    let bySource = this.durations.get(tool);
+    if (!bySource) this.durations.set(tool, (bySource = new Map()));
+    let series = bySource.get(source);
+    if (!series) bySource.set(source, (series = this.duration.series({ tool, source })));
+    return series;
   }
 }

@@ -1,0 +1,59 @@
+import { pino } from "pino";
+import { describe, expect, it } from "vitest";
+import { redactingLogger, SecretScrubber } from "../../../src/server/observability/logger.js";
+import { writeInfoLine } from "../../../src/server/observability/info-line.js";
+
+/** Two loggers of one configuration, each writing to its own list of lines, with a fixed time. */
+function pair(make: (dest: { write(line: string): void }) => pino.Logger): [pino.Logger, string[], pino.Logger, string[]] {
+  const a: string[] = [];
+  const b: string[] = [];
+  return [make({ write: (l) => void a.push(l) }), a, make({ write: (l) => void b.push(l) }), b];
+}
+
+const LINES: Record<string, unknown>[] = [
+  { tool: "echo", source: "plugin:echo", caller: "anonymous", transport: "rest", outcome: "ok", statusCode: 200, durationMs: 0.1 },
+  {
+    tool: "echo",
+    source: undefined,
+    caller: "k",
+    auth: "apiKey",
+    policy: "p",
+    transport: "mcp",
+    outcome: "rejected",
+    statusCode: 404,
+    pending: true,
+    durationMs: 12,
+    traceId: "ab".repeat(16),
+  },
+  {
+    tool: 'we"ird\\name\u0001',
+    source: "x".repeat(150),
+    caller: "ü ✓",
+    transport: "sse",
+    outcome: "failed",
+    statusCode: 500,
+    durationMs: Number.NaN,
+  },
+];
+
+describe("writeInfoLine", () => {
+  it("writes the bytes pino writes for the same fields, through a request's child logger", () => {
+    const time = () => ',"time":1733450000000';
+    const [fast, fastLines, slow, slowLines] = pair((dest) =>
+      redactingLogger(new SecretScrubber(["s3cret"]), { timestamp: time }, dest).child({ reqId: "req-1" }, {}),
+    );
+    for (const line of LINES) {
+      expect(writeInfoLine(fast, line, "tool call")).toBe(true);
+      slow.info(line, "tool call");
+    }
+    expect(fastLines).toEqual(slowLines);
+  });
+
+  it("leaves a line to pino when something of pino's would change it", () => {
+    const dest = { write: () => undefined };
+    expect(writeInfoLine(pino({ mixin: () => ({ x: 1 }) }, dest), LINES[0]!, "tool call")).toBe(false);
+    expect(writeInfoLine(pino({ serializers: { tool: (t: string) => t } }, dest), LINES[0]!, "tool call")).toBe(false);
+    expect(writeInfoLine(pino({ redact: ["caller"] }, dest), LINES[0]!, "tool call")).toBe(false);
+    expect(writeInfoLine({ info: () => undefined }, LINES[0]!, "tool call")).toBe(false);
+  });
+});
