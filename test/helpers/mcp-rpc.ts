@@ -2,9 +2,14 @@ type Json = Record<string, unknown>;
 
 /**
  * One 2026-07-28 JSON-RPC request to `${url}/mcp` as a client that declares the tasks extension
- * sends it (the standard headers, the `_meta` envelope); the response's `result`.
+ * sends it (the standard headers, the `_meta` envelope, `headers` beside them); the whole reply.
  */
-export async function tasksRpc(url: string, method: string, params: Json, client = "tasks-test"): Promise<Json> {
+export async function tasksRpcReply(
+  url: string,
+  method: string,
+  params: Json,
+  { client = "tasks-test", headers = {} }: { client?: string; headers?: Record<string, string> } = {},
+): Promise<{ result?: Json; error?: Json }> {
   const name = params.name ?? params.taskId;
   const _meta = {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -14,6 +19,7 @@ export async function tasksRpc(url: string, method: string, params: Json, client
   const res = await fetch(`${url}/mcp`, {
     method: "POST",
     headers: {
+      ...headers,
       "content-type": "application/json",
       accept: "application/json, text/event-stream",
       "mcp-protocol-version": "2026-07-28",
@@ -22,7 +28,12 @@ export async function tasksRpc(url: string, method: string, params: Json, client
     },
     body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: { ...params, _meta } }),
   });
-  return ((await res.json()) as { result: Json }).result;
+  return (await res.json()) as { result?: Json; error?: Json };
+}
+
+/** {@link tasksRpcReply}'s `result`. */
+export async function tasksRpc(url: string, method: string, params: Json, client = "tasks-test"): Promise<Json> {
+  return (await tasksRpcReply(url, method, params, { client })).result as Json;
 }
 
 /** The `event:`/`data:` pairs of a finished SSE body. */

@@ -5,6 +5,7 @@ import { pollUntil, submit, type ExecutionBody } from "../../helpers/executions.
 import { startSentinel, type SentinelSet } from "../../helpers/redis-ha.js";
 import { startServer, type TestServer } from "../../helpers/server.js";
 import { eventually } from "../../helpers/wait.js";
+import { tasksRpcReply } from "../../helpers/mcp-rpc.js";
 
 // A primary, its replica and three sentinels (quorum 2) on free ports.
 let sentinel: SentinelSet;
@@ -248,30 +249,13 @@ interface JsonRpcReply {
 }
 
 /** One JSON-RPC request to /mcp declaring the tasks extension (the 2026-07-28 era). */
-async function mcpCall(
+function mcpCall(
   url: string,
   auth: Record<string, string>,
   method: string,
   params: { name: string; arguments: unknown },
 ): Promise<JsonRpcReply> {
-  const _meta = {
-    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-    "io.modelcontextprotocol/clientInfo": { name: "sentinel-test", version: "1" },
-    "io.modelcontextprotocol/clientCapabilities": { extensions: { "io.modelcontextprotocol/tasks": {} } },
-  };
-  const res = await fetch(`${url}/mcp`, {
-    method: "POST",
-    headers: {
-      ...auth,
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": "2026-07-28",
-      "mcp-method": method,
-      "mcp-name": params.name,
-    },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: { ...params, _meta } }),
-  });
-  return (await res.json()) as JsonRpcReply;
+  return tasksRpcReply(url, method, params, { client: "sentinel-test", headers: auth });
 }
 
 /** Every execution of the caller, once none is queued or running any more (within 10 s). */
