@@ -6,7 +6,7 @@ export type * from "./core/types.js";
 export { silentLogger } from "./core/types.js";
 export { sanitize } from "./core/sanitize.js";
 export { defineTool, isTool, isToolDefinition, type ToolDefinition } from "./core/define-tool.js";
-export { pending, authRequired, pendingOf, type PendingInput } from "./core/pending.js";
+export { pending, authRequired, pendingOf, type PendingInput } from "./core/input/pending.js";
 export { toOpenAI, toAnthropic, toGemini, type OpenAITool, type AnthropicTool, type GeminiTools } from "./core/adapters.js";
 export { ERRORS, ToolnexusError, isToolnexusError, upstreamUnavailable, type ErrorCode, type FieldError } from "./core/errors.js";
 export { Toolkit, NO_SKILLS_PROMPT, type ToolkitOptions } from "./core/toolkit.js";

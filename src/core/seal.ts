@@ -22,7 +22,7 @@ export interface Sealer {
  * ciphertext, so a state sealed for one use never opens as another.
  */
 export const SEAL_PURPOSES = {
-  /** An input request's state: a REST pending's id, a 2026 `requestState` (core/input-requests.ts). */
+  /** An input request's state: a REST pending's id, a 2026 `requestState` (core/input/requests.ts). */
   inputRequest: "input-request",
   /** The `requestState` of a held call's retry on `/mcp` (server/mcp/input/held-retry.ts). */
   heldRetry: "mcp-held",

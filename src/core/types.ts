@@ -97,7 +97,7 @@ export interface ToolContext {
   /**
    * Asks the caller while the call is held (an upstream's elicitation, sampling or roots
    * request mid-call) and resolves with the caller's responses, keyed as asked (the
-   * `inputRequests` / `inputResponses` maps of core/input-requests.ts). Absent when no answer
+   * `inputRequests` / `inputResponses` maps of core/input/requests.ts). Absent when no answer
    * can reach a caller; rejects with INPUT_TIMEOUT when none came within `inputTimeoutMs`.
    */
   onInputRequest?(

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { defineTool } from "../../src/core/define-tool.js";
-import { authRequired, pending, pendingOf } from "../../src/core/pending.js";
+import { authRequired, pending, pendingOf } from "../../src/core/input/pending.js";
 import { sanitize } from "../../src/core/sanitize.js";
 
 describe("sanitize", () => {

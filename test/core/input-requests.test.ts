@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { pendingOf } from "../../src/core/pending.js";
+import { pendingOf } from "../../src/core/input/pending.js";
 import { createSealer } from "../../src/core/seal.js";
 import {
   asInputRequests,
@@ -9,7 +9,7 @@ import {
   openInputState,
   sealInputState,
   type InputRequests,
-} from "../../src/core/input-requests.js";
+} from "../../src/core/input/requests.js";
 
 const SECRET = "a-test-secret-of-enough-length-0123456789";
 const requests: InputRequests = {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { InputRequests } from "../../src/core/input-requests.js";
+import type { InputRequests } from "../../src/core/input/requests.js";
 import type { ToolnexusError } from "../../src/core/errors.js";
-import { checkInputResponses, inputResponseErrors } from "../../src/core/input-responses.js";
+import { checkInputResponses, inputResponseErrors } from "../../src/core/input/responses.js";
 
 const requests: InputRequests = {
   name: {

@@ -1,7 +1,7 @@
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defineTool } from "../../src/core/define-tool.js";
-import { authRequired, pending } from "../../src/core/pending.js";
+import { authRequired, pending } from "../../src/core/input/pending.js";
 import { startReferenceServer, type ReferenceServer } from "../helpers/reference-server.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 

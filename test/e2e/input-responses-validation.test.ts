@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defineTool } from "../../src/core/define-tool.js";
-import { pending } from "../../src/core/pending.js";
+import { pending } from "../../src/core/input/pending.js";
 import { executeTool } from "../helpers/execute.js";
 import { acceptedExecution, pollUntil, submit } from "../helpers/executions.js";
 import { startReferenceServer, type ReferenceServer } from "../helpers/reference-server.js";

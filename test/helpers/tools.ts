@@ -1,6 +1,6 @@
 import { defineTool } from "../../src/core/define-tool.js";
 import { upstreamUnavailable } from "../../src/core/errors.js";
-import { pending } from "../../src/core/pending.js";
+import { pending } from "../../src/core/input/pending.js";
 import type { Tool, ToolContext } from "../../src/core/types.js";
 
 /** What the slow tool saw: when its signal aborted, and why. */

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from "fastify";
 import { DEFAULT_SHAPE_LIMITS, shapeError } from "../../core/argument-shape.js";
 import { ToolnexusError, isToolnexusError } from "../../core/errors.js";
-import { pendingOf } from "../../core/pending.js";
+import { pendingOf } from "../../core/input/pending.js";
 import type { Toolkit } from "../../core/toolkit.js";
 import type { AuditCall } from "../../governance/audit-line.js";
 import type { Answer, LogMessage, Progress, Tool, ToolContext, ToolResult, UpstreamCredential } from "../../core/types.js";

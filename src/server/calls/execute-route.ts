@@ -7,7 +7,7 @@ import { ExecuteBody, ExecuteOkResponse, ProblemResponse as problem, ToolParams 
 import { PromotableCall, type Promotion } from "./promotable-call.js";
 import type { CallSignal } from "./call-signal.js";
 import type { ToolResult } from "../../core/types.js";
-import type { InputRequests } from "../../core/input-requests.js";
+import type { InputRequests } from "../../core/input/requests.js";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { streamCall, wantsEventStream, type StreamSettings } from "./stream-call.js";
 

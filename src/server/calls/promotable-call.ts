@@ -1,5 +1,5 @@
 import { ToolnexusError } from "../../core/errors.js";
-import type { InputRequests, InputResponses } from "../../core/input-requests.js";
+import type { InputRequests, InputResponses } from "../../core/input/requests.js";
 import type { Progress, ToolResult } from "../../core/types.js";
 import { ownerKey, type Caller } from "../auth/index.js";
 import { bindAbort, onSignalAbort } from "./bind-abort.js";

@@ -1,4 +1,4 @@
-import { pending } from "../../core/pending.js";
+import { pending } from "../../core/input/pending.js";
 import { SEAL_PURPOSES, type Sealer } from "../../core/seal.js";
 import type { Logger, ToolResult, UpstreamCredential } from "../../core/types.js";
 import type { UserAuth, UserOAuthAuth, UserSecretAuth } from "../../core/upstream-auth.js";

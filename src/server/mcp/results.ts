@@ -1,6 +1,6 @@
 import { CLIENT_CAPABILITIES_META_KEY, ProtocolErrorCode, type CallToolResult } from "@modelcontextprotocol/server";
 import type { ErrorCode as ToolnexusCode, ToolnexusError } from "../../core/errors.js";
-import { pendingOf } from "../../core/pending.js";
+import { pendingOf } from "../../core/input/pending.js";
 import type { ToolResult } from "../../core/types.js";
 
 type ContentPart = CallToolResult["content"][number];

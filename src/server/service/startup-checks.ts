@@ -2,7 +2,7 @@ import type { ToolnexusConfig } from "../../config/schema/index.js";
 import { exposedCommandBuiltins } from "../../sources/builtins/names.js";
 
 /** Why `serve` must refuse to start for the shell built-ins' protection (`builtins.sandbox`, `runAs`), or undefined. */
-export { protectionRefusal } from "../../sources/builtins/protection-check.js";
+export { protectionRefusal } from "../../sources/builtins/shell/protection-check.js";
 
 /** True when the config authenticates callers (API keys or JWT). */
 function hasAuth(config: ToolnexusConfig): boolean {

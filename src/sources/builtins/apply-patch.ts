@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { chmod, mkdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
-import type { BuiltinEnv } from "./env.js";
-import { applyChunks } from "./patch-apply.js";
-import { parsePatch } from "./patch-parse.js";
+import type { BuiltinEnv } from "./shell/env.js";
+import { applyChunks } from "./patch/apply.js";
+import { parsePatch } from "./patch/parse.js";
 import { readTextFile } from "./text-file.js";
 import { BuiltinError, builtinTool, ok, stringArg } from "./tool.js";
 

@@ -1,7 +1,7 @@
 import { stat } from "node:fs/promises";
-import type { BuiltinEnv } from "./env.js";
-import { runInGroup, type GroupRunOptions } from "./process-group.js";
-import { bwrapArgs } from "./sandbox.js";
+import type { BuiltinEnv } from "./shell/env.js";
+import { runInGroup, type GroupRunOptions } from "./shell/process-group.js";
+import { bwrapArgs } from "./shell/sandbox.js";
 import { BuiltinError, builtinTool, fail, ok, optionalString, stringArg } from "./tool.js";
 
 const DEFAULT_TIMEOUT_MS = 60_000;

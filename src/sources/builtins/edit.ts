@@ -1,5 +1,5 @@
 import { writeFile } from "node:fs/promises";
-import type { BuiltinEnv } from "./env.js";
+import type { BuiltinEnv } from "./shell/env.js";
 import { readTextFile } from "./text-file.js";
 import { BuiltinError, builtinTool, ok, stringArg } from "./tool.js";
 

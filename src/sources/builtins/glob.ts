@@ -1,5 +1,5 @@
 import { stat } from "node:fs/promises";
-import type { BuiltinEnv } from "./env.js";
+import type { BuiltinEnv } from "./shell/env.js";
 import { confinedPattern, listFiles } from "./list-files.js";
 import { capLines } from "./output-cap.js";
 import { BuiltinError, builtinTool, ok, optionalCount, optionalString, stringArg } from "./tool.js";

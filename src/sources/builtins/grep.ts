@@ -1,6 +1,6 @@
 import { stat } from "node:fs/promises";
 import path from "node:path";
-import type { BuiltinEnv } from "./env.js";
+import type { BuiltinEnv } from "./shell/env.js";
 import { runGrepWorker } from "./grep-worker.js";
 import { confinedPattern, listFiles } from "./list-files.js";
 import { capLines } from "./output-cap.js";

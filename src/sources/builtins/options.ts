@@ -2,8 +2,8 @@ import path from "node:path";
 import type { BuiltinsConfig, EgressConfig } from "../../config/schema/index.js";
 import type { LoadedConfig } from "../../config/load.js";
 import { silentLogger, type Logger, type Tool } from "../../core/types.js";
-import type { BuiltinLimits } from "./env.js";
-import { serviceFiles, type RunAsSetting, type SandboxSetting } from "./protection.js";
+import type { BuiltinLimits } from "./shell/env.js";
+import { serviceFiles, type RunAsSetting, type SandboxSetting } from "./shell/protection.js";
 
 /** The builtins section, resolved: everything the source needs, defaults applied. */
 export interface BuiltinsOptions {

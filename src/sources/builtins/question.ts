@@ -1,4 +1,4 @@
-import { pending } from "../../core/pending.js";
+import { pending } from "../../core/input/pending.js";
 import { builtinTool, BuiltinError, fail, ok } from "./tool.js";
 
 interface Question {

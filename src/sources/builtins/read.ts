@@ -1,5 +1,5 @@
 import { readFile, stat } from "node:fs/promises";
-import type { BuiltinEnv } from "./env.js";
+import type { BuiltinEnv } from "./shell/env.js";
 import { streamLineWindow } from "./line-window.js";
 import { decodeText } from "./text-file.js";
 import { BuiltinError, builtinTool, ok, optionalCount, stringArg } from "./tool.js";

@@ -1,7 +1,7 @@
 import { applyPatchTool } from "./apply-patch.js";
 import { bashTool } from "./bash.js";
 import { editTool } from "./edit.js";
-import type { BuiltinFactory } from "./env.js";
+import type { BuiltinFactory } from "./shell/env.js";
 import { globTool } from "./glob.js";
 import { grepTool } from "./grep.js";
 import { questionTool } from "./question.js";

@@ -2,7 +2,7 @@ import { interceptors, request, type Dispatcher } from "undici";
 import { EgressGuard } from "../../net/egress-guard.js";
 import { networkErrorReason } from "../../net/network-error.js";
 import { decode } from "../http/send-request.js";
-import type { BuiltinEnv } from "./env.js";
+import type { BuiltinEnv } from "./shell/env.js";
 import { builtinTool, fail, ok } from "./tool.js";
 
 /** A page larger than this is not downloaded further (then the output cap applies to what it became). */

@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import type { BuiltinEnv } from "./env.js";
+import type { BuiltinEnv } from "./shell/env.js";
 import { builtinTool, ok, stringArg } from "./tool.js";
 
 /** `write`: create or overwrite a file of the workspace, creating parent directories. */

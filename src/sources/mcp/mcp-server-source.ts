@@ -8,7 +8,7 @@ import { callTask } from "./call/task.js";
 import { callTaskV2, TASKS_EXTENSION } from "./call/task-v2.js";
 import { callTool, type CallSite } from "./call/tool.js";
 import { connect, listAllTools, type McpConnection, type NegotiationMemo } from "./connection/connect.js";
-import type { InputDeps } from "../../core/input-requests.js";
+import type { InputDeps } from "../../core/input/requests.js";
 import { DEFAULT_INPUT_DEPS } from "./call/upstream-input.js";
 import { describeLoadError, PhaseError } from "./load-error.js";
 import { requiresTask, toTool } from "./mcp-tool.js";

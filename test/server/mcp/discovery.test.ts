@@ -4,7 +4,7 @@ import path from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defineTool } from "../../../src/core/define-tool.js";
-import { pending } from "../../../src/core/pending.js";
+import { pending } from "../../../src/core/input/pending.js";
 import { startServer, type TestServer } from "../../helpers/server.js";
 import { testTools } from "../../helpers/tools.js";
 import { eventually } from "../../helpers/wait.js";

@@ -7,8 +7,8 @@ import { normalizeConfig, type LoadedConfig } from "../../../src/config/load.js"
 import type { Logger } from "../../../src/core/types.js";
 import { BuiltinSource } from "../../../src/sources/builtins/builtin-source.js";
 import { builtinsOptions, DEFAULT_LIMITS, type BuiltinsOptions } from "../../../src/sources/builtins/options.js";
-import { protectionRefusal } from "../../../src/sources/builtins/protection-check.js";
-import { resolveProtection } from "../../../src/sources/builtins/protection.js";
+import { protectionRefusal } from "../../../src/sources/builtins/shell/protection-check.js";
+import { resolveProtection } from "../../../src/sources/builtins/shell/protection.js";
 
 const SERVICE_ENTRY =
   readFileSync("/proc/self/environ", "utf8")

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { pendingOf } from "../../../src/core/pending.js";
+import { pendingOf } from "../../../src/core/input/pending.js";
 import { makeBuiltins, type Builtins } from "./helpers.js";
 
 let b: Builtins;

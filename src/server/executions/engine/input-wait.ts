@@ -1,6 +1,6 @@
 import { ToolnexusError } from "../../../core/errors.js";
-import type { InputRequests, InputResponses } from "../../../core/input-requests.js";
-import { checkInputResponses } from "../../../core/input-responses.js";
+import type { InputRequests, InputResponses } from "../../../core/input/requests.js";
+import { checkInputResponses } from "../../../core/input/responses.js";
 
 interface Wait {
   resolve(responses: InputResponses): void;

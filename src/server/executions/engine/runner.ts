@@ -1,7 +1,7 @@
 import { ToolnexusError } from "../../../core/errors.js";
-import type { InputRequests, InputResponses } from "../../../core/input-requests.js";
-import { pendingOf } from "../../../core/pending.js";
-import { EVERY_INPUT_CAPABILITY, pendingAnswer, pendingInputRequests } from "../../../core/pending-input.js";
+import type { InputRequests, InputResponses } from "../../../core/input/requests.js";
+import { pendingOf } from "../../../core/input/pending.js";
+import { EVERY_INPUT_CAPABILITY, pendingAnswer, pendingInputRequests } from "../../../core/input/pending-input.js";
 import type { ToolResult } from "../../../core/types.js";
 import type { FastifyBaseLogger } from "fastify";
 import type { Sealer } from "../../../core/seal.js";

@@ -1,4 +1,4 @@
-import type { InputRequests, InputResponses } from "../../../core/input-requests.js";
+import type { InputRequests, InputResponses } from "../../../core/input/requests.js";
 import type { Progress, ToolResult } from "../../../core/types.js";
 import type { CallEnvelope } from "../../calls/envelope.js";
 import type { Problem } from "../../http/problem.js";

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { InputResponses } from "../../../core/input-requests.js";
+import type { InputResponses } from "../../../core/input/requests.js";
 import { iso, type ExecutionT } from "../schemas.js";
 import type { ExecutionEvent } from "../engine/store.js";
 

@@ -1,5 +1,5 @@
 import { ToolnexusError } from "../../../core/errors.js";
-import type { InputRequests, InputResponses } from "../../../core/input-requests.js";
+import type { InputRequests, InputResponses } from "../../../core/input/requests.js";
 import { checkResponses, InputWaits, notWaiting, stillOpen } from "../engine/input-wait.js";
 import { backToRunning, emit, update, type MemoryEntry } from "./entry.js";
 import { isTerminal, type ExecutionT } from "../schemas.js";

@@ -1,5 +1,5 @@
 import { ToolnexusError } from "../../../core/errors.js";
-import type { InputResponses } from "../../../core/input-requests.js";
+import type { InputResponses } from "../../../core/input/requests.js";
 import type { Progress } from "../../../core/types.js";
 import type { ExecutionsConfig } from "../../../config/schema/index.js";
 import { isTerminal, iso, type ExecutionStatusT, type ExecutionT } from "../schemas.js";

@@ -1,6 +1,6 @@
 import type { RedisClient } from "../../redis/connect-redis.js";
 import { ToolnexusError } from "../../../core/errors.js";
-import type { InputRequests, InputResponses } from "../../../core/input-requests.js";
+import type { InputRequests, InputResponses } from "../../../core/input/requests.js";
 import type { RedisChannels } from "./channels.js";
 import { iso } from "../schemas.js";
 import { store, toExecution, type ExecutionKeys } from "./records.js";

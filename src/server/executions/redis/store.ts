@@ -3,7 +3,7 @@ import { Queue, Worker, type Job as BullJob } from "bullmq";
 import type { RedisClient } from "../../redis/connect-redis.js";
 import type { FastifyBaseLogger } from "fastify";
 import { ToolnexusError } from "../../../core/errors.js";
-import type { InputResponses } from "../../../core/input-requests.js";
+import type { InputResponses } from "../../../core/input/requests.js";
 import type { Progress } from "../../../core/types.js";
 import type { ExecutionsConfig } from "../../../config/schema/index.js";
 import { toProblem } from "../../http/problem.js";

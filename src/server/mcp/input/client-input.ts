@@ -1,8 +1,8 @@
 import type { InputRequiredResult } from "@modelcontextprotocol/server";
-import { openInputState, sealInputState, type InputDeps, type InputRequests, type InputResponses } from "../../../core/input-requests.js";
-import { checkAgainstState, formsOf } from "../../../core/input-responses.js";
-import { pendingOf } from "../../../core/pending.js";
-import { pendingAnswer, pendingInputRequests } from "../../../core/pending-input.js";
+import { openInputState, sealInputState, type InputDeps, type InputRequests, type InputResponses } from "../../../core/input/requests.js";
+import { checkAgainstState, formsOf } from "../../../core/input/responses.js";
+import { pendingOf } from "../../../core/input/pending.js";
+import { pendingAnswer, pendingInputRequests } from "../../../core/input/pending-input.js";
 import type { Answer, ToolResult } from "../../../core/types.js";
 
 /**

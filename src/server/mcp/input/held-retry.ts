@@ -1,6 +1,6 @@
 import type { InputRequiredResult } from "@modelcontextprotocol/server";
 import { ToolnexusError } from "../../../core/errors.js";
-import { INPUT_REPLY_KEY, type InputRequests, type InputResponses } from "../../../core/input-requests.js";
+import { INPUT_REPLY_KEY, type InputRequests, type InputResponses } from "../../../core/input/requests.js";
 import { invalidState, SEAL_PURPOSES, type Sealer } from "../../../core/seal.js";
 import type { ToolResult } from "../../../core/types.js";
 import { ownerKey, type Caller } from "../../auth/index.js";

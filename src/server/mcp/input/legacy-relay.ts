@@ -1,8 +1,8 @@
-import { INPUT_REPLY_KEY, type InputRequests, type InputResponses } from "../../../core/input-requests.js";
+import { INPUT_REPLY_KEY, type InputRequests, type InputResponses } from "../../../core/input/requests.js";
 import { ToolnexusError } from "../../../core/errors.js";
 import { invalidState, SEAL_PURPOSES, type Sealer } from "../../../core/seal.js";
-import { pendingOf } from "../../../core/pending.js";
-import { pendingAnswer, pendingInputRequests } from "../../../core/pending-input.js";
+import { pendingOf } from "../../../core/input/pending.js";
+import { pendingAnswer, pendingInputRequests } from "../../../core/input/pending-input.js";
 import type { Answer, ToolResult } from "../../../core/types.js";
 import { ownerKey, type Caller } from "../../auth/index.js";
 import type { CallSignal } from "../../calls/call-signal.js";

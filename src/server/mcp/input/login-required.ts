@@ -1,5 +1,5 @@
 import { UrlElicitationRequiredError } from "@modelcontextprotocol/server";
-import { pendingOf } from "../../../core/pending.js";
+import { pendingOf } from "../../../core/input/pending.js";
 import type { ToolResult } from "../../../core/types.js";
 
 /**

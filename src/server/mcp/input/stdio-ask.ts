@@ -1,5 +1,5 @@
 import type { ClientCapabilities, ServerContext } from "@modelcontextprotocol/server";
-import { INPUT_REPLY_KEY, type InputRequests, type InputResponses } from "../../../core/input-requests.js";
+import { INPUT_REPLY_KEY, type InputRequests, type InputResponses } from "../../../core/input/requests.js";
 
 // Which client capability each server-to-client request needs.
 const CAPABILITY = { "elicitation/create": "elicitation", "sampling/createMessage": "sampling", "roots/list": "roots" } as const;

@@ -1,6 +1,6 @@
 import { CLIENT_CAPABILITIES_META_KEY, type InputRequiredResult, type ServerContext } from "@modelcontextprotocol/server";
 import { isToolnexusError } from "../../../core/errors.js";
-import { openInputState, sealInputState, type InputDeps, type InputRequests } from "../../../core/input-requests.js";
+import { openInputState, sealInputState, type InputDeps, type InputRequests } from "../../../core/input/requests.js";
 
 // Another key than a plain call's pending (mcp-client:): a task's state names an execution.
 const keyOf = (tool: string) => `mcp-task:${tool}`;

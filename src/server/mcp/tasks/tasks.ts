@@ -8,7 +8,7 @@ import {
 } from "@modelcontextprotocol/server";
 import { hasTaskClientCapabilityV2, type CreateTaskResultV2, type DetailedTaskV2 } from "@modelcontextprotocol/ext-tasks/core/v2";
 import { ToolnexusError } from "../../../core/errors.js";
-import type { InputResponses } from "../../../core/input-requests.js";
+import type { InputResponses } from "../../../core/input/requests.js";
 import { ownerKey, type Caller } from "../../auth/index.js";
 import type { CallPipeline } from "../../calls/call-pipeline.js";
 import type { ExecutionEvent, ExecutionStore } from "../../executions/engine/store.js";

@@ -1,7 +1,7 @@
 import { setTimeout as delay } from "node:timers/promises";
 import { CLIENT_INFO_META_KEY, PROTOCOL_VERSION_META_KEY, SdkError, SdkErrorCode } from "@modelcontextprotocol/client";
 import { ToolnexusError } from "../../../core/errors.js";
-import { asInputRequests } from "../../../core/input-requests.js";
+import { asInputRequests } from "../../../core/input/requests.js";
 import type { ToolContext, ToolResult } from "../../../core/types.js";
 import { callOptions, requestMeta } from "./options.js";
 import { failedCall, type CallSite, type McpCall } from "./tool.js";

@@ -2,7 +2,7 @@ import type { ToolContext, ToolResult } from "../../../core/types.js";
 import { classifyCallError } from "./error.js";
 import { callOptions, requestMeta } from "./options.js";
 import type { McpConnection } from "../connection/connect.js";
-import type { InputDeps } from "../../../core/input-requests.js";
+import type { InputDeps } from "../../../core/input/requests.js";
 import { answerableCapabilities, openRetry, upstreamPending } from "./upstream-input.js";
 import { mapCallResult } from "./map-result.js";
 

@@ -7,8 +7,8 @@ import {
   openInputState,
   sealInputState,
   type InputResponses,
-} from "../../../core/input-requests.js";
-import { checkAgainstState, formsOf } from "../../../core/input-responses.js";
+} from "../../../core/input/requests.js";
+import { checkAgainstState, formsOf } from "../../../core/input/responses.js";
 import { sharedSealer } from "../../../core/seal.js";
 import type { ToolContext, ToolResult } from "../../../core/types.js";
 

@@ -1,5 +1,5 @@
 import { ProtocolError, ProtocolErrorCode, type Client } from "@modelcontextprotocol/client";
-import { INPUT_REPLY_KEY, type InputRequest, type InputRequests, type InputResponses } from "../../../core/input-requests.js";
+import { INPUT_REPLY_KEY, type InputRequest, type InputRequests, type InputResponses } from "../../../core/input/requests.js";
 import type { ToolContext } from "../../../core/types.js";
 
 /**

@@ -1,5 +1,5 @@
-import { BuiltinError } from "./tool.js";
-import type { HunkLine, PatchChunk } from "./patch-parse.js";
+import { BuiltinError } from "../tool.js";
+import type { HunkLine, PatchChunk } from "./parse.js";
 
 type Eq = (a: string, b: string) => boolean;
 // Tried in order: exact first, then forgiving of the whitespace models tend to get wrong.

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { PendingRequest, ToolResult } from "./types.js";
+import type { PendingRequest, ToolResult } from "../types.js";
 
 /** Fields of a PendingRequest a producer gives; `id` is generated when absent. */
 export type PendingInput = Omit<PendingRequest, "id"> & { id?: string };

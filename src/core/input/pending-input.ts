@@ -1,5 +1,5 @@
-import { inputRequestsOf, type InputRequests } from "./input-requests.js";
-import type { Answer, PendingRequest } from "./types.js";
+import { inputRequestsOf, type InputRequests } from "./requests.js";
+import type { Answer, PendingRequest } from "../types.js";
 
 // The one request id of a toolnexus pending turned elicitation.
 const KEY = "input";

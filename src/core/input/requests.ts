@@ -1,7 +1,7 @@
-import { ToolnexusError } from "./errors.js";
+import { ToolnexusError } from "../errors.js";
 import { pending } from "./pending.js";
-import { invalidState, SEAL_PURPOSES, type Sealer } from "./seal.js";
-import type { Answer, PendingRequest, ToolResult } from "./types.js";
+import { invalidState, SEAL_PURPOSES, type Sealer } from "../seal.js";
+import type { Answer, PendingRequest, ToolResult } from "../types.js";
 
 /**
  * Input requests as MCP 2026-07-28 carries them (an `input_required` result): the server's

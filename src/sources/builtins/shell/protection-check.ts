@@ -1,6 +1,6 @@
-import type { LoadedConfig } from "../../config/load.js";
-import { CONTRACT_BUILTIN_NAMES, PROCESS_BUILTINS } from "./names.js";
-import { builtinsOptions, exposedBuiltins } from "./options.js";
+import type { LoadedConfig } from "../../../config/load.js";
+import { CONTRACT_BUILTIN_NAMES, PROCESS_BUILTINS } from "../names.js";
+import { builtinsOptions, exposedBuiltins } from "../options.js";
 import { ProtectionError, resolveProtection } from "./protection.js";
 
 /**
