@@ -48,7 +48,7 @@ export class CallerView {
   /** `catalogIndex`: the search index of the whole catalog this view was cut from. */
   constructor(
     readonly tools: readonly Tool[],
-    private readonly catalogIndex: () => ToolSearch = () => new ToolSearch(tools),
+    private readonly catalogIndex: () => ToolSearch,
   ) {}
 
   /** The form `key` of this view (a listing, a document): built by `build` once, then the same value. */
