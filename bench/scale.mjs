@@ -1,9 +1,10 @@
 // The catalog at scale: upstream MCP servers of 100 tools each (test/fixtures/mcp/many-servers.mjs,
 // every server in one child process, streamable HTTP on 127.0.0.1) behind `toolnexus serve`.
-// Per size: spawn → first 200 of /readyz, RSS once idle, `GET /tools?q=` and `GET /tools`
+// Per size: spawn → first 200 of /readyz, RSS 1 s after the first requests (after a full GC) and
+// once idle (V8's memory reducer has run: no forced GC), `GET /tools?q=` and `GET /tools`
 // p50 at c=1, a paginated `/mcp` tools/list walked to its end (2026-07-28, 500 per page),
-// then 1,000 API keys of 1,000 distinct tool sets each listing and searching once: RSS above idle
-// (memory read after a full GC in the server).
+// then 1,000 API keys of 1,000 distinct tool sets each listing and searching once: RSS right
+// after them (after a full GC in the server) and, once idle again, above the first idle figure.
 // Usage: npm run build && [BENCH_NODE_ARGS=…] node bench/scale.mjs [servers=10,50,100] [n=100]
 import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -77,9 +78,9 @@ async function listAll(url, key) {
   return { ms: performance.now() - t, pages, tools };
 }
 
-const settle = () => new Promise((r) => setTimeout(r, 1000));
-/** The server's stats after a full GC: what stays reachable, not what awaits collection. */
-const collected = (server) =>
+const settle = (ms = 1000) => new Promise((r) => setTimeout(r, ms));
+/** The server's stats without forcing a GC. */
+const stats = (server, message = "stats") =>
   new Promise((resolve) => {
     const onMessage = (m) => {
       if (!m?.stats) return;
@@ -87,8 +88,27 @@ const collected = (server) =>
       resolve(m.stats);
     };
     server.child.on("message", onMessage);
-    server.child.send("stats-gc");
+    server.child.send(message);
   });
+/**
+ * RSS of the untouched server, read each second without forcing a GC, once it has held within
+ * 1 MB for 5 reads (at most 60 s): what an idle replica shows after V8's memory reducer has given
+ * back the young generation and the pages start-up grew (it runs some 10-20 s after the last
+ * major GC when nothing allocates).
+ */
+async function idleRss(server) {
+  const reads = [];
+  const t = performance.now();
+  while (performance.now() - t < 60_000) {
+    await settle();
+    reads.push((await stats(server)).rss);
+    const last = reads.slice(-5);
+    if (last.length === 5 && Math.max(...last) - Math.min(...last) < MB && reads[0] - last[4] > 0) break;
+  }
+  return { rss: reads.at(-1), afterS: (performance.now() - t) / 1000 };
+}
+/** The server's stats after a full GC: what stays reachable, not what awaits collection. */
+const collected = (server) => stats(server, "stats-gc");
 const rows = [];
 for (const servers of sizes) {
   const dir = await mkdtemp(path.join(tmpdir(), "toolnexus-scale-"));
@@ -103,7 +123,8 @@ for (const servers of sizes) {
   const listed = JSON.parse((await timed(`${server.url}/tools`, all)).body).tools.length;
   await timed(`${server.url}/tools?q=issue`, all);
   await settle();
-  const idle = await collected(server);
+  const early = await collected(server);
+  const idle = await idleRss(server);
   const q = (i) => `${server.url}/tools?q=${encodeURIComponent(QUERIES[i % QUERIES.length])}&limit=20`;
   for (let i = 0; i < 20; i++) await Promise.all([timed(q(i), all), timed(`${server.url}/tools`, all)]);
   const search = [];
@@ -120,18 +141,22 @@ for (const servers of sizes) {
   }
   await settle();
   const callers = await collected(server);
+  const callersIdle = await idleRss(server);
   rows.push({
     tools: listed,
     servers,
     readyMs: server.readyMs,
     startCpu,
+    earlyMb: early.rss / MB,
     idleMb: idle.rss / MB,
+    idleAfterS: idle.afterS,
     searchP50: median(search),
     listP50: median(list),
     walkP50: median(walks),
     pages: walk.pages,
     warmMb: warm.rss / MB,
-    callersMb: (callers.rss - warm.rss) / MB,
+    callersMb: callers.rss / MB,
+    callersIdleMb: (callersIdle.rss - idle.rss) / MB,
     heapMb: (callers.heapUsed - warm.heapUsed) / MB,
   });
   await server.stop();
@@ -141,12 +166,12 @@ fixture.kill();
 
 const f = (x, d = 1) => x.toFixed(d);
 console.log(
-  "| tools (servers) | spawn → ready ms (CPU ms: gateway, upstreams) | idle RSS MB | `?q=` p50 ms | `GET /tools` p50 ms | `tools/list` walk p50 ms (pages) | RSS after the timed runs MB | 1,000 callers: RSS above that MB (heap) |",
+  "| tools (servers) | spawn → ready ms (CPU ms: gateway, upstreams) | RSS after the first requests MB | idle RSS MB (s idle) | `?q=` p50 ms | `GET /tools` p50 ms | `tools/list` walk p50 ms (pages) | RSS after the timed runs MB | 1,000 callers: RSS after them MB | their idle RSS above idle MB (live heap) |",
 );
-console.log("|---|---:|---:|---:|---:|---:|---:|---:|");
+console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
 for (const r of rows)
   console.log(
-    `| ${r.tools} (${r.servers}) | ${f(r.readyMs, 0)} (${f(r.startCpu.server, 0)}, ${f(r.startCpu.fixture, 0)}) | ${f(r.idleMb)} | ${f(r.searchP50, 2)} | ${f(r.listP50, 2)} | ${f(r.walkP50, 1)} (${r.pages}) | ${f(r.warmMb)} | ${f(r.callersMb)} (${f(r.heapMb)}) |`,
+    `| ${r.tools} (${r.servers}) | ${f(r.readyMs, 0)} (${f(r.startCpu.server, 0)}, ${f(r.startCpu.fixture, 0)}) | ${f(r.earlyMb)} | ${f(r.idleMb)} (${f(r.idleAfterS, 0)}) | ${f(r.searchP50, 2)} | ${f(r.listP50, 2)} | ${f(r.walkP50, 1)} (${r.pages}) | ${f(r.warmMb)} | ${f(r.callersMb)} | ${f(r.callersIdleMb)} (${f(r.heapMb)}) |`,
   );
 console.log(
   `\nNode ${process.version}, ${new Date().toISOString()}, load average ${loadavg()
