@@ -1,21 +1,17 @@
-import type { FastifyBaseLogger } from "fastify";
 import { DEFAULT_SHAPE_LIMITS, shapeError } from "../../core/argument-shape.js";
 import { ToolnexusError, isToolnexusError } from "../../core/errors.js";
 import { pendingOf } from "../../core/input/pending.js";
-import type { Toolkit } from "../../core/toolkit.js";
 import type { AuditCall } from "../../governance/audit-line.js";
-import type { Answer, LogMessage, Progress, Tool, ToolContext, ToolResult, UpstreamCredential } from "../../core/types.js";
-import { insufficientScope, ownerKey, type Caller } from "../auth/index.js";
-import { callSignal, type CallSignal } from "./call-signal.js";
+import type { Tool, ToolResult } from "../../core/types.js";
+import { insufficientScope, type Caller } from "../auth/index.js";
+import { callSignal } from "./call-signal.js";
 import type { Metrics, Outcome } from "../observability/metrics.js";
 import type { CallEnvelope } from "./envelope.js";
 import type { ServiceState } from "../service/service-state.js";
 import { endToolSpan, runInSpan, startToolSpan } from "../observability/telemetry.js";
-import { writeInfoLine } from "../observability/info-line.js";
-import { errorWithoutBearer, UpstreamCredentials, withoutBearer } from "./upstream-credentials.js";
-
-/** How a call reached the service; the `transport` field of its log line. */
-type Transport = "rest" | "sse" | "mcp" | "stdio" | "execution";
+import { UpstreamCredentials } from "./upstream-credentials.js";
+import { CallContext, execute, type CallOptions, type PreparedCall } from "./call-context.js";
+import { auditCall, logCall, type CallEnd } from "./call-record.js";
 
 // How an error that ended a call reads in logs and metrics; anything else before the tool ran is "rejected".
 const OUTCOME_BY_CODE: Partial<Record<ToolnexusError["code"], Outcome>> = {
@@ -29,68 +25,8 @@ const OUTCOME_BY_CODE: Partial<Record<ToolnexusError["code"], Outcome>> = {
   INTERNAL: "failed",
 };
 
-/** A call that passed lookup, the caller's allowlist, limits and argument validation. */
-export interface PreparedCall {
-  tool: Tool;
-  args: Record<string, unknown>;
-  timeoutMs: number;
-  answer?: Answer;
-  /** Held until the tool's work is done; {@link CallPipeline.release} when the call never runs. */
-  toolkit: Toolkit;
-}
 
-/** What one call carries besides its envelope. */
-export interface CallOptions {
-  caller: Caller;
-  requestId: string;
-  transport: Transport;
-  log: FastifyBaseLogger;
-  /** Upper bound of the envelope's timeoutMs (default `server.maxTimeoutMs`). */
-  maxTimeoutMs?: number;
-  /** Called once the call passed every check and before the tool runs: bind abort sources to `call` here. */
-  onStart?(call: CallSignal): void;
-  /** Receives the tool's progress reports. */
-  onProgress?(p: Progress): void;
-  /**
-   * Reaches the caller when the tool asks mid-call (the call is held meanwhile): an
-   * execution's `input_required`, a synchronous call promoted to one. Absent: nobody can answer.
-   */
-  onInputRequest?: ToolContext["onInputRequest"];
-  /** Receives the upstream's log messages (only transports that can deliver them set it). */
-  onLog?(m: LogMessage): void;
-  /** An MCP client's declared capabilities: which input requests it can answer (ToolContext.clientCapabilities). */
-  clientCapabilities?: Record<string, unknown>;
-  /** Called with the duration when the call ended, whatever the outcome (e.g. a Server-Timing header). */
-  onEnd?(ms: number): void;
-}
 
-/** The ToolContext of one call. A class, so `signal` stays a cheap lazy getter on a stable shape. */
-class CallContext implements ToolContext {
-  readonly caller: string;
-  readonly callerKey: string;
-  /** What goes upstream for a `forwardAuth` tool and a JWT caller only (API keys never leave): see UpstreamCredentials. */
-  auth?: UpstreamCredential;
-  clientCapabilities?: Record<string, unknown>;
-  /** Asks the caller with the call's deadline paused meanwhile (the wait is bounded by inputTimeoutMs instead). */
-  readonly onInputRequest?: ToolContext["onInputRequest"];
-  constructor(
-    private readonly call: CallSignal,
-    readonly timeout: number,
-    readonly requestId: string,
-    caller: Caller,
-    readonly answer?: Answer,
-    readonly onProgress?: (p: Progress) => void,
-    ask?: ToolContext["onInputRequest"],
-    readonly onLog?: (m: LogMessage) => void,
-  ) {
-    this.caller = caller.id;
-    this.callerKey = ownerKey(caller);
-    this.onInputRequest = ask && ((requests) => call.pausedWhile(ask(requests)));
-  }
-  get signal(): AbortSignal {
-    return this.call.signal;
-  }
-}
 
 /**
  * The one execute pipeline (docs/architecture.md) behind every transport (REST, SSE, `/mcp`,
@@ -196,33 +132,9 @@ export class CallPipeline {
       this.metrics.record(tool?.name, tool?.source, outcome, ms / 1000);
       const traceId = endToolSpan(span, tool?.source, outcome, statusCode);
       o.onEnd?.(ms);
-      const durationMs = Math.round(ms * 10) / 10;
-      if (this.audit) {
-        const policy = tool ? o.caller.allowedBy?.(tool.name) : undefined;
-        this.audit.record({
-          requestId: o.requestId,
-          transport: o.transport,
-          principal: o.caller.id,
-          tool: name,
-          arguments: body.arguments,
-          outcome,
-          status: statusCode,
-          durationMs,
-          pending,
-          auth: o.caller.kind,
-          policy,
-          traceId,
-          source: tool?.source,
-          ...(o.caller.bundle ? { bundle: o.caller.bundle } : {}),
-        });
-      }
-      // The line's object is built only when it will be written (a hot path at logLevel warn).
-      if ((o.log as { isLevelEnabled?(level: string): boolean }).isLevelEnabled?.("info") !== false) {
-        // Audit: the principal (caller), how it authenticated, and the policy that let it in.
-        const policy = tool ? o.caller.allowedBy?.(tool.name) : undefined;
-        const line = callLine(name, tool?.source, o, policy, outcome, statusCode, pending, durationMs, traceId);
-        if (!writeInfoLine(o.log, line, "tool call")) o.log.info(line, "tool call");
-      }
+      const end: CallEnd = { name, tool, outcome, statusCode, pending, durationMs: Math.round(ms * 10) / 10, traceId };
+      if (this.audit) this.audit.record(auditCall(end, body, o));
+      logCall(end, o);
     }
   }
 
@@ -266,42 +178,4 @@ export class CallPipeline {
   }
 }
 
-/**
- * The fields of a call's log line, in their order. Optional fields are added when present
- * rather than spread from a literal each: one object per line instead of five.
- */
-function callLine(
-  tool: string,
-  source: string | undefined,
-  o: CallOptions,
-  policy: string | undefined,
-  outcome: Outcome,
-  statusCode: number,
-  pending: boolean,
-  durationMs: number,
-  traceId: string | undefined,
-): Record<string, unknown> {
-  const line: Record<string, unknown> = { tool, source, caller: o.caller.id };
-  if (o.caller.kind) line.auth = o.caller.kind;
-  if (policy) line.policy = policy;
-  line.transport = o.transport;
-  line.outcome = outcome;
-  line.statusCode = statusCode;
-  if (pending) line.pending = pending;
-  line.durationMs = durationMs;
-  if (traceId) line.traceId = traceId;
-  return line;
-}
 
-/** Runs the tool with `auth` (if any) as its ctx.auth; the token never comes back out in a result or an error. */
-function execute(p: PreparedCall, ctx: CallContext, auth: UpstreamCredential | undefined): Promise<ToolResult> {
-  if (auth === undefined) return p.tool.execute(p.args, ctx);
-  ctx.auth = auth;
-  const { bearer } = auth;
-  return p.tool.execute(p.args, ctx).then(
-    (result) => withoutBearer(result, bearer),
-    (err: unknown) => {
-      throw errorWithoutBearer(err, bearer);
-    },
-  );
-}
