@@ -1,19 +1,19 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import { pino, type DestinationStream, type LoggerOptions } from "pino";
+import type { DestinationStream, LoggerOptions } from "pino";
 import { createToolkit, toLoadedConfig, type ToolnexusConfigInput } from "../create-toolkit.js";
 import type { LoadedConfig } from "../config/load.js";
 import type { Toolkit } from "../core/toolkit.js";
 import type { Tool } from "../core/types.js";
-import { authenticateRequest, Authenticator, registerProtectedResource, type SessionCredential } from "./auth/index.js";
+import { Authenticator, registerProtectedResource, type SessionCredential } from "./auth/index.js";
 import { CallPipeline } from "./calls/call-pipeline.js";
-import { installErrorHandler, sendProblem } from "./http/error-handler.js";
+import { installErrorHandler } from "./http/error-handler.js";
 import { fastifyOptions } from "./http/fastify-options.js";
-import { hostlessRequestError, installProtocolGuards } from "./http/protocol-errors.js";
+import { installProtocolGuards } from "./http/protocol-errors.js";
 import { installJsonBodyParser } from "./http/json-body.js";
 import { HostGuard } from "./http/host-guard.js";
 import { RouteMethods } from "./http/route-methods.js";
-import { DeclaredPolicies, policyOf } from "./http/route-policy.js";
+import { DeclaredPolicies } from "./http/route-policy.js";
 import { createAudit } from "./governance/audit.js";
 import { registerBundles } from "./governance/bundles.js";
 import { pinRoutes } from "./governance/pin-routes.js";
@@ -23,7 +23,9 @@ import { registerConsole } from "./console/register.js";
 import { registerCredentials } from "./credentials/register.js";
 import { ConsoleSessions } from "./console/session.js";
 import { ConfigReloader } from "./service/config-reloader.js";
-import { redactingLogger, SecretScrubber } from "./observability/logger.js";
+import { installRequestHooks } from "./service/request-hooks.js";
+import { installShutdown } from "./service/shutdown.js";
+import { SecretScrubber, serviceLogger } from "./observability/logger.js";
 import "./auth/request-caller.js";
 import { registerLimits } from "./calls/limits.js";
 import { Metrics } from "./observability/metrics.js";
@@ -101,7 +103,7 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   const { server } = loaded.config;
   const scrubber = new SecretScrubber(loaded.secrets);
   const scrub = (text: string) => scrubber.scrub(text);
-  const logger = serviceLogger(opts, server.logLevel, scrubber);
+  const logger = serviceLogger(opts.logger, server.logLevel, scrubber, opts.logDestination);
   // Off (and the OpenTelemetry SDK not even loaded) unless an OTLP endpoint is configured.
   const telemetry = await startTelemetry(loaded.config, logger);
 
@@ -178,7 +180,7 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
  * the error mapping, the body parser, the protocol guards and the request hooks.
  */
 function installHttpBasics(
-  app: App,
+  app: FastifyInstance,
   state: ServiceState,
   telemetry: Awaited<ReturnType<typeof startTelemetry>>,
   scrub: (text: string) => string,
@@ -201,13 +203,6 @@ function installHttpBasics(
   // Callback-style hooks: these run on every request, and an async hook costs a promise each.
   installRequestHooks(app, state, hostGuard, scrub, sessions);
   return policies;
-}
-
-/** The service's logger: silent, the one given, or pino with secrets redacted and scrubbed. */
-function serviceLogger(opts: BuildServerOptions, level: string, scrubber: SecretScrubber): FastifyBaseLogger {
-  if (opts.logger === false) return pino({ level: "silent" });
-  if (isLogger(opts.logger)) return opts.logger;
-  return redactingLogger(scrubber, { level, ...opts.logger }, opts.logDestination);
 }
 
 /** The catalog as an MCP server (`/mcp`, bundles, stdio), over the services the routes share. */
@@ -265,51 +260,6 @@ function configReloader(
 }
 
 /** The Fastify instance buildServer composes (the helpers below only add hooks to it). */
-type App = FastifyInstance;
-
-/**
- * The hooks every request passes: one onRequest hook sets the request id, applies the Host
- * guard and authenticates (each hook is one more step of Fastify's hook runner on every
- * request); one onResponse hook logs a refused request (and, at debug, every other one).
- */
-function installRequestHooks(
-  app: App,
-  state: ServiceState,
-  hostGuard: HostGuard,
-  scrub: (text: string) => string,
-  sessions: SessionCredential,
-): void {
-  app.addHook("onRequest", (request, reply, done) => {
-    reply.header("x-request-id", request.id);
-    const refused =
-      hostlessRequestError(request) ??
-      // The probes are exempt from the Host guard: they reveal nothing, and a kubelet or a
-      // container health check sends whatever Host it has (its pod IP and port).
-      (policyOf(request).access === "probe"
-        ? undefined
-        : hostGuard.check(state.loaded.config.server, request.headers.host, request.headers.origin));
-    if (refused) return sendProblem(reply, request, refused, scrub);
-    authenticateRequest(state, request, done, sessions);
-  });
-  const timeRequests = app.log.level === "debug" || app.log.level === "trace";
-  app.addHook("onResponse", (request, reply, done) => {
-    // Most requests log nothing here: answer those before reading the route (a new object per read).
-    if (reply.statusCode < 400 && !timeRequests) return done();
-    // A REST tool call has its own line ("tool call", with its duration).
-    if (request.routeOptions.url === "/tools/:name/execute") return done();
-    const { method, url } = request;
-    if (reply.statusCode >= 400) {
-      request.log.info({ method, url, statusCode: reply.statusCode }, "request rejected");
-    } else if (timeRequests) {
-      // At debug every other request says how long it took (on /mcp, which method it was): what
-      // an operator needs to find the one slow request behind a stalled client.
-      const mcpMethod = request.headers["mcp-method"];
-      const durationMs = Math.round(reply.elapsedTime * 10) / 10;
-      request.log.debug({ method, url, mcpMethod, statusCode: reply.statusCode, durationMs }, "request completed");
-    }
-    done();
-  });
-}
 
 /** Loads the sources in the background; the service is ready once they are loaded and Redis was tried. */
 function loadSources(
@@ -335,70 +285,7 @@ function loadSources(
     });
 }
 
-/** What closes when the service does, besides Fastify's own. */
-interface Closers {
-  mcp: McpConnector;
-  reloader: ConfigReloader | undefined;
-  ready: Promise<void>;
-  redis: RedisClient | undefined;
-  telemetry: Awaited<ReturnType<typeof startTelemetry>>;
-  executions: { close: () => Promise<void> };
-}
-
-/**
- * The service's end: what app.close() closes and in which order, connections closed while
- * draining, and the shutdown that aborts the calls still running after the grace period.
- */
-function installShutdown(app: App, state: ServiceState, closers: Closers, shutdownGraceMs: number): () => Promise<void> {
-  const { mcp, reloader, ready, redis, telemetry, executions } = closers;
-  app.addHook("onClose", async () => {
-    state.drain();
-    // Open subscriptions/listen streams would hold their connections past the close.
-    await mcp.close();
-    await reloader?.stop();
-    // A slow first load (MCP servers still starting) must not outlast the grace period; the
-    // load closes its own toolkit when it finishes after this.
-    await Promise.race([ready, new Promise((r) => setTimeout(r, shutdownGraceMs).unref())]);
-    await Promise.all(state.openToolkits().map((tk) => tk.close()));
-    redis?.disconnect();
-    await telemetry?.shutdown();
-  });
-  // Root onClose hooks run last-added first: executions still running keep their sources and
-  // Redis until their outcome is recorded (shutdown aborts them after the grace period).
-  app.addHook("onClose", executions.close);
-
-  // While draining, each response closes its connection: a keep-alive client would otherwise
-  // hold the server open long after its last call finished.
-  app.addHook("onSend", (_request, reply, payload, done) => {
-    if (state.draining) reply.header("connection", "close");
-    done(null, payload);
-  });
-
-  return async () => {
-    state.drain();
-    const grace = setTimeout(() => {
-      state.abortInFlight();
-      // Aborted calls answer at once; whatever still holds a socket after that is cut.
-      setTimeout(() => app.server.closeAllConnections(), 1000).unref();
-    }, shutdownGraceMs);
-    try {
-      await app.close();
-    } finally {
-      clearTimeout(grace);
-    }
-  };
-}
-
 // Publishing goes over the shared command connection; listening needs a connection of its own.
 function mcpEventsRedis(redis: RedisClient, subscriber: () => RedisClient): EventsRedis {
   return { publish: (channel, message) => redis.publish(channel, message), subscriber };
-}
-
-function isLogger(l: unknown): l is FastifyBaseLogger {
-  return (
-    typeof l === "object" &&
-    l !== null &&
-    typeof (l as FastifyBaseLogger).child === "function" &&
-    typeof (l as FastifyBaseLogger).info === "function"
-  );
 }

@@ -25,9 +25,6 @@ const OUTCOME_BY_CODE: Partial<Record<ToolnexusError["code"], Outcome>> = {
   INTERNAL: "failed",
 };
 
-
-
-
 /**
  * The one execute pipeline (docs/architecture.md) behind every transport (REST, SSE, `/mcp`,
  * executions): lookup, allowlist, limits, validation, one AbortSignal, the run, metrics and
@@ -177,5 +174,3 @@ export class CallPipeline {
     }
   }
 }
-
-

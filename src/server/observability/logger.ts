@@ -1,3 +1,4 @@
+import type { FastifyBaseLogger } from "fastify";
 import { pino, type DestinationStream, type Logger, type LoggerOptions } from "pino";
 import type { ToolResult } from "../../core/types.js";
 import { scrubDeep } from "./scrub-deep.js";
@@ -85,4 +86,25 @@ export function stdoutDestination(): DestinationStream {
 export function redactingLogger(scrubber: SecretScrubber, opts: LoggerOptions = {}, out: DestinationStream = stdoutDestination()): Logger {
   const dest: DestinationStream = { write: (line: string) => out.write(scrubber.scrub(line)) };
   return pino({ redact: { paths: REDACT_PATHS, censor: "[redacted]" }, ...opts }, dest);
+}
+
+/** The service's logger: silent, the one given, or pino at `level` with secrets redacted and scrubbed. */
+export function serviceLogger(
+  given: FastifyBaseLogger | LoggerOptions | false | undefined,
+  level: string,
+  scrubber: SecretScrubber,
+  destination?: DestinationStream,
+): FastifyBaseLogger {
+  if (given === false) return pino({ level: "silent" });
+  if (isLogger(given)) return given;
+  return redactingLogger(scrubber, { level, ...given }, destination);
+}
+
+function isLogger(l: unknown): l is FastifyBaseLogger {
+  return (
+    typeof l === "object" &&
+    l !== null &&
+    typeof (l as FastifyBaseLogger).child === "function" &&
+    typeof (l as FastifyBaseLogger).info === "function"
+  );
 }
