@@ -6,6 +6,7 @@ import type { ToolnexusConfig } from "../../config/schema/index.js";
 import { lazySerializers, lazyValidators } from "./lazy-compilers.js";
 import { clientErrorHandler, frameworkErrors } from "./protocol-errors.js";
 import { strictBodyValidator } from "./validator-compiler.js";
+import { requestLogger } from "./request-logger.js";
 
 /**
  * The options the service's Fastify instance is built with: limits and timeouts from
@@ -24,6 +25,8 @@ export function fastifyOptions(
     return503OnClosing: false,
     // One line per call comes from the execute route; Fastify's per-request lines would double it.
     logController: new LogController({ disableRequestLogging: true }),
+    // A request's pino child is made when something logs through it, not per request.
+    childLoggerFactory: requestLogger,
     genReqId: (req) => {
       const incoming = req.headers["x-request-id"];
       return typeof incoming === "string" && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : randomUUID();

@@ -1,4 +1,5 @@
-import { symbols } from "pino";
+import { pino, symbols } from "pino";
+import { RequestLogger } from "../http/request-logger.js";
 
 // pino's exported symbols (pino.symbols); msgPrefixSym is missing from its typings.
 const sym = symbols as unknown as Record<string, symbol>;
@@ -37,6 +38,14 @@ type Stream = { write(line: string): unknown } & Record<symbol, unknown>;
  * redaction of one of the fields, a stream that wants metadata): log as usual then.
  */
 export function writeInfoLine(log: unknown, fields: Record<string, unknown>, msg: string): boolean {
+  // A request's logger with no child yet: the root's line with the request's bindings after
+  // the root's, as pino's child would have them.
+  let bound = "";
+  if (log instanceof RequestLogger) {
+    const root = log.unbound;
+    if (root && (bound = boundText(root as unknown as PinoInternals, log.bindings)) !== "") log = root;
+    else log = log.made;
+  }
   const l = log as PinoInternals;
   const stream = l[streamSym!] as Stream | undefined;
   const info = l.levels?.values.info;
@@ -46,10 +55,35 @@ export function writeInfoLine(log: unknown, fields: Record<string, unknown>, msg
   const body = JSON.stringify(fields);
   const props = body.length > 2 ? `,${body.slice(1, -1)}` : "";
   stream.write(
-    `${prefix}${time()}${(l[chindingsSym!] as string | undefined) ?? ""}${props},${quoted((l[messageKeySym!] as string | undefined) ?? "msg")}:${quoted(msg)}${(l[endSym!] as string | undefined) ?? "}\n"}`,
+    `${prefix}${time()}${(l[chindingsSym!] as string | undefined) ?? ""}${bound}${props},${quoted((l[messageKeySym!] as string | undefined) ?? "msg")}:${quoted(msg)}${(l[endSym!] as string | undefined) ?? "}\n"}`,
   );
   return true;
 }
+
+// pino's own bindings formatter (the identity), which a configured one replaces.
+const DEFAULT_BINDINGS = (pino({ level: "silent" }) as unknown as PinoInternals)[formattersSym!] as { bindings?: unknown };
+
+/**
+ * The text pino's child would append to the root's bindings for `bindings` of plain string
+ * values, or "" when pino would do anything else with them (a formatter, a serializer or a
+ * redaction of one of them, a value that is not a string).
+ */
+function boundText(l: PinoInternals, bindings: Record<string, unknown>): string {
+  if ((l[formattersSym!] as { bindings?: unknown } | undefined)?.bindings !== DEFAULT_BINDINGS.bindings) return "";
+  const serializers = l[serializersSym!] as Record<string, unknown> | undefined;
+  const stringifiers = l[stringifiersSym!] as Record<string | symbol, unknown> | undefined;
+  if (!serializers || !stringifiers || stringifiers[wildcardFirstSym!]) return "";
+  let text = "";
+  for (const key in bindings) {
+    const value = bindings[key];
+    if (typeof value !== "string" || serializers[key] || stringifiers[key] || !/^\w+$/.test(key) || RESERVED.has(key)) return "";
+    text += `,"${key}":${JSON.stringify(value)}`;
+  }
+  return text;
+}
+
+// Keys pino's child takes for options, never as bindings.
+const RESERVED = new Set(["level", "serializers", "formatters", "customLevels"]);
 
 // The message key and the messages are a few constants: each is quoted once.
 const QUOTED = new Map<string, string>();

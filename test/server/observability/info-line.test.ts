@@ -2,6 +2,7 @@ import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { redactingLogger, SecretScrubber } from "../../../src/server/observability/logger.js";
 import { writeInfoLine } from "../../../src/server/observability/info-line.js";
+import { RequestLogger } from "../../../src/server/http/request-logger.js";
 
 /** Two loggers of one configuration, each writing to its own list of lines, with a fixed time. */
 function pair(make: (dest: { write(line: string): void }) => pino.Logger): [pino.Logger, string[], pino.Logger, string[]] {
@@ -47,6 +48,32 @@ describe("writeInfoLine", () => {
       slow.info(line, "tool call");
     }
     expect(fastLines).toEqual(slowLines);
+  });
+
+  it("writes the same bytes through a request's logger before its child exists, and makes none", () => {
+    const time = () => ',"time":1733450000000';
+    const [root, fastLines, slowRoot, slowLines] = pair((dest) =>
+      redactingLogger(new SecretScrubber(["s3cret"]), { timestamp: time }, dest),
+    );
+    const fast = new RequestLogger(root, { reqId: 'req-"1' });
+    const slow = slowRoot.child({ reqId: 'req-"1' }, {});
+    for (const line of LINES) {
+      expect(writeInfoLine(fast, line, "tool call")).toBe(true);
+      slow.info(line, "tool call");
+    }
+    expect(fastLines).toEqual(slowLines);
+    expect(fast.unbound).toBe(root);
+  });
+
+  it("goes through the request's child when the root would bind the request id otherwise", () => {
+    const [root, fastLines, slowRoot, slowLines] = pair((dest) =>
+      pino({ timestamp: () => ',"time":1', formatters: { bindings: (b) => ({ ...b, extra: 1 }) } }, dest),
+    );
+    const fast = new RequestLogger(root, { reqId: "r" });
+    expect(writeInfoLine(fast, LINES[0]!, "tool call")).toBe(true);
+    slowRoot.child({ reqId: "r" }).info(LINES[0]!, "tool call");
+    expect(fastLines).toEqual(slowLines);
+    expect(fast.unbound).toBeUndefined();
   });
 
   it("leaves a line to pino when something of pino's would change it", () => {
