@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Dispatcher } from "undici";
 import { silentLogger } from "../../src/core/types.js";
 import { EgressGuard } from "../../src/net/egress-guard.js";
-import { webfetchTool } from "../../src/sources/builtins/webfetch.js";
+import { webfetchTool } from "../../src/sources/builtins/tools/webfetch.js";
 import { httpTool } from "../../src/sources/http/http-tool.js";
 
 /**

@@ -1,7 +1,8 @@
 import { Type } from "../http/typebox-lite.js";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { NO_SKILLS_PROMPT } from "../../core/toolkit.js";
-import { ProblemResponse as problem, SkillList } from "../http/schemas.js";
+import { ProblemResponse as problem } from "../http/schemas/common.js";
+import { SkillList } from "../http/schemas/catalog.js";
 import type { ServiceState } from "../service/service-state.js";
 
 const SKILL_TOOL = "skill";

@@ -1,5 +1,5 @@
 import { ToolnexusError } from "../../core/errors.js";
-import { TOOL_FORMATS, TOOL_SOURCES } from "../http/schemas.js";
+import { TOOL_FORMATS, TOOL_SOURCES } from "../http/schemas/catalog.js";
 import { MAX_QUERY_CHARS, MAX_SEARCH_LIMIT } from "./search.js";
 
 // Names a newcomer reaches for that are not sources of their own.

@@ -1,7 +1,7 @@
 import { Type } from "../http/typebox-lite.js";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { ToolnexusError } from "../../core/errors.js";
-import { ProblemResponse as problem, sseEvent } from "../http/schemas.js";
+import { ProblemResponse as problem, sseEvent } from "../http/schemas/common.js";
 import { openSse } from "../calls/sse.js";
 import { Execution, ExecutionParams } from "../executions/schemas.js";
 import type { ExecutionStore } from "../executions/engine/store.js";

@@ -1,6 +1,6 @@
 import type { Static } from "@sinclair/typebox";
 import { Type } from "../http/typebox-lite.js";
-import { StringEnum } from "../http/schemas.js";
+import { StringEnum } from "../http/schemas/common.js";
 import { Execution } from "../executions/schemas.js";
 
 /**

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "../http/typebox-lite.js";
 import { ToolnexusError } from "../../core/errors.js";
-import { ProblemResponse as problem } from "../http/schemas.js";
+import { ProblemResponse as problem } from "../http/schemas/common.js";
 import type { AuthState } from "../auth/hook.js";
 import type { Caller } from "../auth/caller.js";
 import { CONSOLE_CSP, consolePage, forbiddenPage, signInPage } from "./page.js";

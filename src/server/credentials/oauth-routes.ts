@@ -7,7 +7,7 @@ import { isToolnexusError, ToolnexusError } from "../../core/errors.js";
 import { SEAL_PURPOSES } from "../../core/seal.js";
 import type { UserOAuthAuth } from "../../core/upstream-auth.js";
 import { ownerKey } from "../auth/index.js";
-import { ProblemResponse as problem } from "../http/schemas.js";
+import { ProblemResponse as problem } from "../http/schemas/common.js";
 import { Type } from "../http/typebox-lite.js";
 import type { ServiceState } from "../service/service-state.js";
 import { callbackUrlOf, CLIENT_METADATA_PATH, clientMetadataDocument } from "./client-metadata.js";

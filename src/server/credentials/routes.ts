@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { userAuthOf, userAuths } from "../../config/upstream-auth.js";
 import { ToolnexusError } from "../../core/errors.js";
 import { Type } from "../http/typebox-lite.js";
-import { ProblemResponse as problem } from "../http/schemas.js";
+import { ProblemResponse as problem } from "../http/schemas/common.js";
 import { ownerKey } from "../auth/index.js";
 import type { ServiceState } from "../service/service-state.js";
 import { CredentialList, SecretBody } from "./schemas.js";

@@ -1,15 +1,8 @@
 import type { Static } from "@sinclair/typebox";
 import { Type } from "../http/typebox-lite.js";
-import {
-  ExecuteBody,
-  Problem,
-  ProblemResponse as problem,
-  Progress,
-  sseEvent,
-  StringEnum,
-  ToolParams,
-  ToolResult,
-} from "../http/schemas.js";
+import { Problem, ProblemResponse as problem, sseEvent, StringEnum } from "../http/schemas/common.js";
+import { ToolParams } from "../http/schemas/catalog.js";
+import { ExecuteBody, Progress, ToolResult } from "../http/schemas/calls.js";
 
 /**
  * Wire shapes of asynchronous executions, one TypeBox schema each: Fastify

@@ -1,9 +1,9 @@
 import { Type } from "../http/typebox-lite.js";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import { ProblemResponse as problem } from "../http/schemas.js";
+import { ProblemResponse as problem } from "../http/schemas/common.js";
 import { TOOL_NAME } from "../../core/tool-name.js";
 import type { PinGuard } from "./pin-guard.js";
-import { ApprovedPin, PinStatus } from "../http/pin-schemas.js";
+import { ApprovedPin, PinStatus } from "../http/schemas/pins.js";
 
 // A tool name, or the pin key of a prompt or a resource template.
 const PIN_KEY = `^(?:${TOOL_NAME.source.slice(1, -1)}|prompt:${TOOL_NAME.source.slice(1, -1)}|resourceTemplate:[!-~]{1,2700})$`;

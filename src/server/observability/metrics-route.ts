@@ -1,7 +1,7 @@
 import { Type } from "../http/typebox-lite.js";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { Metrics } from "./metrics.js";
-import { ProblemResponse as problem } from "../http/schemas.js";
+import { ProblemResponse as problem } from "../http/schemas/common.js";
 
 /** `GET /metrics`: Prometheus text. Protected like the other routes unless `metrics.public`. */
 export const metricsRoute: FastifyPluginAsyncTypebox<{ metrics: Metrics; scrub: (s: string) => string }> = async (

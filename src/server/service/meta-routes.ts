@@ -1,8 +1,9 @@
 import type { Static } from "@sinclair/typebox";
 import { Type } from "../http/typebox-lite.js";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import type { PinStatus } from "../http/pin-schemas.js";
-import { Health, ProblemResponse as problem, Status, type RedisHealth } from "../http/schemas.js";
+import type { PinStatus } from "../http/schemas/pins.js";
+import { ProblemResponse as problem } from "../http/schemas/common.js";
+import { Health, Status, type RedisHealth } from "../http/schemas/service.js";
 import type { ServiceState } from "./service-state.js";
 import { scrubDeep } from "../observability/scrub-deep.js";
 

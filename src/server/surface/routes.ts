@@ -4,7 +4,7 @@ import { ToolnexusError } from "../../core/errors.js";
 import type { SurfaceItem } from "../../core/surface/provider.js";
 import type { CallPipeline } from "../calls/call-pipeline.js";
 import type { CatalogViews } from "../catalog/view.js";
-import { ProblemResponse as problem } from "../http/schemas.js";
+import { ProblemResponse as problem } from "../http/schemas/common.js";
 import { Type } from "../http/typebox-lite.js";
 import type { ServiceState } from "../service/service-state.js";
 import type { Caller } from "../auth/index.js";

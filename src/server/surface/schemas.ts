@@ -1,5 +1,5 @@
 import { BUNDLE_NAME } from "../../config/schema/constants.js";
-import { StringEnum } from "../http/schemas.js";
+import { StringEnum } from "../http/schemas/common.js";
 import { Type } from "../http/typebox-lite.js";
 
 /**

@@ -2,13 +2,13 @@ import { access, constants } from "node:fs/promises";
 import { ToolListSource, type SourceContext, type SourceStatus } from "../../core/source.js";
 import { silentLogger, type Tool } from "../../core/types.js";
 import { childEnv } from "../child-env.js";
-import type { BuiltinEnv } from "./shell/env.js";
+import type { BuiltinEnv } from "./common/env.js";
 import { selectTools, type BuiltinsOptions } from "./options.js";
 import { ProcessGroups } from "./shell/process-group.js";
 import { describeProtection, ProtectionError, resolveProtection, type Protection } from "./shell/protection.js";
 import { PROCESS_BUILTINS } from "./names.js";
 import { BUILTIN_FACTORIES, CONTRACT_BUILTIN_NAMES } from "./registry.js";
-import { Workspace } from "./workspace.js";
+import { Workspace } from "./workspace/workspace.js";
 
 /**
  * The built-in tools confined to one workspace directory. Build creates the

@@ -7,7 +7,7 @@ export { BuiltinSource } from "./builtin-source.js";
 export { builtinsEnabled, builtinsOptions, DEFAULT_LIMITS, type BuiltinsOptions } from "./options.js";
 export { BUILTIN_FACTORIES } from "./registry.js";
 export { COMMAND_AND_WRITE_BUILTINS, CONTRACT_BUILTIN_NAMES, exposedCommandBuiltins } from "./names.js";
-export type { BuiltinEnv, BuiltinFactory, BuiltinLimits } from "./shell/env.js";
+export type { BuiltinEnv, BuiltinFactory, BuiltinLimits } from "./common/env.js";
 
 /**
  * The `builtins:` section as sources: none when the key is absent, a `disabled` entry when it

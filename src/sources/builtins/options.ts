@@ -2,7 +2,7 @@ import path from "node:path";
 import type { BuiltinsConfig, EgressConfig } from "../../config/schema/index.js";
 import type { LoadedConfig } from "../../config/load.js";
 import { silentLogger, type Logger, type Tool } from "../../core/types.js";
-import type { BuiltinLimits } from "./shell/env.js";
+import type { BuiltinLimits } from "./common/env.js";
 import { serviceFiles, type RunAsSetting, type SandboxSetting } from "./shell/protection.js";
 
 /** The builtins section, resolved: everything the source needs, defaults applied. */

@@ -1,14 +1,14 @@
-import { applyPatchTool } from "./apply-patch.js";
-import { bashTool } from "./bash.js";
-import { editTool } from "./edit.js";
-import type { BuiltinFactory } from "./shell/env.js";
-import { globTool } from "./glob.js";
-import { grepTool } from "./grep.js";
-import { questionTool } from "./question.js";
-import { readTool } from "./read.js";
-import { todowriteTool } from "./todowrite.js";
-import { webfetchTool } from "./webfetch.js";
-import { writeTool } from "./write.js";
+import { applyPatchTool } from "./tools/apply-patch.js";
+import { bashTool } from "./tools/bash.js";
+import { editTool } from "./tools/edit.js";
+import type { BuiltinFactory } from "./common/env.js";
+import { globTool } from "./tools/glob.js";
+import { grepTool } from "./tools/grep.js";
+import { questionTool } from "./tools/question.js";
+import { readTool } from "./tools/read.js";
+import { todowriteTool } from "./tools/todowrite.js";
+import { webfetchTool } from "./tools/webfetch.js";
+import { writeTool } from "./tools/write.js";
 
 /**
  * Every built-in tool, in catalog order: bash, read, write, edit, grep, glob,

@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MAX_DOWNLOAD_BYTES, toText, webfetchTool } from "../../../src/sources/builtins/webfetch.js";
+import { MAX_DOWNLOAD_BYTES, toText, webfetchTool } from "../../../src/sources/builtins/tools/webfetch.js";
 
 const PAGE = `<!doctype html><html><head><title>Docs</title><style>body{color:red}</style>
 <script>alert("x")</script></head><body><h1>Hello &amp; welcome</h1>

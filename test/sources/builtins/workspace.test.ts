@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promis
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Workspace } from "../../../src/sources/builtins/workspace.js";
+import { Workspace } from "../../../src/sources/builtins/workspace/workspace.js";
 
 let base: string;
 let ws: Workspace;

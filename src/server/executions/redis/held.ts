@@ -9,7 +9,7 @@ import type { ExecutionCommands } from "./scripts.js";
 import { iso } from "../schemas.js";
 import { recordOutcome } from "./outcomes.js";
 
-/** The lease's lifetime and the sweep's period for `lostAfterMs`: those of a BullMQ job's lock and stalled check (store.ts). */
+/** The lease's lifetime and the sweep's period for `lostAfterMs`: those of a BullMQ job's lock and stalled check (worker.ts). */
 export function heldTimings(lostAfterMs: number): { leaseMs: number; sweepMs: number } {
   return { leaseMs: Math.max(Math.floor(lostAfterMs / 3), 100), sweepMs: Math.max(Math.floor(lostAfterMs / 4), 50) };
 }

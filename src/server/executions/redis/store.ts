@@ -1,23 +1,22 @@
-import { randomUUID } from "node:crypto";
-import { Queue, Worker, type Job as BullJob } from "bullmq";
+import { Queue } from "bullmq";
 import type { RedisClient } from "../../redis/connect-redis.js";
 import type { FastifyBaseLogger } from "fastify";
 import { ToolnexusError } from "../../../core/errors.js";
 import type { InputResponses } from "../../../core/input/requests.js";
-import type { Progress } from "../../../core/types.js";
 import type { ExecutionsConfig } from "../../../config/schema/index.js";
 import { toProblem } from "../../http/problem.js";
 import { newExecutionId } from "../memory/entry.js";
 import { RedisChannels } from "./channels.js";
-import { executionKeys, persistently, store, toExecution, unavailable, type ExecutionKeys } from "./records.js";
+import { executionKeys, store, toExecution, unavailable, type ExecutionKeys } from "./records.js";
 import { withExecutionCommands, type ExecutionCommands } from "./scripts.js";
-import { OrphanSweep, recordOutcome } from "./outcomes.js";
+import { OrphanSweep } from "./outcomes.js";
 import { createWithJob, precheck, submitArgs, submitCallOf, submitted, type SubmitVerdict } from "./submit.js";
 import { RedisInput } from "./input.js";
 import { listExecutions, watchExecution } from "./reads.js";
 import { listAllExecutions, ownerOnRedis } from "./admin.js";
 import { HeldLeases, HeldSweep, heldTimings } from "./held.js";
-import { isTerminal, iso, type ExecutionStatusT, type ExecutionT } from "../schemas.js";
+import { ExecutionWorker, EXECUTION_QUEUE } from "./worker.js";
+import { isTerminal, type ExecutionStatusT, type ExecutionT } from "../schemas.js";
 import type {
   Adopted,
   Adoption,
@@ -25,7 +24,6 @@ import type {
   ExecutionPage,
   ExecutionStore,
   Job,
-  Outcome,
   OwnedExecutionPage,
   Runner,
   Submission,
@@ -33,17 +31,12 @@ import type {
 } from "../engine/store.js";
 import { jobOf } from "../engine/store.js";
 
-const QUEUE = "toolnexus-executions";
-// BullMQ's reason for a job whose worker stopped renewing its lock (its replica died).
-const STALLED = /stalled/i;
 // BullMQ's pause and close wait for a connection to Redis: with Redis unreachable they would
 // hold shutdown forever. They get this long while Redis is connected, no wait while it is not;
 // the connections are dropped right after (register.ts).
 const BULL_CLOSE_WITHIN_MS = 3_000;
 const settledWithin = (p: Promise<unknown>, ms: number): Promise<unknown> =>
   Promise.race([p.catch(() => undefined), new Promise((r) => setTimeout(r, ms).unref())]);
-// An outcome waits at least this long for Redis (an outage, a failover) rather than being lost.
-const OUTCOME_WITHIN_MS = 10_000;
 
 /** Connections the Redis store uses: commands (fail fast), and two that wait out an outage. */
 export interface RedisConnections {
@@ -66,10 +59,9 @@ export interface RedisConnections {
 export class RedisExecutionStore implements ExecutionStore {
   private readonly redis: RedisClient & ExecutionCommands;
   private readonly queue: Queue<Job>;
-  private readonly worker: Worker<Job>;
+  /** This replica's worker: it runs jobs and records the outcome of every run here. */
+  private readonly worker: ExecutionWorker;
   private readonly channels: RedisChannels;
-  /** Runs of this replica until their outcome is recorded. */
-  private readonly running = new Set<Promise<void>>();
   private readonly sweeper: NodeJS.Timeout;
   /** Questions of this replica's calls to their callers, and the answers (on any replica). */
   private readonly inputs: RedisInput;
@@ -78,16 +70,12 @@ export class RedisExecutionStore implements ExecutionStore {
   /** The leases of this replica's adopted calls: they have no job whose lock would say the replica died. */
   private readonly leases: HeldLeases;
   private readonly heldSweeper: NodeJS.Timeout;
-  /** How long a job's lock lasts unrenewed: past it, another replica's stalled check fails the job. */
-  private readonly lockMs: number;
-  /** How long an outcome waits for Redis: while the job's lock lasts no replica ends it otherwise. */
-  private readonly outcomeWithinMs: number;
 
   constructor(
     conns: RedisConnections,
     private readonly config: () => ExecutionsConfig,
-    private readonly runner: Runner,
-    private readonly log: FastifyBaseLogger,
+    runner: Runner,
+    log: FastifyBaseLogger,
     concurrency: number,
     /** `server.inputTimeoutMs`, read per wait. */
     inputTimeoutMs: () => number = () => 600_000,
@@ -98,33 +86,15 @@ export class RedisExecutionStore implements ExecutionStore {
     // The queue's connection runs the submit script in the MULTI that also adds the job.
     withExecutionCommands(conns.queue);
     this.channels = new RedisChannels(conns.subscriber);
-    this.queue = new Queue<Job>(QUEUE, { connection: conns.queue, prefix: key.bullPrefix });
+    this.queue = new Queue<Job>(EXECUTION_QUEUE, { connection: conns.queue, prefix: key.bullPrefix });
     const { lostAfterMs } = config();
-    // Worst case from a death to the check that fails its job: lock expiry plus two checks.
-    this.lockMs = Math.max(Math.floor(lostAfterMs / 3), 100);
-    this.outcomeWithinMs = Math.max(this.lockMs, OUTCOME_WITHIN_MS);
-    this.worker = new Worker<Job>(QUEUE, (job, token, signal) => this.track(this.process(job, token ?? randomUUID(), signal)), {
-      connection: conns.worker,
-      prefix: key.bullPrefix,
-      concurrency,
-      lockDuration: this.lockMs,
-      stalledInterval: Math.max(Math.floor(lostAfterMs / 4), 50),
-      maxStalledCount: 0,
-    });
-    // A stalled job (its replica died) fails here; so does a run whose outcome could not be
-    // written. Either way the execution must not stay running: it is lost (a no-op when it ended).
-    this.worker.on("failed", (job, err) => {
-      if (!job) return;
-      if (!STALLED.test(err.message)) log.warn({ err: err.message, execution: job.data.id }, "execution job failed");
-      void this.lost(job.data);
-    });
-    this.worker.on("error", (err) => log.debug({ err: err.message }, "execution worker error"));
-    this.queue.on("error", (err) => log.debug({ err: err.message }, "execution queue error"));
     this.channels.always(key.cancelChannel, (id) => {
-      this.worker.cancelJob(id, "cancelled");
+      this.worker.cancelJob(id);
       this.adopted.get(id)?.abort(cancelled());
     });
     this.inputs = new RedisInput(this.redis, key, this.channels, inputTimeoutMs);
+    this.worker = new ExecutionWorker(conns.worker, concurrency, this.redis, key, config, runner, this.inputs, log);
+    this.queue.on("error", (err) => log.debug({ err: err.message }, "execution queue error"));
     const orphans = new OrphanSweep(this.redis, key, (id) => this.queue.toKey(id), config, log);
     this.sweeper = setInterval(
       () => void orphans.run().catch((err: Error) => log.debug({ err: err.message }, "orphan sweep failed")),
@@ -171,19 +141,19 @@ export class RedisExecutionStore implements ExecutionStore {
     const cancel = new AbortController();
     this.adopted.set(id, cancel);
     let settle = () => {};
-    void this.track(new Promise<void>((r) => (settle = r)));
+    void this.worker.track(new Promise<void>((r) => (settle = r)));
     const job: Job = { id, owner: a.owner, tool: a.tool, body: {}, requestId: a.requestId };
     return {
       execution,
       hooks: {
         signal: cancel.signal,
         onStart: () => undefined,
-        onProgress: (p) => void this.progress(id, p),
+        onProgress: (p) => void this.worker.progress(id, p),
         onInputRequest: (requests, onAsked) => this.inputs.ask(id, requests, cancel.signal, onAsked),
       },
       finish: async (outcome) => {
         try {
-          await this.record(job, outcome);
+          await this.worker.record(job, outcome);
           await this.leases.release(id);
         } finally {
           this.adopted.delete(id);
@@ -218,7 +188,7 @@ export class RedisExecutionStore implements ExecutionStore {
     if (!execution || isTerminal(execution.status)) return execution;
     const job: Job = { id, owner, tool: execution.tool, body: {}, requestId: "" };
     // Still queued: no worker has it, so it ends here (the worker skips it when it comes).
-    if (execution.status === "queued" && (await this.finish(job, { status: "cancelled", error: toProblem(cancelled(), "") }))) {
+    if (execution.status === "queued" && (await this.worker.finish(job, { status: "cancelled", error: toProblem(cancelled(), "") }))) {
       await this.queue.remove(id).catch(() => undefined);
     } else {
       await store(this.redis.publish(this.key.cancelChannel, id));
@@ -242,80 +212,14 @@ export class RedisExecutionStore implements ExecutionStore {
     // Waits for the runs of this replica (shutdown aborts them after its grace period) so
     // their outcome is recorded before the connections close.
     const within = () => (this.redis.status === "ready" ? BULL_CLOSE_WITHIN_MS : 0);
-    await settledWithin(this.worker.pause(true), within());
+    await settledWithin(this.worker.pause(), within());
     this.inputs.close();
-    await Promise.allSettled([...this.running]);
+    await this.worker.settled();
     this.leases.stop();
     await settledWithin(
       this.worker.close().then(() => this.queue.close()),
       within(),
     );
-  }
-
-  private track(run: Promise<void>): Promise<void> {
-    this.running.add(run);
-    void run.finally(() => this.running.delete(run)).catch(() => undefined);
-    return run;
-  }
-
-  // `run` is the job's lock token: the start is this run's only, however often it is retried.
-  private async process(bull: BullJob<Job>, run: string, signal?: AbortSignal): Promise<void> {
-    const job = bull.data;
-    if (!(await this.start(job.id, run))) return; // cancelled while queued, expired, or another run's
-    const aborted = signal ?? new AbortController().signal;
-    const outcome = await this.runner(job, {
-      signal: aborted,
-      onStart: () => undefined,
-      onProgress: (p) => void this.progress(job.id, p),
-      onInputRequest: (requests, onAsked) => this.inputs.ask(job.id, requests, aborted, onAsked),
-    });
-    await this.record(job, outcome);
-  }
-
-  /**
-   * Turns the execution running as `run`. A job taken just before an outage or a failover must
-   * not fail for it: that would end the execution lost, or leave it queued when the failure
-   * could not be recorded either. So the start waits Redis out for as long as the job's lock
-   * lasts (past it, the stalled check ends the job anyway).
-   */
-  private start(id: string, run: string): Promise<boolean> {
-    const step = async () => (await this.redis.tnxStart(this.key.record(id), iso(Date.now()), run)) === 1;
-    return persistently(step, this.lockMs, (err, attempt) =>
-      this.log.warn({ err: err.message, execution: id, attempt }, "run not started yet; retrying"),
-    );
-  }
-
-  // The outcome must reach Redis; an outage is waited out at least as long as the job's lock lasts.
-  private async record(job: Job, outcome: Outcome): Promise<void> {
-    this.inputs.end(job.id);
-    await persistently(
-      () => this.finish(job, outcome),
-      this.outcomeWithinMs,
-      (err, attempt) => this.log.warn({ err: err.message, execution: job.id, attempt }, "outcome not recorded yet; retrying"),
-    );
-  }
-
-  private async progress(id: string, p: Progress): Promise<void> {
-    await this.redis
-      .tnxProgress(this.key.record(id), this.key.events(id), iso(Date.now()), JSON.stringify(p), this.key.channel(id))
-      .catch((err: Error) => {
-        this.log.debug({ err: err.message, execution: id }, "progress not recorded");
-      });
-  }
-
-  private async lost(job: Job): Promise<void> {
-    const error = toProblem(new ToolnexusError("EXECUTION_LOST", "The replica running this execution stopped"), job.requestId);
-    // Its job is gone once failed: unrecorded, the execution would stay active until it expires.
-    await persistently(
-      () => this.finish(job, { status: "failed", error }),
-      this.outcomeWithinMs,
-      () => undefined,
-    ).catch((err: Error) => this.log.warn({ err: err.message, execution: job.id }, "lost execution not recorded"));
-  }
-
-  /** Records the outcome unless the execution already ended; true when it ended here. */
-  private finish(job: Job, outcome: Outcome): Promise<boolean> {
-    return recordOutcome(this.redis, this.key, this.config(), job, outcome);
   }
 }
 

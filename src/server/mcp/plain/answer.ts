@@ -8,7 +8,8 @@ import {
 } from "@modelcontextprotocol/server";
 import { hasTaskClientCapabilityV2 } from "@modelcontextprotocol/ext-tasks/core/v2";
 import { isToolnexusError } from "../../../core/errors.js";
-import type { McpCatalog, McpSession } from "../catalog-server.js";
+import type { McpCatalog } from "../catalog-server.js";
+import type { McpSession } from "../session.js";
 import type { PlainRequest } from "./request.js";
 import { JsonRpcError, toJsonRpcError } from "../results.js";
 

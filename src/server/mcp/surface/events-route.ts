@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { ServerEvent } from "@modelcontextprotocol/server";
 import { ToolnexusError } from "../../../core/errors.js";
 import { openSse } from "../../calls/sse.js";
-import { ProblemResponse as problem } from "../../http/schemas.js";
+import { ProblemResponse as problem } from "../../http/schemas/common.js";
 import { Type } from "../../http/typebox-lite.js";
 import { MAX_SUBSCRIBED_URIS, type ResourceSubscriptions } from "./subscriptions.js";
 import type { SurfaceMethods } from "./surface-methods.js";

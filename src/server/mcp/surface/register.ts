@@ -7,7 +7,7 @@ import { JsonRpcError } from "../results.js";
 import type { SessionSubscriptions } from "./subscriptions.js";
 import type { SurfaceMethods } from "./surface-methods.js";
 
-/** Who the Server serves (catalog-server.ts's McpSession is one). */
+/** Who the Server serves (session.ts's McpSession is one). */
 interface McpSession {
   caller: Caller;
   requestId(id: ServerContext["mcpReq"]["id"]): string;

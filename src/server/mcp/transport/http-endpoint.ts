@@ -2,7 +2,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { ToolnexusError } from "../../../core/errors.js";
 import { normalizeError } from "../../http/problem.js";
 import { insufficientScope, type Caller } from "../../auth/index.js";
-import type { McpSession } from "../catalog-server.js";
+import type { McpSession } from "../session.js";
 import type { McpConnector } from "../lazy-catalog.js";
 import { isBodyParseError } from "../../http/json-body.js";
 import { unwrapCallTool, type Discovery } from "../discovery.js";

@@ -7,7 +7,8 @@ import {
   type ServerEventBus,
 } from "@modelcontextprotocol/server";
 import type { IncomingHttpHeaders } from "node:http";
-import type { McpCatalog, McpSession } from "../catalog-server.js";
+import type { McpCatalog } from "../catalog-server.js";
+import type { McpSession } from "../session.js";
 import { isRelayReply } from "../input/legacy-relay.js";
 import { answerPlain, type PlainOutcome } from "../plain/answer.js";
 import { plainRequestOf } from "../plain/request.js";

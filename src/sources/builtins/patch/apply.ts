@@ -1,4 +1,4 @@
-import { BuiltinError } from "../tool.js";
+import { BuiltinError } from "../common/tool.js";
 import type { HunkLine, PatchChunk } from "./parse.js";
 
 type Eq = (a: string, b: string) => boolean;

@@ -1,4 +1,4 @@
-import { BuiltinError } from "../tool.js";
+import { BuiltinError } from "../common/tool.js";
 
 /** One line of a hunk: kept (" "), removed ("-") or added ("+"). */
 export interface HunkLine {

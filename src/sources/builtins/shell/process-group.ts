@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { setTimeout as delay } from "node:timers/promises";
 import { signalGroup, terminateGroup, waitGroupGone } from "../../process-tree.js";
-import { CappedOutput } from "../output-cap.js";
+import { CappedOutput } from "../common/output-cap.js";
 
 /** How to run one shell command. */
 export interface GroupRunOptions {

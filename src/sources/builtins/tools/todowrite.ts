@@ -1,4 +1,4 @@
-import { builtinTool, BuiltinError, ok } from "./tool.js";
+import { builtinTool, BuiltinError, ok } from "../common/tool.js";
 
 interface Todo {
   id: string;

@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import type { BuiltinEnv } from "./shell/env.js";
-import { builtinTool, ok, stringArg } from "./tool.js";
+import type { BuiltinEnv } from "../common/env.js";
+import { builtinTool, ok, stringArg } from "../common/tool.js";
 
 /** `write`: create or overwrite a file of the workspace, creating parent directories. */
 export function writeTool(env: BuiltinEnv) {

@@ -1,7 +1,7 @@
-import { isToolnexusError } from "../../core/errors.js";
-import type { JSONSchema, Tool, ToolContext, ToolResult } from "../../core/types.js";
+import { isToolnexusError } from "../../../core/errors.js";
+import type { JSONSchema, Tool, ToolContext, ToolResult } from "../../../core/types.js";
 import { BuiltinError } from "./builtin-error.js";
-import type { Workspace } from "./workspace.js";
+import type { Workspace } from "../workspace/workspace.js";
 
 /** Re-exported beside builtinTool: every built-in throws it. */
 export { BuiltinError };

@@ -1,9 +1,9 @@
 import { interceptors, request, type Dispatcher } from "undici";
-import { EgressGuard } from "../../net/egress-guard.js";
-import { networkErrorReason } from "../../net/network-error.js";
-import { decode } from "../http/send-request.js";
-import type { BuiltinEnv } from "./shell/env.js";
-import { builtinTool, fail, ok } from "./tool.js";
+import { EgressGuard } from "../../../net/egress-guard.js";
+import { networkErrorReason } from "../../../net/network-error.js";
+import { decode } from "../../http/send-request.js";
+import type { BuiltinEnv } from "../common/env.js";
+import { builtinTool, fail, ok } from "../common/tool.js";
 
 /** A page larger than this is not downloaded further (then the output cap applies to what it became). */
 export const MAX_DOWNLOAD_BYTES = 5 * 1024 * 1024;

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { glob, type GlobOptions } from "tinyglobby";
-import { BuiltinError } from "./tool.js";
+import { BuiltinError } from "../common/tool.js";
 import type { Workspace } from "./workspace.js";
 
 /** Files found under a directory, sorted, and whether the walk was cut short. */

@@ -1,10 +1,10 @@
 import { stat } from "node:fs/promises";
 import path from "node:path";
-import type { BuiltinEnv } from "./shell/env.js";
+import type { BuiltinEnv } from "../common/env.js";
 import { runGrepWorker } from "./grep-worker.js";
-import { confinedPattern, listFiles } from "./list-files.js";
-import { capLines } from "./output-cap.js";
-import { BuiltinError, builtinTool, ok, optionalCount, optionalString, stringArg } from "./tool.js";
+import { confinedPattern, listFiles } from "../workspace/list-files.js";
+import { capLines } from "../common/output-cap.js";
+import { BuiltinError, builtinTool, ok, optionalCount, optionalString, stringArg } from "../common/tool.js";
 
 const DEFAULT_LIMIT = 100;
 const MAX_LINE_CHARS = 2_000;

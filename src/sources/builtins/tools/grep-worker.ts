@@ -1,5 +1,5 @@
 import { Worker } from "node:worker_threads";
-import { BuiltinError } from "./tool.js";
+import { BuiltinError } from "../common/tool.js";
 
 /** What the grep worker is asked to do. */
 export interface GrepJob {

@@ -1,6 +1,6 @@
 import { lstat, mkdir, readlink, realpath, stat } from "node:fs/promises";
 import path from "node:path";
-import { BuiltinError } from "./builtin-error.js";
+import { BuiltinError } from "../common/builtin-error.js";
 
 const MAX_SYMLINK_HOPS = 40;
 

@@ -1,11 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { chmod, mkdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
-import type { BuiltinEnv } from "./shell/env.js";
-import { applyChunks } from "./patch/apply.js";
-import { parsePatch } from "./patch/parse.js";
-import { readTextFile } from "./text-file.js";
-import { BuiltinError, builtinTool, ok, stringArg } from "./tool.js";
+import type { BuiltinEnv } from "../common/env.js";
+import { applyChunks } from "../patch/apply.js";
+import { parsePatch } from "../patch/parse.js";
+import { readTextFile } from "../workspace/text-file.js";
+import { BuiltinError, builtinTool, ok, stringArg } from "../common/tool.js";
 
 /**
  * `apply_patch`: opencode's patch grammar, all or nothing. Every path is checked and every new

@@ -1,7 +1,7 @@
 import { writeFile } from "node:fs/promises";
-import type { BuiltinEnv } from "./shell/env.js";
-import { readTextFile } from "./text-file.js";
-import { BuiltinError, builtinTool, ok, stringArg } from "./tool.js";
+import type { BuiltinEnv } from "../common/env.js";
+import { readTextFile } from "../workspace/text-file.js";
+import { BuiltinError, builtinTool, ok, stringArg } from "../common/tool.js";
 
 /** `edit`: exact-string replacement in one file of the workspace. */
 export function editTool(env: BuiltinEnv) {

@@ -1,8 +1,8 @@
 import { stat } from "node:fs/promises";
-import type { BuiltinEnv } from "./shell/env.js";
-import { confinedPattern, listFiles } from "./list-files.js";
-import { capLines } from "./output-cap.js";
-import { BuiltinError, builtinTool, ok, optionalCount, optionalString, stringArg } from "./tool.js";
+import type { BuiltinEnv } from "../common/env.js";
+import { confinedPattern, listFiles } from "../workspace/list-files.js";
+import { capLines } from "../common/output-cap.js";
+import { BuiltinError, builtinTool, ok, optionalCount, optionalString, stringArg } from "../common/tool.js";
 
 const DEFAULT_LIMIT = 100;
 

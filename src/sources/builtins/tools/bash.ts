@@ -1,8 +1,8 @@
 import { stat } from "node:fs/promises";
-import type { BuiltinEnv } from "./shell/env.js";
-import { runInGroup, type GroupRunOptions } from "./shell/process-group.js";
-import { bwrapArgs } from "./shell/sandbox.js";
-import { BuiltinError, builtinTool, fail, ok, optionalString, stringArg } from "./tool.js";
+import type { BuiltinEnv } from "../common/env.js";
+import { runInGroup, type GroupRunOptions } from "../shell/process-group.js";
+import { bwrapArgs } from "../shell/sandbox.js";
+import { BuiltinError, builtinTool, fail, ok, optionalString, stringArg } from "../common/tool.js";
 
 const DEFAULT_TIMEOUT_MS = 60_000;
 

@@ -1,8 +1,8 @@
 import { readFile, stat } from "node:fs/promises";
-import type { BuiltinEnv } from "./shell/env.js";
-import { streamLineWindow } from "./line-window.js";
-import { decodeText } from "./text-file.js";
-import { BuiltinError, builtinTool, ok, optionalCount, stringArg } from "./tool.js";
+import type { BuiltinEnv } from "../common/env.js";
+import { streamLineWindow } from "../workspace/line-window.js";
+import { decodeText } from "../workspace/text-file.js";
+import { BuiltinError, builtinTool, ok, optionalCount, stringArg } from "../common/tool.js";
 
 /**
  * `read`: a UTF-8 text file of the workspace, whole or as a window of lines. A file over the

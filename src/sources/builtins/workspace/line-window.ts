@@ -1,5 +1,5 @@
 import { createReadStream } from "node:fs";
-import { BuiltinError } from "./tool.js";
+import { BuiltinError } from "../common/tool.js";
 
 /** A window of lines cut from a file. */
 export interface LineWindow {

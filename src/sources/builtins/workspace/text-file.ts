@@ -1,5 +1,5 @@
 import { readFile, stat } from "node:fs/promises";
-import { BuiltinError } from "./tool.js";
+import { BuiltinError } from "../common/tool.js";
 import type { Workspace } from "./workspace.js";
 
 const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });

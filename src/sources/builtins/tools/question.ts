@@ -1,5 +1,5 @@
-import { pending } from "../../core/input/pending.js";
-import { builtinTool, BuiltinError, fail, ok } from "./tool.js";
+import { pending } from "../../../core/input/pending.js";
+import { builtinTool, BuiltinError, fail, ok } from "../common/tool.js";
 
 interface Question {
   question: string;

@@ -1,4 +1,4 @@
-import { Type } from "./typebox-lite.js";
+import { Type } from "../typebox-lite.js";
 
 /** One difference between a pinned tool definition and the one served now. */
 const DefinitionChange = Type.Object({

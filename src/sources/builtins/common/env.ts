@@ -1,8 +1,8 @@
 import type { EgressConfig } from "../../../config/schema/index.js";
 import type { Logger, Tool } from "../../../core/types.js";
-import type { ProcessGroups } from "./process-group.js";
-import type { Protection } from "./protection.js";
-import type { Workspace } from "../workspace.js";
+import type { ProcessGroups } from "../shell/process-group.js";
+import type { Protection } from "../shell/protection.js";
+import type { Workspace } from "../workspace/workspace.js";
 
 /** Size and count caps shared by the built-in tools. */
 export interface BuiltinLimits {
