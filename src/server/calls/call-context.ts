@@ -9,7 +9,7 @@ import { errorWithoutBearer, withoutBearer } from "./upstream-credentials.js";
 // checked, and the ToolContext the tool runs with.
 
 /** How a call reached the service; the `transport` field of its log line. */
-export type Transport = "rest" | "sse" | "mcp" | "stdio" | "execution";
+type Transport = "rest" | "sse" | "mcp" | "stdio" | "execution";
 
 /** A call that passed lookup, the caller's allowlist, limits and argument validation. */
 export interface PreparedCall {
