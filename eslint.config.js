@@ -25,5 +25,5 @@ export default tseslint.config(
       "no-console": ["error", { allow: ["error"] }],
     },
   },
-  { files: ["bench/**", "scripts/**", "src/cli.ts", "test/**", "examples/**"], rules: { "no-console": "off" } },
+  { files: ["bench/**", "scripts/**", "src/cli.ts", "src/cli-*.ts", "test/**", "examples/**"], rules: { "no-console": "off" } },
 );

@@ -1,10 +1,10 @@
 import { toAnthropic, toGemini, toOpenAI } from "./adapters.js";
 import { assembleTools, unmatchedDisabled, type ToolGroup } from "./assemble.js";
+import { allOrQuiet } from "./all-or-quiet.js";
 import { ToolnexusError } from "./errors.js";
 import { isSkillCatalog, type SkillCatalog, type SkillInfo, type SkippedSkill, type Source, type SourceStatus } from "./source.js";
 import { silentLogger, type Logger, type Tool, type ToolContext, type ToolResult } from "./types.js";
-import { TOOL_NAME } from "./tool-name.js";
-import { ArgsValidator } from "./validate-args.js";
+import { ToolChecks } from "./tool-checks.js";
 import { buildSurface, type Surface } from "./surface/catalog.js";
 import { isSurfaceProvider } from "./surface/provider.js";
 
@@ -48,9 +48,8 @@ const ownerOf = new WeakMap<Source, Toolkit>();
 export class Toolkit {
   private catalog: Tool[] = [];
   private byName = new Map<string, Tool>();
-  private readonly validator = new ArgsValidator();
-  /** Tools already refused (and warned about), by source and name, so a re-list warns once. */
-  private readonly refused = new Set<string>();
+  /** Which tools can be served, and whether a call's arguments fit its tool. */
+  private readonly checks: ToolChecks;
   /** Name collisions already warned about, so a re-list warns once. */
   private readonly collisions = new Set<string>();
   private readonly listeners = new Set<() => void>();
@@ -72,7 +71,9 @@ export class Toolkit {
     private readonly sources: Source[],
     private readonly opts: ToolkitOptions,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.checks = new ToolChecks(logger);
+  }
 
   /** Builds every source (failures are recorded in status, never thrown) and assembles the catalog. */
   static async create(opts: ToolkitOptions = {}): Promise<Toolkit> {
@@ -141,8 +142,8 @@ export class Toolkit {
     return [
       ...this.sources
         .filter((s) => !this.crashed.has(s))
-        .map((s) => ({ label: `${s.kind}/${s.name}`, tools: this.servable(s.tools(), s) })),
-      { label: "tools", tools: this.servable(this.opts.tools ?? []) },
+        .map((s) => ({ label: `${s.kind}/${s.name}`, tools: this.checks.servable(s.tools(), s) })),
+      { label: "tools", tools: this.checks.servable(this.opts.tools ?? []) },
     ];
   }
 
@@ -154,27 +155,6 @@ export class Toolkit {
     this.byName = new Map(this.catalog.map((t) => [t.name, t]));
     this.version = nextVersion++;
     for (const fn of this.listeners) fn();
-  }
-
-  /**
-   * The tools that can be served: a name the router and every provider accept and
-   * an inputSchema that compiles. The rest are left out with one warning naming them and their source.
-   */
-  private servable(tools: readonly Tool[], source?: Source): readonly Tool[] {
-    const ok = (t: Tool) => {
-      const reason = !TOOL_NAME.test(t.name) ? `its name does not match ${TOOL_NAME.source}` : this.validator.compileError(t.inputSchema);
-      if (reason === undefined) return true;
-      const key = `${source?.kind ?? t.source}/${source?.name ?? ""}/${t.name}`;
-      if (!this.refused.has(key)) {
-        this.refused.add(key);
-        this.logger.warn(
-          { tool: t.name, source: source?.kind ?? t.source, name: source?.name ?? "tools", reason },
-          "tool refused: it cannot be served, so it is not listed",
-        );
-      }
-      return false;
-    };
-    return tools.filter(ok);
   }
 
   /** Calls `fn` after every catalog change. Returns an unsubscribe function. */
@@ -206,10 +186,7 @@ export class Toolkit {
 
   /** Throws INVALID_ARGUMENTS with JSON-pointer errors when `args` fail the tool's inputSchema. */
   validate(tool: Tool, args: unknown): void {
-    const errors = this.validator.validate(tool.inputSchema, args);
-    if (errors.length > 0) {
-      throw new ToolnexusError("INVALID_ARGUMENTS", `Arguments do not match the inputSchema of "${tool.name}"`, { errors });
-    }
+    this.checks.validate(tool, args);
   }
 
   /** Per-source status, without secrets. */
@@ -275,34 +252,6 @@ export class Toolkit {
       if (r.status === "rejected") this.logger.warn({ source: owned[i]?.name, err: String(r.reason) }, "source failed to close");
     }
   }
-}
-
-/**
- * Waits until every build ended, or until `quietMs` passed with none ending. The clock starts
- * at the first build that ends and again at each one after it: many healthy sources starting
- * at once on a busy machine are all waited for, however long the first of them takes, and a
- * source that never answers does not hold back the ones that are up. Resolves with how many
- * were still under way.
- */
-function allOrQuiet(builds: Promise<void>[], quietMs: number): Promise<number> {
-  let left = builds.length;
-  if (left === 0) return Promise.resolve(0);
-  return new Promise((resolve) => {
-    let done = false;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const end = (n: number) => {
-      done = true;
-      resolve(n);
-    };
-    for (const b of builds)
-      void b.finally(() => {
-        left--;
-        if (done) return;
-        clearTimeout(timer);
-        if (left === 0) end(0);
-        else timer = setTimeout(() => end(left), quietMs);
-      });
-  });
 }
 
 function logger(parent: Logger, bindings: Record<string, unknown>): Logger {
