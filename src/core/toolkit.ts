@@ -4,7 +4,7 @@ import { allOrQuiet } from "./all-or-quiet.js";
 import { ToolnexusError } from "./errors.js";
 import { isSkillCatalog, type SkillCatalog, type SkillInfo, type SkippedSkill, type Source, type SourceStatus } from "./source.js";
 import { silentLogger, type Logger, type Tool, type ToolContext, type ToolResult } from "./types.js";
-import { ToolChecks } from "./tool-checks.js";
+import { ToolChecks } from "./checks/tool-checks.js";
 import { buildSurface, type Surface } from "./surface/catalog.js";
 import { isSurfaceProvider } from "./surface/provider.js";
 

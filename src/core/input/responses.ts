@@ -1,7 +1,7 @@
 import { ToolnexusError, type FieldError } from "../errors.js";
 import { INPUT_REPLY_KEY, type InputRequests, type InputResponses, type InputState } from "./requests.js";
 import type { JSONSchema } from "../types.js";
-import { ArgsValidator } from "../validate-args.js";
+import { ArgsValidator } from "../checks/validate-args.js";
 
 const validator = new ArgsValidator();
 const ACTIONS = new Set(["accept", "decline", "cancel"]);

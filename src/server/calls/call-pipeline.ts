@@ -1,4 +1,4 @@
-import { DEFAULT_SHAPE_LIMITS, shapeError } from "../../core/argument-shape.js";
+import { DEFAULT_SHAPE_LIMITS, shapeError } from "../../core/checks/argument-shape.js";
 import { ToolnexusError, isToolnexusError } from "../../core/errors.js";
 import { pendingOf } from "../../core/input/pending.js";
 import type { AuditCall } from "../../governance/audit-line.js";

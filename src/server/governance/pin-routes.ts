@@ -1,7 +1,7 @@
 import { Type } from "../http/typebox-lite.js";
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { ProblemResponse as problem } from "../http/schemas/common.js";
-import { TOOL_NAME } from "../../core/tool-name.js";
+import { TOOL_NAME } from "../../core/checks/tool-name.js";
 import type { PinGuard } from "./pin-guard.js";
 import { ApprovedPin, PinStatus } from "../http/schemas/pins.js";
 

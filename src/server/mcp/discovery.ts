@@ -4,7 +4,7 @@
 // tasks, input requests) sees the real tool and the call is exactly the direct call. Kept free
 // of the MCP SDK: the endpoint uses it before the SDK is loaded.
 import type { IncomingHttpHeaders } from "node:http";
-import { TOOL_NAME } from "../../core/tool-name.js";
+import { TOOL_NAME } from "../../core/checks/tool-name.js";
 
 /** The meta-tool that finds tools. */
 export const SEARCH_TOOLS = "search_tools";

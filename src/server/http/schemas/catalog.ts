@@ -4,7 +4,7 @@
  */
 import { Type } from "../typebox-lite.js";
 import { BUNDLE_NAME } from "../../../config/schema/constants.js";
-import { TOOL_NAME } from "../../../core/tool-name.js";
+import { TOOL_NAME } from "../../../core/checks/tool-name.js";
 import type { ToolSource } from "../../../core/types.js";
 import { FreeObject, StringEnum } from "./common.js";
 

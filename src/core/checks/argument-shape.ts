@@ -1,4 +1,4 @@
-import type { FieldError } from "./errors.js";
+import type { FieldError } from "../errors.js";
 
 /** Bounds on the shape of a call's arguments, checked before schema validation and before any tool. */
 export interface ShapeLimits {

@@ -2,8 +2,8 @@ import { Ajv, type ValidateFunction, type ErrorObject } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
 import { shapeError } from "./argument-shape.js";
-import type { FieldError } from "./errors.js";
-import type { JSONSchema } from "./types.js";
+import type { FieldError } from "../errors.js";
+import type { JSONSchema } from "../types.js";
 
 // ajv-formats is CommonJS; its default export arrives wrapped under NodeNext.
 type AddFormats = (ajv: Ajv | Ajv2020) => unknown;

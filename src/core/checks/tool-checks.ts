@@ -1,9 +1,9 @@
 // Whether a tool can be served at all (its name, its inputSchema) and whether a call's arguments
 // fit it: the validation half of the toolkit, kept apart from toolkit.ts, which holds the sources
 // and the catalog they assemble.
-import { ToolnexusError } from "./errors.js";
-import type { Source } from "./source.js";
-import type { Logger, Tool } from "./types.js";
+import { ToolnexusError } from "../errors.js";
+import type { Source } from "../source.js";
+import type { Logger, Tool } from "../types.js";
 import { TOOL_NAME } from "./tool-name.js";
 import { ArgsValidator } from "./validate-args.js";
 
