@@ -60,8 +60,13 @@ export function writeInfoLine(log: unknown, fields: Record<string, unknown>, msg
   return true;
 }
 
-// pino's own bindings formatter (the identity), which a configured one replaces.
-const DEFAULT_BINDINGS = (pino({ level: "silent" }) as unknown as PinoInternals)[formattersSym!] as { bindings?: unknown };
+// pino's own bindings formatters, both the identity: a root's default, and the one a child gets
+// (Fastify's logger is always a child of the one it is given). A configured one replaces them.
+const PLAIN_BINDINGS = ((): Set<unknown> => {
+  const root = pino({ level: "silent" });
+  const bindingsOf = (l: unknown) => ((l as PinoInternals)[formattersSym!] as { bindings?: unknown }).bindings;
+  return new Set([bindingsOf(root), bindingsOf(root.child({}, {}))]);
+})();
 
 /**
  * The text pino's child would append to the root's bindings for `bindings` of plain string
@@ -69,7 +74,7 @@ const DEFAULT_BINDINGS = (pino({ level: "silent" }) as unknown as PinoInternals)
  * redaction of one of them, a value that is not a string).
  */
 function boundText(l: PinoInternals, bindings: Record<string, unknown>): string {
-  if ((l[formattersSym!] as { bindings?: unknown } | undefined)?.bindings !== DEFAULT_BINDINGS.bindings) return "";
+  if (!PLAIN_BINDINGS.has((l[formattersSym!] as { bindings?: unknown } | undefined)?.bindings)) return "";
   const serializers = l[serializersSym!] as Record<string, unknown> | undefined;
   const stringifiers = l[stringifiersSym!] as Record<string | symbol, unknown> | undefined;
   if (!serializers || !stringifiers || stringifiers[wildcardFirstSym!]) return "";

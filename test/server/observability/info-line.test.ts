@@ -1,3 +1,4 @@
+import Fastify from "fastify";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { redactingLogger, SecretScrubber } from "../../../src/server/observability/logger.js";
@@ -60,6 +61,20 @@ describe("writeInfoLine", () => {
     for (const line of LINES) {
       expect(writeInfoLine(fast, line, "tool call")).toBe(true);
       slow.info(line, "tool call");
+    }
+    expect(fastLines).toEqual(slowLines);
+    expect(fast.unbound).toBe(root);
+  });
+
+  it("makes no child under the logger Fastify makes of the one it is given", () => {
+    const time = () => ',"time":1733450000000';
+    const [root, fastLines, slowRoot, slowLines] = pair(
+      (dest) => Fastify({ loggerInstance: redactingLogger(new SecretScrubber(["s3cret"]), { timestamp: time }, dest) }).log as pino.Logger,
+    );
+    const fast = new RequestLogger(root, { reqId: "req-2" });
+    for (const line of LINES) {
+      expect(writeInfoLine(fast, line, "tool call")).toBe(true);
+      slowRoot.child({ reqId: "req-2" }).info(line, "tool call");
     }
     expect(fastLines).toEqual(slowLines);
     expect(fast.unbound).toBe(root);
