@@ -43,21 +43,78 @@ export function writeInfoLine(log: unknown, fields: Record<string, unknown>, msg
   let bound = "";
   if (log instanceof RequestLogger) {
     const root = log.unbound;
-    if (root && (bound = boundText(root as unknown as PinoInternals, log.bindings)) !== "") log = root;
+    if (root && (bound = boundText(formatOf(root), log.bindings)) !== "") log = root;
     else log = log.made;
   }
-  const l = log as PinoInternals;
+  const f = formatOf(log);
+  if (!f || !plainFields(f, fields)) return false;
+  const body = JSON.stringify(fields);
+  const props = body.length > 2 ? `,${body.slice(1, -1)}` : "";
+  // The bindings are read per line: pino's setBindings may change them.
+  const chindings = ((log as PinoInternals)[chindingsSym!] as string | undefined) ?? "";
+  f.stream.write(`${f.prefix}${f.time()}${chindings}${bound}${props},${f.messageKey}:${quoted(msg)}${f.end}`);
+  return true;
+}
+
+/**
+ * How a pino logger writes an info line, read once per logger: pino sets these when it makes a
+ * logger and never changes them, and each is a lookup by symbol on an object of ~40 of them.
+ */
+interface LineFormat {
+  /** `{"level":30`, or what the logger's levels make of info. */
+  prefix: string;
+  time: () => string;
+  stream: Stream;
+  /** The message key, quoted. */
+  messageKey: string;
+  end: string;
+  serializers: Record<string, unknown>;
+  stringifiers: Record<string | symbol, unknown>;
+  /** Whether bindings reach the line as they are (pino's identity bindings formatter). */
+  plainBindings: boolean;
+  /** Field names found with no serializer or redaction. */
+  fields: Set<string>;
+  /** Binding keys found plain, each with its `,"key":`. */
+  bound: Map<string, string>;
+}
+
+// null: a logger this module leaves to pino.
+const FORMATS = new WeakMap<object, LineFormat | null>();
+
+/** The line format of `log`, or null when pino would write anything else than what this module writes. */
+function formatOf(log: unknown): LineFormat | null {
+  if (typeof log !== "object" || log === null) return null;
+  let f = FORMATS.get(log);
+  if (f === undefined) FORMATS.set(log, (f = readFormat(log as PinoInternals)));
+  return f;
+}
+
+// Nothing of pino's that would change the line is set: no mixin, hook, nesting, prefix, log
+// formatter, wildcard redaction or stream that wants metadata.
+function readFormat(l: PinoInternals): LineFormat | null {
   const stream = l[streamSym!] as Stream | undefined;
   const info = l.levels?.values.info;
   const prefix = info === undefined ? undefined : (l[lsCacheSym!] as Record<number, string> | undefined)?.[info];
   const time = l[timeSym!] as (() => string) | undefined;
-  if (!stream || prefix === undefined || !time || stream[needsMetadataGsym!] || !plain(l, fields)) return false;
-  const body = JSON.stringify(fields);
-  const props = body.length > 2 ? `,${body.slice(1, -1)}` : "";
-  stream.write(
-    `${prefix}${time()}${(l[chindingsSym!] as string | undefined) ?? ""}${bound}${props},${quoted((l[messageKeySym!] as string | undefined) ?? "msg")}:${quoted(msg)}${(l[endSym!] as string | undefined) ?? "}\n"}`,
-  );
-  return true;
+  const formatters = l[formattersSym!] as { log?: unknown; bindings?: unknown } | undefined;
+  const hooks = l[hooksSym!] as { logMethod?: unknown; streamWrite?: unknown } | undefined;
+  const serializers = l[serializersSym!] as Record<string, unknown> | undefined;
+  const stringifiers = l[stringifiersSym!] as Record<string | symbol, unknown> | undefined;
+  if (!stream || prefix === undefined || !time || stream[needsMetadataGsym!]) return null;
+  if (l[mixinSym!] || l[nestedKeySym!] || l[msgPrefixSym!] || formatters?.log || hooks?.logMethod || hooks?.streamWrite) return null;
+  if (!serializers || !stringifiers || stringifiers[wildcardFirstSym!]) return null;
+  return {
+    prefix,
+    time,
+    stream,
+    messageKey: JSON.stringify((l[messageKeySym!] as string | undefined) ?? "msg"),
+    end: (l[endSym!] as string | undefined) ?? "}\n",
+    serializers,
+    stringifiers,
+    plainBindings: PLAIN_BINDINGS.has(formatters?.bindings),
+    fields: new Set(),
+    bound: new Map(),
+  };
 }
 
 // pino's own bindings formatters, both the identity: a root's default, and the one a child gets
@@ -68,21 +125,34 @@ const PLAIN_BINDINGS = ((): Set<unknown> => {
   return new Set([bindingsOf(root), bindingsOf(root.child({}, {}))]);
 })();
 
+/** No serializer or redaction applies to any of the fields. */
+function plainFields(f: LineFormat, fields: Record<string, unknown>): boolean {
+  for (const key in fields) {
+    if (f.fields.has(key)) continue;
+    if (f.serializers[key] || f.stringifiers[key]) return false;
+    f.fields.add(key);
+  }
+  return true;
+}
+
 /**
  * The text pino's child would append to the root's bindings for `bindings` of plain string
  * values, or "" when pino would do anything else with them (a formatter, a serializer or a
  * redaction of one of them, a value that is not a string).
  */
-function boundText(l: PinoInternals, bindings: Record<string, unknown>): string {
-  if (!PLAIN_BINDINGS.has((l[formattersSym!] as { bindings?: unknown } | undefined)?.bindings)) return "";
-  const serializers = l[serializersSym!] as Record<string, unknown> | undefined;
-  const stringifiers = l[stringifiersSym!] as Record<string | symbol, unknown> | undefined;
-  if (!serializers || !stringifiers || stringifiers[wildcardFirstSym!]) return "";
+function boundText(f: LineFormat | null, bindings: Record<string, unknown>): string {
+  if (!f?.plainBindings) return "";
   let text = "";
   for (const key in bindings) {
     const value = bindings[key];
-    if (typeof value !== "string" || serializers[key] || stringifiers[key] || !/^\w+$/.test(key) || RESERVED.has(key)) return "";
-    text += `,"${key}":${JSON.stringify(value)}`;
+    if (typeof value !== "string") return "";
+    // Once per key and logger: every request binds the same key (its id).
+    let quotedKey = f.bound.get(key);
+    if (quotedKey === undefined) {
+      if (f.serializers[key] || f.stringifiers[key] || !/^\w+$/.test(key) || RESERVED.has(key)) return "";
+      f.bound.set(key, (quotedKey = `,"${key}":`));
+    }
+    text += quotedKey + JSON.stringify(value);
   }
   return text;
 }
@@ -90,7 +160,7 @@ function boundText(l: PinoInternals, bindings: Record<string, unknown>): string 
 // Keys pino's child takes for options, never as bindings.
 const RESERVED = new Set(["level", "serializers", "formatters", "customLevels"]);
 
-// The message key and the messages are a few constants: each is quoted once.
+// The messages are a few constants: each is quoted once.
 const QUOTED = new Map<string, string>();
 function quoted(text: string): string {
   let q = QUOTED.get(text);
@@ -99,27 +169,4 @@ function quoted(text: string): string {
     if (QUOTED.size < 64) QUOTED.set(text, q);
   }
   return q;
-}
-
-// The field names found plain per serializers object (a request's logger shares its root's),
-// with the stringifiers they were checked against.
-const PLAIN = new WeakMap<object, { stringifiers: object; keys: Set<string> }>();
-
-// Nothing of pino's that would change the line is set: no mixin, hook, nesting, prefix, log
-// formatter, and no serializer or redaction for any of the fields.
-function plain(l: PinoInternals, fields: Record<string, unknown>): boolean {
-  if (l[mixinSym!] || l[nestedKeySym!] || l[msgPrefixSym!] || (l[formattersSym!] as { log?: unknown } | undefined)?.log) return false;
-  const hooks = l[hooksSym!] as { logMethod?: unknown; streamWrite?: unknown } | undefined;
-  if (hooks?.logMethod || hooks?.streamWrite) return false;
-  const serializers = l[serializersSym!] as Record<string, unknown> | undefined;
-  const stringifiers = l[stringifiersSym!] as Record<string | symbol, unknown> | undefined;
-  if (!serializers || !stringifiers || stringifiers[wildcardFirstSym!]) return false;
-  let known = PLAIN.get(serializers);
-  if (known?.stringifiers !== stringifiers) PLAIN.set(serializers, (known = { stringifiers, keys: new Set() }));
-  for (const key in fields) {
-    if (known.keys.has(key)) continue;
-    if (serializers[key] || stringifiers[key]) return false;
-    known.keys.add(key);
-  }
-  return true;
 }
