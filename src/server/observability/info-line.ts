@@ -41,12 +41,15 @@ export function writeInfoLine(log: unknown, fields: Record<string, unknown>, msg
   // A request's logger with no child yet: the root's line with the request's bindings after
   // the root's, as pino's child would have them.
   let bound = "";
+  let f: LineFormat | null;
   if (log instanceof RequestLogger) {
     const root = log.unbound;
-    if (root && (bound = boundText(formatOf(root), log.bindings)) !== "") log = root;
-    else log = log.made;
+    f = root ? formatOf(root) : null;
+    if (root && (bound = boundText(f, log.bindings)) !== "") log = root;
+    else f = formatOf((log = log.made));
+  } else {
+    f = formatOf(log);
   }
-  const f = formatOf(log);
   if (!f || !plainFields(f, fields)) return false;
   const body = JSON.stringify(fields);
   const props = body.length > 2 ? `,${body.slice(1, -1)}` : "";
