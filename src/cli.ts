@@ -5,6 +5,7 @@ import { call, callAsync } from "./cli-call.js";
 import { loadCliConfig, toolkitOf } from "./cli-config.js";
 import { HELP } from "./cli-help.js";
 import { newKey } from "./cli-keys.js";
+import { pinTickShape } from "./server/service/tick-shape.js";
 import { fail, print } from "./cli-output.js";
 import { mcpStdio, serve } from "./cli-serve.js";
 import type { LoadedConfig } from "./config/load.js";
@@ -20,6 +21,9 @@ try {
 } catch {
   // the cache is an optimisation only
 }
+
+// Before the heavy modules load: a collection while they do must not cost every nextTick after.
+void pinTickShape();
 
 // Heavy modules (Fastify, the sources) load only for the command that needs them: --help stays instant.
 

@@ -25,6 +25,7 @@ import { ConsoleSessions } from "./console/session.js";
 import { ConfigReloader } from "./service/config-reloader.js";
 import { installRequestHooks } from "./service/request-hooks.js";
 import { installShutdown } from "./service/shutdown.js";
+import { pinTickShape } from "./service/tick-shape.js";
 import { SecretScrubber, serviceLogger } from "./observability/logger.js";
 import "./auth/request-caller.js";
 import { registerLimits } from "./calls/limits.js";
@@ -99,6 +100,7 @@ export type ToolnexusServer = FastifyInstance & {
  * /readyz turns 200 when they are loaded.
  */
 export async function buildServer(opts: BuildServerOptions = {}): Promise<ToolnexusServer> {
+  void pinTickShape();
   const loaded = await toLoadedConfig(opts.config ?? {});
   const { server } = loaded.config;
   const scrubber = new SecretScrubber(loaded.secrets);

@@ -1,0 +1,47 @@
+import { execFile } from "node:child_process";
+import path from "node:path";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+
+const source = path.resolve(import.meta.dirname, "../../../src/server/service/tick-shape.ts");
+
+// V8 internals are only visible with --allow-natives-syntax, which needs a process of its own.
+// The child pins, lets every other nextTick record die, forces full collections (when the
+// unpinned record maps would go), then compares a fresh record's hidden class with the pinned one.
+const CHILD = `
+import { executionAsyncResource } from "node:async_hooks";
+const { pinTickShape } = await import(${JSON.stringify(source)});
+const pinned = await pinTickShape();
+const again = await pinTickShape();
+await new Promise((r) => setTimeout(r, 5));
+globalThis.gc();
+globalThis.gc();
+const fresh = await new Promise((r) => process.nextTick(() => r(executionAsyncResource())));
+console.log(JSON.stringify({
+  idempotent: again === pinned,
+  sameShape: %HaveSameMap(pinned, fresh),
+  keys: [Object.keys(pinned), Object.keys(fresh)],
+}));
+`;
+
+async function run(): Promise<{ idempotent: boolean; sameShape: boolean; keys: string[][] }> {
+  const { stdout } = await promisify(execFile)(process.execPath, [
+    "--allow-natives-syntax",
+    "--expose-gc",
+    "--input-type=module",
+    "-e",
+    CHILD,
+  ]);
+  return JSON.parse(stdout);
+}
+
+describe("the nextTick record pin", () => {
+  it("holds one of Node's own records, sharing its hidden class with records made after full collections", async () => {
+    const got = await run();
+    expect(got.keys).toEqual([
+      ["callback", "args"],
+      ["callback", "args"],
+    ]);
+    expect(got).toMatchObject({ idempotent: true, sameShape: true });
+  });
+});
