@@ -143,7 +143,7 @@ export class CallPipeline {
   private async run(p: PreparedCall, o: CallOptions): Promise<ToolResult> {
     const { state } = this;
     const call = callSignal(p.timeoutMs);
-    state.track(call);
+    const running = state.track(call);
     try {
       o.onStart?.(call);
       const ctx = new CallContext(call, p.timeoutMs, o.requestId, o.caller, p.answer, o.onProgress, o.onInputRequest, o.onLog);
@@ -160,7 +160,7 @@ export class CallPipeline {
         ? err
         : new ToolnexusError("TOOL_FAILED", `Tool "${p.tool.name}" failed; see the server log for request ${o.requestId}`, { cause: err });
     } finally {
-      state.calls.delete(call);
+      state.untrack(running);
       call.dispose();
       if (call.running) {
         state.abandoned++;

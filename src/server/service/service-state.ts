@@ -3,6 +3,7 @@ import { ToolnexusError } from "../../core/errors.js";
 import { sharedSealer, type Sealer } from "../../core/seal.js";
 import type { LoadedConfig } from "../../config/load.js";
 import type { Authenticator } from "../auth/index.js";
+import { RunningCalls, type RunningEntry } from "./running-calls.js";
 
 /** A call as the service state sees it: something shutdown can abort (calls/call-signal.ts). */
 export interface Abortable {
@@ -38,7 +39,7 @@ export class ServiceState {
   /** Tools still working after their call gave up on them (they ignored the abort). */
   abandoned = 0;
   /** Calls running now; shutdown aborts them all at the end of the grace period. */
-  readonly calls = new Set<Abortable>();
+  readonly calls = new RunningCalls<Abortable>();
   loadError?: string;
   lastReload?: ReloadResult;
   private current?: Toolkit;
@@ -71,10 +72,19 @@ export class ServiceState {
     return this.calls.size;
   }
 
-  /** Registers a running call; one that starts after the grace period is aborted at once. */
-  track(call: Abortable): void {
-    this.calls.add(call);
+  /**
+   * Registers a running call; one that starts after the grace period is aborted at once. Hand
+   * the entry back to {@link untrack} when the call ends.
+   */
+  track(call: Abortable): RunningEntry<Abortable> {
+    const entry = this.calls.add(call);
     if (this.shuttingDown) call.abort(shutdownError());
+    return entry;
+  }
+
+  /** Ends a call begun with {@link track}. */
+  untrack(entry: RunningEntry<Abortable>): void {
+    this.calls.delete(entry);
   }
 
   /** The toolkit, or NOT_READY while loading or draining. */
@@ -95,7 +105,9 @@ export class ServiceState {
   /** Ends a call begun with {@link acquire}. */
   release(tk: Toolkit): void {
     const n = (this.users.get(tk) ?? 1) - 1;
-    if (n > 0) {
+    // The toolkit in service keeps its entry at 0: deleting and re-adding it as the count passes
+    // through 0 under load made V8 rebuild the map's table each time (running-calls.ts says how).
+    if (n > 0 || tk === this.current) {
       this.users.set(tk, n);
       return;
     }
@@ -131,8 +143,11 @@ export class ServiceState {
     for (const fn of this.toolkitListeners) fn(tk);
     if (this.phase === "loading") this.phase = "ready";
     if (old && old !== tk) {
-      if (this.users.has(old)) this.retiring.add(old);
-      else void old.close();
+      if ((this.users.get(old) ?? 0) > 0) this.retiring.add(old);
+      else {
+        this.users.delete(old);
+        void old.close();
+      }
       this.catalogChanged();
     }
   }
@@ -159,7 +174,7 @@ export class ServiceState {
   /** Aborts every in-flight call (end of the shutdown grace period). */
   abortInFlight(): void {
     this.shuttingDown = true;
-    for (const call of this.calls) call.abort(shutdownError());
+    for (const call of this.calls.items()) call.abort(shutdownError());
   }
 
   /** Every toolkit still open: the current one and those waiting for their last call. */

@@ -32,7 +32,7 @@ export function pipelineRunner(
   scrub: (s: string) => string,
   sealer: Sealer,
   /** Where shutdown finds the calls to abort: an execution waiting between two rounds is one. */
-  service?: Pick<ServiceState, "track" | "calls">,
+  service?: Pick<ServiceState, "track" | "untrack">,
 ): Runner {
   return async (job, hooks): Promise<Outcome> => {
     try {
@@ -83,7 +83,7 @@ function askedOf(result: ToolResult): { id: string; kind: string; requests: Inpu
 async function answered(
   hooks: RunHooks,
   requests: InputRequests,
-  service: Pick<ServiceState, "track" | "calls"> | undefined,
+  service: Pick<ServiceState, "track" | "untrack"> | undefined,
 ): Promise<InputResponses> {
   let stop: (reason: unknown) => void = () => {};
   const stopped = new Promise<never>((_, reject) => (stop = reject));
@@ -92,11 +92,11 @@ async function answered(
   void wait.catch(() => undefined);
   void stopped.catch(() => undefined);
   const waiter: Abortable = { abort: (reason) => stop(reason) };
-  service?.track(waiter);
+  const running = service?.track(waiter);
   try {
     return await Promise.race([wait, stopped]);
   } finally {
-    service?.calls.delete(waiter);
+    if (running) service?.untrack(running);
   }
 }
 
