@@ -23,18 +23,29 @@ interface Frame {
 
 /**
  * The first place where `value` exceeds `limits`, as a field error with a JSON pointer, or
- * undefined. Iterative, so the check itself cannot overflow the stack it protects.
+ * undefined. Iterative, so the check itself cannot overflow the stack it protects. Scalars are
+ * counted where they stand; only objects and arrays take a frame (this runs on every call).
  */
 export function shapeError(value: unknown, limits: ShapeLimits = DEFAULT_SHAPE_LIMITS, base = ""): FieldError | undefined {
-  const stack: Frame[] = [{ value, depth: 1 }];
-  let nodes = 0;
+  const tooMany = (f: Frame): FieldError => ({ pointer: base + pointerOf(f), message: `holds more than ${limits.maxNodes} values in all` });
+  const root: Frame = { value, depth: 1 };
+  if (limits.maxNodes < 1) return tooMany(root);
+  if (typeof value !== "object" || value === null) return undefined;
+  const stack: Frame[] = [root];
+  let nodes = 1;
   for (let f = stack.pop(); f !== undefined; f = stack.pop()) {
-    if (++nodes > limits.maxNodes) return { pointer: base + pointerOf(f), message: `holds more than ${limits.maxNodes} values in all` };
-    const v = f.value;
-    if (typeof v !== "object" || v === null) continue;
     if (f.depth > limits.maxDepth) return { pointer: base + pointerOf(f), message: `nests deeper than ${limits.maxDepth} levels` };
-    const entries = Array.isArray(v) ? v.map((x, i) => [String(i), x] as const) : Object.entries(v);
-    for (const [key, child] of entries) stack.push({ value: child, depth: f.depth + 1, parent: f, key });
+    const v = f.value as Record<string, unknown> | unknown[];
+    const keys = Array.isArray(v) ? undefined : Object.keys(v);
+    const length = keys ? keys.length : (v as unknown[]).length;
+    for (let i = 0; i < length; i++) {
+      const child = keys ? (v as Record<string, unknown>)[keys[i]!] : (v as unknown[])[i];
+      const isContainer = typeof child === "object" && child !== null;
+      if (++nodes <= limits.maxNodes && !isContainer) continue;
+      const frame: Frame = { value: child, depth: f.depth + 1, parent: f, key: keys ? keys[i]! : String(i) };
+      if (nodes > limits.maxNodes) return tooMany(frame);
+      stack.push(frame);
+    }
   }
   return undefined;
 }
