@@ -27,9 +27,8 @@ interface Frame {
  * counted where they stand; only objects and arrays take a frame (this runs on every call).
  */
 export function shapeError(value: unknown, limits: ShapeLimits = DEFAULT_SHAPE_LIMITS, base = ""): FieldError | undefined {
-  const tooMany = (f: Frame): FieldError => ({ pointer: base + pointerOf(f), message: `holds more than ${limits.maxNodes} values in all` });
   const root: Frame = { value, depth: 1 };
-  if (limits.maxNodes < 1) return tooMany(root);
+  if (limits.maxNodes < 1) return tooMany(root, limits, base);
   if (typeof value !== "object" || value === null) return undefined;
   const stack: Frame[] = [root];
   let nodes = 1;
@@ -43,11 +42,15 @@ export function shapeError(value: unknown, limits: ShapeLimits = DEFAULT_SHAPE_L
       const isContainer = typeof child === "object" && child !== null;
       if (++nodes <= limits.maxNodes && !isContainer) continue;
       const frame: Frame = { value: child, depth: f.depth + 1, parent: f, key: keys ? keys[i]! : String(i) };
-      if (nodes > limits.maxNodes) return tooMany(frame);
+      if (nodes > limits.maxNodes) return tooMany(frame, limits, base);
       stack.push(frame);
     }
   }
   return undefined;
+}
+
+function tooMany(f: Frame, limits: ShapeLimits, base: string): FieldError {
+  return { pointer: base + pointerOf(f), message: `holds more than ${limits.maxNodes} values in all` };
 }
 
 function pointerOf(f: Frame): string {

@@ -20,10 +20,14 @@ export interface RunningEntry<T> {
 
 /** An insertion-ordered collection of running calls with constant-time removal by entry. */
 export class RunningCalls<T> {
-  /** How many are in the list. */
-  size = 0;
+  private count = 0;
   private head: RunningEntry<T> | undefined;
   private tail: RunningEntry<T> | undefined;
+
+  /** How many are in the list. */
+  get size(): number {
+    return this.count;
+  }
 
   /** Appends `item`; keep the entry to remove it with {@link delete}. */
   add(item: T): RunningEntry<T> {
@@ -31,7 +35,7 @@ export class RunningCalls<T> {
     if (this.tail) this.tail.next = entry;
     else this.head = entry;
     this.tail = entry;
-    this.size++;
+    this.count++;
     return entry;
   }
 
@@ -44,7 +48,7 @@ export class RunningCalls<T> {
     if (entry.next) entry.next.prev = entry.prev;
     else this.tail = entry.prev;
     entry.prev = entry.next = undefined;
-    this.size--;
+    this.count--;
   }
 
   /** The items, oldest first, as a copy: removing while walking it is safe. */
