@@ -1,10 +1,9 @@
 import { describe, expect, it, vi } from "vitest";
+import { silentLogger } from "../../../src/core/types.js";
 import { createToolkit, toLoadedConfig } from "../../../src/create-toolkit.js";
 import { Authenticator } from "../../../src/server/auth/index.js";
 import { RunningCalls } from "../../../src/server/service/running-calls.js";
 import { ServiceState } from "../../../src/server/service/service-state.js";
-
-const quiet = { debug() {}, info() {}, warn() {}, error() {} };
 
 describe("RunningCalls", () => {
   it("keeps insertion order, removes any entry once, and counts what it holds", () => {
@@ -28,7 +27,7 @@ describe("RunningCalls", () => {
 describe("ServiceState's bookkeeping of calls and toolkits", () => {
   async function state() {
     const loaded = await toLoadedConfig({});
-    const s = new ServiceState(loaded, await Authenticator.create(loaded.config, quiet));
+    const s = new ServiceState(loaded, await Authenticator.create(loaded.config, silentLogger));
     const first = await createToolkit(loaded);
     s.setToolkit(first);
     return { s, loaded, first };
