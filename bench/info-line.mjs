@@ -1,5 +1,6 @@
 // The per-call log line in process: a request's lazy logger (RequestLogger, no child made) and
-// writeInfoLine under the logger Fastify makes of the service's redacting logger. `noop` (the
+// the pipeline's logCall (the line's fields and its write) under the logger Fastify makes of the
+// service's redacting logger. `noop` (the
 // default) writes to a no-op stream and times the line's own work; `stdout` writes through the
 // service's stdout destination (redirect stdout to a file) in bursts of 32 lines per event-loop
 // turn, as a loaded server writes them, and reads the process's CPU, its write thread included.
@@ -12,22 +13,15 @@ import Fastify from "fastify";
 const mode = process.argv[2] ?? "noop";
 const root = path.resolve(process.argv[3] ?? path.join(import.meta.dirname, ".."));
 const { redactingLogger, SecretScrubber, stdoutDestination } = await import(path.join(root, "dist/server/observability/logger.js"));
-const { writeInfoLine } = await import(path.join(root, "dist/server/observability/info-line.js"));
+const { logCall } = await import(path.join(root, "dist/server/calls/call-record.js"));
 const { RequestLogger } = await import(path.join(root, "dist/server/http/request-logger.js"));
 
 let bytes = 0;
 const sink = mode === "stdout" ? stdoutDestination() : { write: (line) => void (bytes += line.length) };
 const log = Fastify({ loggerInstance: redactingLogger(new SecretScrubber([]), { level: "info" }, sink) }).log;
-const fields = {
-  tool: "echo",
-  source: "native",
-  caller: "anonymous",
-  auth: "anonymous",
-  transport: "rest",
-  outcome: "ok",
-  statusCode: 200,
-  durationMs: 0.4,
-};
+// A REST call of the echo tool by the anonymous caller, as the pipeline ends it.
+const end = { name: "echo", tool: { name: "echo", source: "native" }, outcome: "ok", statusCode: 200, pending: false, durationMs: 0.4 };
+const caller = { id: "anonymous", viewKey: "anonymous", kind: "anonymous", allows: () => true };
 const LINES = 200_000;
 const BURST = 32;
 for (let round = 0; round < 5; round++) {
@@ -35,7 +29,7 @@ for (let round = 0; round < 5; round++) {
   for (let i = 0; i < LINES; i += BURST) {
     for (let j = 0; j < BURST; j++) {
       const request = new RequestLogger(log, { reqId: "b28149bd-3e7d-4a81-9747-9d712480954c" });
-      if (!writeInfoLine(request, fields, "tool call")) throw new Error("the line went to pino");
+      logCall(end, { caller, requestId: "b28149bd-3e7d-4a81-9747-9d712480954c", transport: "rest", log: request });
     }
     if (mode === "stdout") await nextTurn();
   }

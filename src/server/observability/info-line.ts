@@ -1,5 +1,6 @@
 import { pino, symbols } from "pino";
 import { RequestLogger } from "../http/request-logger.js";
+import { jsonString } from "./json-text.js";
 
 // pino's exported symbols (pino.symbols); msgPrefixSym is missing from its typings.
 const sym = symbols as unknown as Record<string, symbol>;
@@ -26,18 +27,25 @@ type PinoInternals = Record<symbol, unknown> & { levels?: { values: Record<strin
 type Stream = { write(line: string): unknown } & Record<symbol, unknown>;
 
 /**
- * Writes one info line of flat fields (strings, finite numbers, booleans; undefined ones left
- * out) the way pino writes `log.info(fields, msg)`: the level, the time and the logger's
- * bindings as pino has them, then the fields in their order and the message. The fields are
- * serialized with one JSON.stringify, where pino escapes each key and value in a loop of its own
- * and concatenates them piece by piece: ~13 k instructions of every tool call's line
- * (bench/history/2026-12-06-execute-path.md). The bytes are pino's but for a lone surrogate,
- * which JSON.stringify escapes where pino wrote it raw (and UTF-8 made it U+FFFD). Returns
- * false, having written nothing, when `log`
- * is not a pino logger this applies to (a mixin, hooks, a nested key, a serializer or a
- * redaction of one of the fields, a stream that wants metadata): log as usual then.
+ * A line's fields already written as JSON object members (`,"key":value` each, in order), with
+ * every key they may hold: pino's serializers and redaction are checked against the keys.
  */
-export function writeInfoLine(log: unknown, fields: Record<string, unknown>, msg: string): boolean {
+export interface LineFields {
+  readonly keys: readonly string[];
+  readonly members: string;
+}
+
+/**
+ * Writes one info line the way pino writes `log.info(fields, msg)`: the level, the time and the
+ * logger's bindings as pino has them, then the fields' members and the message. The caller
+ * writes the members (call-record.ts, from quoted strings it keeps), where pino escapes each key
+ * and value in a loop of its own and concatenates them piece by piece: ~13 k instructions of
+ * every tool call's line (bench/history/2026-12-06-execute-path.md). Returns false, having
+ * written nothing, when `log` is not a pino logger this applies to (a mixin, hooks, a nested
+ * key, a serializer or a redaction of one of the keys, a stream that wants metadata): log as
+ * usual then.
+ */
+export function writeInfoLine(log: unknown, fields: LineFields, msg: string): boolean {
   // A request's logger with no child yet: the root's line with the request's bindings after
   // the root's, as pino's child would have them.
   let bound = "";
@@ -50,12 +58,10 @@ export function writeInfoLine(log: unknown, fields: Record<string, unknown>, msg
   } else {
     f = formatOf(log);
   }
-  if (!f || !plainFields(f, fields)) return false;
-  const body = JSON.stringify(fields);
-  const props = body.length > 2 ? `,${body.slice(1, -1)}` : "";
+  if (!f || !plainKeys(f, fields.keys)) return false;
   // The bindings are read per line: pino's setBindings may change them.
   const chindings = ((log as PinoInternals)[chindingsSym!] as string | undefined) ?? "";
-  f.stream.write(`${f.prefix}${f.time()}${chindings}${bound}${props},${f.messageKey}:${quoted(msg)}${f.end}`);
+  f.stream.write(`${f.prefix}${f.time()}${chindings}${bound}${fields.members},${f.messageKey}:${jsonString(msg)}${f.end}`);
   return true;
 }
 
@@ -75,8 +81,8 @@ interface LineFormat {
   stringifiers: Record<string | symbol, unknown>;
   /** Whether bindings reach the line as they are (pino's identity bindings formatter). */
   plainBindings: boolean;
-  /** Field names found with no serializer or redaction. */
-  fields: Set<string>;
+  /** Key lists found with no serializer or redaction of any of their keys. */
+  plain: WeakSet<readonly string[]>;
   /** Binding keys found plain, each with its `,"key":`. */
   bound: Map<string, string>;
 }
@@ -115,7 +121,7 @@ function readFormat(l: PinoInternals): LineFormat | null {
     serializers,
     stringifiers,
     plainBindings: PLAIN_BINDINGS.has(formatters?.bindings),
-    fields: new Set(),
+    plain: new WeakSet(),
     bound: new Map(),
   };
 }
@@ -128,13 +134,11 @@ const PLAIN_BINDINGS = ((): Set<unknown> => {
   return new Set([bindingsOf(root), bindingsOf(root.child({}, {}))]);
 })();
 
-/** No serializer or redaction applies to any of the fields. */
-function plainFields(f: LineFormat, fields: Record<string, unknown>): boolean {
-  for (const key in fields) {
-    if (f.fields.has(key)) continue;
-    if (f.serializers[key] || f.stringifiers[key]) return false;
-    f.fields.add(key);
-  }
+/** No serializer or redaction applies to any of `keys` (a constant list: checked once per logger). */
+function plainKeys(f: LineFormat, keys: readonly string[]): boolean {
+  if (f.plain.has(keys)) return true;
+  for (const key of keys) if (f.serializers[key] || f.stringifiers[key]) return false;
+  f.plain.add(keys);
   return true;
 }
 
@@ -162,14 +166,3 @@ function boundText(f: LineFormat | null, bindings: Record<string, unknown>): str
 
 // Keys pino's child takes for options, never as bindings.
 const RESERVED = new Set(["level", "serializers", "formatters", "customLevels"]);
-
-// The messages are a few constants: each is quoted once.
-const QUOTED = new Map<string, string>();
-function quoted(text: string): string {
-  let q = QUOTED.get(text);
-  if (q === undefined) {
-    q = JSON.stringify(text);
-    if (QUOTED.size < 64) QUOTED.set(text, q);
-  }
-  return q;
-}

@@ -5,6 +5,12 @@ import { redactingLogger, SecretScrubber } from "../../../src/server/observabili
 import { writeInfoLine } from "../../../src/server/observability/info-line.js";
 import { RequestLogger } from "../../../src/server/http/request-logger.js";
 
+/** `fields` as the members writeInfoLine takes, written by JSON.stringify. */
+const members = (fields: Record<string, unknown>) => {
+  const json = JSON.stringify(fields);
+  return { keys: Object.keys(fields), members: json.length > 2 ? `,${json.slice(1, -1)}` : "" };
+};
+
 /** Two loggers of one configuration, each writing to its own list of lines, with a fixed time. */
 function pair(make: (dest: { write(line: string): void }) => pino.Logger): [pino.Logger, string[], pino.Logger, string[]] {
   const a: string[] = [];
@@ -45,7 +51,7 @@ describe("writeInfoLine", () => {
       redactingLogger(new SecretScrubber(["s3cret"]), { timestamp: time }, dest).child({ reqId: "req-1" }, {}),
     );
     for (const line of LINES) {
-      expect(writeInfoLine(fast, line, "tool call")).toBe(true);
+      expect(writeInfoLine(fast, members(line), "tool call")).toBe(true);
       slow.info(line, "tool call");
     }
     expect(fastLines).toEqual(slowLines);
@@ -59,7 +65,7 @@ describe("writeInfoLine", () => {
     const fast = new RequestLogger(root, { reqId: 'req-"1' });
     const slow = slowRoot.child({ reqId: 'req-"1' }, {});
     for (const line of LINES) {
-      expect(writeInfoLine(fast, line, "tool call")).toBe(true);
+      expect(writeInfoLine(fast, members(line), "tool call")).toBe(true);
       slow.info(line, "tool call");
     }
     expect(fastLines).toEqual(slowLines);
@@ -73,7 +79,7 @@ describe("writeInfoLine", () => {
     );
     const fast = new RequestLogger(root, { reqId: "req-2" });
     for (const line of LINES) {
-      expect(writeInfoLine(fast, line, "tool call")).toBe(true);
+      expect(writeInfoLine(fast, members(line), "tool call")).toBe(true);
       slowRoot.child({ reqId: "req-2" }).info(line, "tool call");
     }
     expect(fastLines).toEqual(slowLines);
@@ -85,7 +91,7 @@ describe("writeInfoLine", () => {
       pino({ timestamp: () => ',"time":1', formatters: { bindings: (b) => ({ ...b, extra: 1 }) } }, dest),
     );
     const fast = new RequestLogger(root, { reqId: "r" });
-    expect(writeInfoLine(fast, LINES[0]!, "tool call")).toBe(true);
+    expect(writeInfoLine(fast, members(LINES[0]!), "tool call")).toBe(true);
     slowRoot.child({ reqId: "r" }).info(LINES[0]!, "tool call");
     expect(fastLines).toEqual(slowLines);
     expect(fast.unbound).toBeUndefined();
@@ -93,9 +99,9 @@ describe("writeInfoLine", () => {
 
   it("leaves a line to pino when something of pino's would change it", () => {
     const dest = { write: () => undefined };
-    expect(writeInfoLine(pino({ mixin: () => ({ x: 1 }) }, dest), LINES[0]!, "tool call")).toBe(false);
-    expect(writeInfoLine(pino({ serializers: { tool: (t: string) => t } }, dest), LINES[0]!, "tool call")).toBe(false);
-    expect(writeInfoLine(pino({ redact: ["caller"] }, dest), LINES[0]!, "tool call")).toBe(false);
-    expect(writeInfoLine({ info: () => undefined }, LINES[0]!, "tool call")).toBe(false);
+    expect(writeInfoLine(pino({ mixin: () => ({ x: 1 }) }, dest), members(LINES[0]!), "tool call")).toBe(false);
+    expect(writeInfoLine(pino({ serializers: { tool: (t: string) => t } }, dest), members(LINES[0]!), "tool call")).toBe(false);
+    expect(writeInfoLine(pino({ redact: ["caller"] }, dest), members(LINES[0]!), "tool call")).toBe(false);
+    expect(writeInfoLine({ info: () => undefined }, members(LINES[0]!), "tool call")).toBe(false);
   });
 });
