@@ -15,7 +15,7 @@ import { HostGuard } from "./http/host-guard.js";
 import { RouteMethods } from "./http/route-methods.js";
 import { DeclaredPolicies } from "./http/route-policy.js";
 import { createAudit } from "./governance/audit.js";
-import { registerBundles } from "./governance/bundles.js";
+import { narrowViewsToBundles, registerBundles } from "./governance/bundles.js";
 import { pinRoutes } from "./governance/pin-routes.js";
 import { startPinning } from "./governance/pinning.js";
 import { registerExecutions } from "./executions/register.js";
@@ -120,6 +120,7 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   // Before anything else connects: a pin store unusable in block mode stops the start here.
   const pins = await startPinning(app, state, metrics, logger);
   const policies = installHttpBasics(app, state, telemetry, scrub, sessions.credential);
+  narrowViewsToBundles(app, state); // before the routes it applies to
 
   await registerSwagger(app);
   // Shared state of several replicas: rate-limit counters and executions.

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyRequest, preHandlerHookHandler } from "fastify";
 import { ToolnexusError } from "../../core/errors.js";
 import type { Logger } from "../../core/types.js";
 import { bundleView, isRefusal, unmatchedGlobs } from "../../governance/bundle-view.js";
@@ -19,10 +19,10 @@ function bundleCaller(state: ServiceState, caller: Caller, name: string): Caller
 }
 
 /**
- * Bundles (virtual servers): `GET /tools?bundle=` and `/openapi.json?bundle=` narrow the
- * caller before the route runs, and `/bundles/{name}/mcp` is the MCP endpoint of one bundle,
- * the same pipeline as `/mcp` with the caller narrowed. A bundle glob that matches no tool is
- * a warning at each load and reload.
+ * Bundles (virtual servers): `/bundles/{name}/mcp` is the MCP endpoint of one bundle, the same
+ * pipeline as `/mcp` with the caller narrowed (the catalog views' `?bundle=` is
+ * {@link narrowViewsToBundles}). A bundle glob that matches no tool is a warning at each load
+ * and reload.
  */
 export async function registerBundles(
   app: FastifyInstance,
@@ -35,17 +35,6 @@ export async function registerBundles(
       o.log.warn({ bundle, glob }, "bundle glob matches no tool (a typo, or a tool of a source that failed to load)");
     }
   });
-  app.addHook("preHandler", (request, _reply, done) => {
-    const bundle = (request.query as { bundle?: unknown } | undefined)?.bundle;
-    if (bundle === undefined || !VIEWS.has(request.routeOptions.url ?? "")) return done();
-    // A portal visitor without a key has no caller. With keys configured it sees the generic
-    // routes only anyway; without, the portal shows the anonymous caller's tools: narrow those.
-    if (!request.caller) {
-      if (state.auth.enabled) return done();
-      request.caller = ANONYMOUS;
-    }
-    narrow(state, request, String(bundle), done);
-  });
   // As `/mcp`: served or not by the config the service started with.
   if (!state.loaded.config.server.mcp.enabled) return;
   await app.register(async (scope) => {
@@ -57,6 +46,33 @@ export async function registerBundles(
       // Each bundle says its own discovery (read per request: a reload may change it).
       discovery: (request) => discoveryOf(state.loaded.config.bundles?.[(request.params as { bundle: string }).bundle]),
     });
+  });
+}
+
+/**
+ * `GET /tools?bundle=`, `/openapi.json?bundle=` and the other catalog views narrow the caller
+ * to the bundle before the route runs: a preHandler of those routes only, added as they
+ * register (so call before them), where a hook of every route cost each tool call one more
+ * step of Fastify's hook runner.
+ */
+export function narrowViewsToBundles(app: FastifyInstance, state: ServiceState): void {
+  const narrowToBundle: preHandlerHookHandler = (request, _reply, done) => {
+    const bundle = (request.query as { bundle?: unknown } | undefined)?.bundle;
+    if (bundle === undefined) return done();
+    // A portal visitor without a key has no caller. With keys configured it sees the generic
+    // routes only anyway; without, the portal shows the anonymous caller's tools: narrow those.
+    if (!request.caller) {
+      if (state.auth.enabled) return done();
+      request.caller = ANONYMOUS;
+    }
+    narrow(state, request, String(bundle), done);
+  };
+  app.addHook("onRoute", (route) => {
+    if (!VIEWS.has(route.url)) return;
+    const own = route.preHandler === undefined ? [] : [route.preHandler].flat();
+    // First of the route's own, as an app-wide hook would run; a new array, so a HEAD route
+    // made from the GET one's options gets it once.
+    if (!own.includes(narrowToBundle)) route.preHandler = [narrowToBundle, ...own];
   });
 }
 

@@ -8,7 +8,13 @@ import type { CallOptions } from "../../../src/server/calls/call-context.js";
 import { RequestLogger } from "../../../src/server/http/request-logger.js";
 import { redactingLogger, SecretScrubber } from "../../../src/server/observability/logger.js";
 
-const tool = (name: string, source: Tool["source"] = "native"): Tool => ({ name, description: "", inputSchema: {}, source });
+const tool = (name: string, source: Tool["source"] = "native"): Tool => ({
+  name,
+  description: "",
+  inputSchema: {},
+  source,
+  execute: async () => ({ output: "", isError: false }),
+});
 const caller = (id: string, extra: Partial<Caller> = {}): Caller => ({ id, viewKey: id, allows: () => true, ...extra });
 
 // The ends and callers of calls, every optional field present and absent, strings JSON must escape.
