@@ -37,6 +37,53 @@ function fireTimeout(call: Call, timeoutMs: number): void {
   call.abort(new ToolnexusError("TOOL_TIMEOUT", `The tool did not finish within ${timeoutMs} ms`));
 }
 
+// A call of at least this timeout (the default is 60 s) is timed by the shared sweep, which
+// looks every SWEEP_MS: it times out at most that late, 2 % of this. A shorter one gets a timer.
+const SWEPT_FROM_MS = 5_000;
+const SWEEP_MS = 100;
+
+/**
+ * The calls of long timeouts, and one interval that aborts those past their deadline while
+ * there are any. A timer per call cost every call an insertion into Node's timer list and a
+ * removal, where a call almost always ends long before its timeout
+ * (bench/history/2026-12-06-execute-path.md); here it is linked and unlinked.
+ */
+class Sweep {
+  private head?: Call;
+  private interval?: NodeJS.Timeout;
+
+  add(call: Call): void {
+    call.sweepNext = this.head;
+    if (this.head) this.head.sweepPrev = call;
+    this.head = call;
+    // Stopped by the first sweep that finds no call: a quiet server has no interval.
+    this.interval ??= setInterval(() => this.sweep(), SWEEP_MS);
+  }
+
+  remove(call: Call): void {
+    if (call.sweepPrev) call.sweepPrev.sweepNext = call.sweepNext;
+    else if (this.head === call) this.head = call.sweepNext;
+    else return; // removed already
+    if (call.sweepNext) call.sweepNext.sweepPrev = call.sweepPrev;
+    call.sweepPrev = call.sweepNext = undefined;
+  }
+
+  private sweep(): void {
+    if (!this.head) {
+      clearInterval(this.interval);
+      this.interval = undefined;
+      return;
+    }
+    const now = performance.now();
+    // Collected first: an abort may end (and remove) calls of this list.
+    const due: Call[] = [];
+    for (let c: Call | undefined = this.head; c; c = c.sweepNext) if (c.overdue(now)) due.push(c);
+    for (const c of due) c.timeOut();
+  }
+}
+
+const SWEEP = new Sweep();
+
 /**
  * A class rather than an object of closures: this runs once per call on the hot path, and
  * methods on a prototype allocate nothing per call where eight closures and their context did
@@ -52,6 +99,10 @@ class Call implements CallSignal {
   private rejectRun?: (reason: unknown) => void;
   private disposers?: (() => void)[];
   private timer?: NodeJS.Timeout;
+  private readonly swept: boolean;
+  /** The sweep's links, while the sweep times this call. */
+  sweepPrev?: Call;
+  sweepNext?: Call;
   // The deadline is `started + shift + timeoutMs`: `shift` is the time spent paused (waits for the caller).
   private readonly started = performance.now();
   private pauses = 0;
@@ -60,7 +111,9 @@ class Call implements CallSignal {
   private disposed = false;
 
   constructor(private readonly timeoutMs: number) {
-    this.timer = setTimeout(fireTimeout, timeoutMs, this, timeoutMs);
+    this.swept = timeoutMs >= SWEPT_FROM_MS;
+    if (this.swept) SWEEP.add(this);
+    else this.timer = setTimeout(fireTimeout, timeoutMs, this, timeoutMs);
   }
 
   pausedWhile<T>(wait: Promise<T>): Promise<T> {
@@ -76,8 +129,19 @@ class Call implements CallSignal {
     if (--this.pauses > 0 || this.disposed || this.reason) return;
     const now = performance.now();
     this.shift += now - this.pausedAt;
+    if (this.swept) return; // the sweep reads the new deadline
     const left = Math.max(this.started + this.shift + this.timeoutMs - now, 0);
     this.timer = setTimeout(fireTimeout, left, this, this.timeoutMs);
+  }
+
+  /** For the sweep: running unpaused, and past its deadline at `now`. */
+  overdue(now: number): boolean {
+    return !this.reason && !this.disposed && this.pauses === 0 && now - this.started - this.shift >= this.timeoutMs;
+  }
+
+  /** For the sweep: aborts the call with TOOL_TIMEOUT. */
+  timeOut(): void {
+    fireTimeout(this, this.timeoutMs);
   }
 
   get signal(): AbortSignal {
@@ -132,7 +196,8 @@ class Call implements CallSignal {
 
   dispose(): void {
     this.disposed = true;
-    clearTimeout(this.timer);
+    if (this.swept) SWEEP.remove(this);
+    else clearTimeout(this.timer);
     if (this.disposers) for (const fn of this.disposers) fn();
   }
 
