@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import type { Server } from "node:http";
 import { SerializerSelector } from "@fastify/fast-json-stringify-compiler";
 import { LogController, type FastifyBaseLogger, type FastifyHttpOptions } from "fastify";
@@ -6,6 +5,7 @@ import type { ToolnexusConfig } from "../../config/schema/index.js";
 import { lazySerializers, lazyValidators } from "./lazy-compilers.js";
 import { clientErrorHandler, frameworkErrors } from "./protocol-errors.js";
 import { strictBodyValidator } from "./validator-compiler.js";
+import { nextRequestId } from "./request-id.js";
 import { requestLogger } from "./request-logger.js";
 
 /**
@@ -29,7 +29,7 @@ export function fastifyOptions(
     childLoggerFactory: requestLogger,
     genReqId: (req) => {
       const incoming = req.headers["x-request-id"];
-      return typeof incoming === "string" && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : randomUUID();
+      return typeof incoming === "string" && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : nextRequestId();
     },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: "array", useDefaults: true } },
     // Query strings and params are coerced from strings; bodies are validated as sent.

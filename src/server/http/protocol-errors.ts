@@ -1,10 +1,10 @@
-import { randomUUID } from "node:crypto";
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { ToolnexusError } from "../../core/errors.js";
 import { sendProblem } from "./error-handler.js";
 import { toProblem } from "./problem.js";
+import { nextRequestId } from "./request-id.js";
 
 /**
  * Problem+json for what Fastify's router and Node's HTTP parser answer before any route runs:
@@ -40,7 +40,7 @@ function parserError(err: NodeJS.ErrnoException): ToolnexusError {
 }
 
 /** A complete HTTP/1.1 problem+json response, for a socket no response object exists for yet. */
-function rawProblemResponse(err: ToolnexusError, requestId: string = randomUUID()): string {
+function rawProblemResponse(err: ToolnexusError, requestId: string = nextRequestId()): string {
   const body = JSON.stringify(toProblem(err, requestId));
   return (
     `HTTP/1.1 ${err.status} ${STATUS_CODES[err.status] ?? ""}\r\n` +
@@ -75,7 +75,7 @@ export function clientErrorHandler(this: FastifyInstance, err: NodeJS.ErrnoExcep
 export function installProtocolGuards(app: FastifyInstance): void {
   app.server.on("checkExpectation", (req: IncomingMessage, res: ServerResponse) => {
     const err = new ToolnexusError("EXPECTATION_FAILED", 'Only "Expect: 100-continue" is supported');
-    const requestId = randomUUID();
+    const requestId = nextRequestId();
     const body = JSON.stringify(toProblem(err, requestId));
     res.writeHead(err.status, {
       "content-type": "application/problem+json",
