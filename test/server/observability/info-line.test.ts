@@ -1,6 +1,6 @@
 import Fastify from "fastify";
 import { pino } from "pino";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { redactingLogger, SecretScrubber } from "../../../src/server/observability/logger.js";
 import { writeInfoLine } from "../../../src/server/observability/info-line.js";
 import { RequestLogger } from "../../../src/server/http/request-logger.js";
@@ -103,5 +103,21 @@ describe("writeInfoLine", () => {
     expect(writeInfoLine(pino({ serializers: { tool: (t: string) => t } }, dest), members(LINES[0]!), "tool call")).toBe(false);
     expect(writeInfoLine(pino({ redact: ["caller"] }, dest), members(LINES[0]!), "tool call")).toBe(false);
     expect(writeInfoLine({ info: () => undefined }, members(LINES[0]!), "tool call")).toBe(false);
+  });
+
+  it("writes pino's default time, a new one each millisecond", () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      const [fast, fastLines, slow, slowLines] = pair((dest) => redactingLogger(new SecretScrubber([]), {}, dest));
+      for (const ms of [1_733_450_000_000, 1_733_450_000_000, 1_733_450_000_001]) {
+        vi.setSystemTime(ms);
+        expect(writeInfoLine(fast, members(LINES[0]!), "tool call")).toBe(true);
+        slow.info(LINES[0]!, "tool call");
+      }
+      expect(fastLines).toEqual(slowLines);
+      expect(fastLines.map((l) => JSON.parse(l).time)).toEqual([1_733_450_000_000, 1_733_450_000_000, 1_733_450_000_001]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
