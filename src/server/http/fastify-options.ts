@@ -6,7 +6,7 @@ import { lazySerializers, lazyValidators } from "./lazy-compilers.js";
 import { clientErrorHandler, frameworkErrors } from "./protocol-errors.js";
 import { strictBodyValidator } from "./validator-compiler.js";
 import { nextRequestId } from "./request-id.js";
-import { requestLogger } from "./request-logger.js";
+import { FastifyLogger } from "./request-logger.js";
 
 /**
  * The options the service's Fastify instance is built with: limits and timeouts from
@@ -19,14 +19,13 @@ export function fastifyOptions(
   scrub: (s: string) => string,
 ): FastifyHttpOptions<Server> {
   return {
-    loggerInstance: logger,
+    // Its children are the requests' lazy loggers: a pino child is made when one logs.
+    loggerInstance: new FastifyLogger(logger) as unknown as FastifyBaseLogger,
     bodyLimit: server.bodyLimitBytes,
     // During shutdown a late request gets our NOT_READY problem, not Fastify's bare 503.
     return503OnClosing: false,
     // One line per call comes from the execute route; Fastify's per-request lines would double it.
     logController: new LogController({ disableRequestLogging: true }),
-    // A request's pino child is made when something logs through it, not per request.
-    childLoggerFactory: requestLogger,
     genReqId: (req) => {
       const incoming = req.headers["x-request-id"];
       return typeof incoming === "string" && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : nextRequestId();

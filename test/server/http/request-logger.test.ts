@@ -1,6 +1,7 @@
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
-import { RequestLogger, requestLogger } from "../../../src/server/http/request-logger.js";
+import Fastify, { type FastifyBaseLogger } from "fastify";
+import { FastifyLogger, RequestLogger } from "../../../src/server/http/request-logger.js";
 import { buildServer } from "../../../src/server/build-server.js";
 
 function rootWith(lines: string[], level = "info"): pino.Logger {
@@ -40,11 +41,37 @@ describe("RequestLogger", () => {
     expect(lazy.isLevelEnabled("debug")).toBe(true);
   });
 
-  it("is pino's child at once for a route with a level or serializers of its own", () => {
-    const root = rootWith([]);
-    expect(requestLogger(root, { reqId: "x" }, {})).toBeInstanceOf(RequestLogger);
-    expect(requestLogger(root, { reqId: "x" }, { level: "warn" })).not.toBeInstanceOf(RequestLogger);
-    expect(requestLogger(root, { reqId: "x" }, { serializers: {} })).not.toBeInstanceOf(RequestLogger);
+  it("is what Fastify makes of the service's logger for a request; pino's child for a route with a level of its own", async () => {
+    const lines: string[] = [];
+    const root = rootWith(lines);
+    const logger = new FastifyLogger(root);
+    expect(logger.child({ reqId: "x" }, {})).toBeInstanceOf(RequestLogger);
+    expect(logger.child({ reqId: "x" }, { level: "warn" })).toBeInstanceOf(FastifyLogger);
+    expect(logger.child({ reqId: "x" }, { serializers: {} })).toBeInstanceOf(FastifyLogger);
+
+    const app = Fastify({ loggerInstance: logger as unknown as FastifyBaseLogger, disableRequestLogging: true });
+    const seen: unknown[] = [];
+    app.get("/plain", async (request) => {
+      seen.push(request.log);
+      request.log.info("plain");
+      return {};
+    });
+    app.get("/quiet", { logLevel: "warn" }, async (request) => {
+      seen.push(request.log);
+      request.log.info("hidden");
+      request.log.warn("quiet");
+      return {};
+    });
+    await app.inject({ url: "/plain" });
+    await app.inject({ url: "/quiet" });
+    await app.close();
+    expect(app.log).toBeInstanceOf(FastifyLogger);
+    expect(seen[0]).toBeInstanceOf(RequestLogger);
+    expect(seen[1]).toBeInstanceOf(FastifyLogger);
+    expect(lines.map((l) => JSON.parse(l))).toEqual([
+      { level: 30, reqId: "req-1", msg: "plain" },
+      { level: 40, reqId: "req-2", msg: "quiet" },
+    ]);
   });
 
   it("carries the request id of a refused request's line through the service", async () => {
