@@ -9,8 +9,10 @@ const LOGGER = pathToFileURL(path.resolve(import.meta.dirname, "../../../dist/se
 /** Runs `body` in a child node that has `d`, the stdout destination; resolves with its stdout once `done` says so. */
 function child(body: string, done: (out: string) => boolean): Promise<{ out: string; code: number | null }> {
   const script = `const { stdoutDestination } = await import(${JSON.stringify(LOGGER)}); const d = stdoutDestination(); ${body}`;
-  // Killed after 10 s whatever happens: a destination that never writes fails the test, not the run.
-  const proc = spawn(process.execPath, ["--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "inherit"], timeout: 10_000 });
+  // Killed after 25 s whatever happens (within the test's 30 s): a destination that never writes
+  // fails the test, not the run. 10 s was once too short for a child on a machine running two
+  // suites at once.
+  const proc = spawn(process.execPath, ["--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "inherit"], timeout: 25_000 });
   let out = "";
   return new Promise((resolve, reject) => {
     proc.stdout.on("data", (chunk: Buffer) => {
