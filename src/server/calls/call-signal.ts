@@ -155,6 +155,8 @@ class Call implements CallSignal {
   abort(why: ToolnexusError): void {
     if (this.reason) return;
     this.reason = why;
+    // An aborted call has no deadline left to watch, disposed or not.
+    if (this.swept) SWEEP.remove(this);
     this.ac?.abort(why);
     const reject = this.rejectRun;
     this.rejectRun = undefined;

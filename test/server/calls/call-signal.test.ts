@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { ToolnexusError } from "../../../src/core/errors.js";
 import { callSignal } from "../../../src/server/calls/call-signal.js";
 
 // Fake clocks: the sweep's interval and the deadline's performance.now() move only when told.
@@ -50,6 +51,18 @@ describe("the timeout of a long call (timed by the shared sweep)", () => {
     vi.advanceTimersByTime(200);
     expect(call.signal.reason).toMatchObject({ code: "TOOL_TIMEOUT" });
     call.dispose();
+  });
+
+  it("stops watching a call once it is aborted, disposed or not", () => {
+    const timedOut = callSignal(5_000);
+    const cancelled = callSignal(60_000);
+    cancelled.abort(new ToolnexusError("CANCELLED", "cancelled"));
+    vi.advanceTimersByTime(5_100);
+    expect(timedOut.signal.reason).toMatchObject({ code: "TOOL_TIMEOUT" });
+    // Neither is disposed: the sweep finds none left and stops.
+    vi.advanceTimersByTime(100);
+    expect(vi.getTimerCount()).toBe(0);
+    expect(cancelled.signal.reason).toMatchObject({ code: "CANCELLED" });
   });
 
   it("times each of many calls by its own deadline", () => {
