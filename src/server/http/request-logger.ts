@@ -5,6 +5,48 @@ type Log = (...args: unknown[]) => void;
 type Leveled = FastifyBaseLogger & { isLevelEnabled?(level: string): boolean };
 
 /**
+ * The logging methods of a logger that writes through another: pino's, called on the logger
+ * `writer` gives (made on first use by a RequestLogger).
+ */
+abstract class WritesThrough {
+  /** The logger the lines go through. */
+  protected abstract get writer(): FastifyBaseLogger;
+
+  /** pino's `fatal`. */
+  fatal(...args: unknown[]): void {
+    (this.writer.fatal as Log)(...args);
+  }
+
+  /** pino's `error`. */
+  error(...args: unknown[]): void {
+    (this.writer.error as Log)(...args);
+  }
+
+  /** pino's `warn`. */
+  warn(...args: unknown[]): void {
+    (this.writer.warn as Log)(...args);
+  }
+
+  /** pino's `info`. */
+  info(...args: unknown[]): void {
+    (this.writer.info as Log)(...args);
+  }
+
+  /** pino's `debug`. */
+  debug(...args: unknown[]): void {
+    (this.writer.debug as Log)(...args);
+  }
+
+  /** pino's `trace`. */
+  trace(...args: unknown[]): void {
+    (this.writer.trace as Log)(...args);
+  }
+
+  /** pino's `silent`: writes nothing. */
+  silent(): void {}
+}
+
+/**
  * A request's logger that becomes pino's child logger (the request id bound) only when
  * something logs through it. Fastify makes that child on every request, and pino serializes its
  * bindings each time: ~4 k instructions of a REST call, most of which write nothing but the
@@ -12,7 +54,7 @@ type Leveled = FastifyBaseLogger & { isLevelEnabled?(level: string): boolean };
  * (bench/history/2026-12-06-execute-path.md). What goes through it is what the child would
  * have written, byte for byte.
  */
-export class RequestLogger {
+export class RequestLogger extends WritesThrough {
   #child: FastifyBaseLogger | undefined;
 
   constructor(
@@ -20,7 +62,14 @@ export class RequestLogger {
     readonly root: FastifyBaseLogger,
     /** The request's bindings (Fastify's `{ reqId }`). */
     readonly bindings: Bindings,
-  ) {}
+  ) {
+    super();
+  }
+
+  /** The request's child: lines go through it. */
+  protected get writer(): FastifyBaseLogger {
+    return this.made;
+  }
 
   /** The root logger while no child has been made: info-line.ts writes the request's line from it. */
   get unbound(): FastifyBaseLogger | undefined {
@@ -46,39 +95,6 @@ export class RequestLogger {
     return ((this.#child ?? this.root) as Leveled).isLevelEnabled?.(level) ?? true;
   }
 
-  /** pino's `fatal`, through the child. */
-  fatal(...args: unknown[]): void {
-    (this.made.fatal as Log)(...args);
-  }
-
-  /** pino's `error`, through the child. */
-  error(...args: unknown[]): void {
-    (this.made.error as Log)(...args);
-  }
-
-  /** pino's `warn`, through the child. */
-  warn(...args: unknown[]): void {
-    (this.made.warn as Log)(...args);
-  }
-
-  /** pino's `info`, through the child. */
-  info(...args: unknown[]): void {
-    (this.made.info as Log)(...args);
-  }
-
-  /** pino's `debug`, through the child. */
-  debug(...args: unknown[]): void {
-    (this.made.debug as Log)(...args);
-  }
-
-  /** pino's `trace`, through the child. */
-  trace(...args: unknown[]): void {
-    (this.made.trace as Log)(...args);
-  }
-
-  /** pino's `silent`: writes nothing. */
-  silent(): void {}
-
   /** A child of the request's child. */
   child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {
     return this.made.child(bindings, options);
@@ -94,11 +110,18 @@ export class RequestLogger {
  * Fastify check seven methods of every request's logger: ~1.8 k instructions a request
  * (bench/history/2026-12-06-execute-path.md).
  */
-export class FastifyLogger {
+export class FastifyLogger extends WritesThrough {
   constructor(
     /** The pino logger this one writes through. */
     readonly pino: FastifyBaseLogger,
-  ) {}
+  ) {
+    super();
+  }
+
+  /** pino's logger: lines go through it. */
+  protected get writer(): FastifyBaseLogger {
+    return this.pino;
+  }
 
   /** pino's level. */
   get level(): string {
@@ -121,37 +144,4 @@ export class FastifyLogger {
   isLevelEnabled(level: string): boolean {
     return (this.pino as Leveled).isLevelEnabled?.(level) ?? true;
   }
-
-  /** pino's `fatal`. */
-  fatal(...args: unknown[]): void {
-    (this.pino.fatal as Log)(...args);
-  }
-
-  /** pino's `error`. */
-  error(...args: unknown[]): void {
-    (this.pino.error as Log)(...args);
-  }
-
-  /** pino's `warn`. */
-  warn(...args: unknown[]): void {
-    (this.pino.warn as Log)(...args);
-  }
-
-  /** pino's `info`. */
-  info(...args: unknown[]): void {
-    (this.pino.info as Log)(...args);
-  }
-
-  /** pino's `debug`. */
-  debug(...args: unknown[]): void {
-    (this.pino.debug as Log)(...args);
-  }
-
-  /** pino's `trace`. */
-  trace(...args: unknown[]): void {
-    (this.pino.trace as Log)(...args);
-  }
-
-  /** pino's `silent`: writes nothing. */
-  silent(): void {}
 }
