@@ -5,7 +5,7 @@ import { abortOnDisconnect } from "./disconnect.js";
 import { strayKeysError, type CallEnvelope } from "./envelope.js";
 import { ProblemResponse as problem } from "../http/schemas/common.js";
 import { ToolParams } from "../http/schemas/catalog.js";
-import { ExecuteBody, ExecuteOkResponse } from "../http/schemas/calls.js";
+import { ExecuteBody, ExecuteOkResponse, ToolResult as ToolResultSchema } from "../http/schemas/calls.js";
 import { PromotableCall, type Promotion } from "./promotable-call.js";
 import type { CallSignal } from "./call-signal.js";
 import type { ToolResult } from "../../core/types.js";
@@ -45,7 +45,11 @@ export const executeRoute: FastifyPluginAsyncTypebox<
         // The per-tool operations keep the 202 only for MCP tools, the only ones an upstream can
         // promote (tool-openapi.ts): a native tool's typed client reads a plain ToolResult.
         response: {
-          200: ExecuteOkResponse,
+          // One schema, not one per media type (the document has both: swaggerTransform below).
+          // With a map, Fastify parsed every reply's content type and looked the serializer up
+          // by a key it made per reply: ~2 k instructions of every call
+          // (bench/history/2026-12-07-execute-path.md). The stream is written by hand.
+          200: Type.Ref(ToolResultSchema),
           202: {
             description: "Promoted: the upstream asked mid-call; the Execution waits on its inputRequests",
             headers: {
@@ -57,6 +61,12 @@ export const executeRoute: FastifyPluginAsyncTypebox<
           "4xx": problem,
           "5xx": problem,
         },
+      },
+      config: {
+        swaggerTransform: ({ schema, url }) => ({
+          schema: { ...schema, response: { ...(schema.response as object), 200: ExecuteOkResponse } },
+          url,
+        }),
       },
     },
     (request, reply) => {
