@@ -1,6 +1,6 @@
 import { pino, stdTimeFunctions, symbols } from "pino";
 import { FastifyLogger, RequestLogger } from "../http/request-logger.js";
-import { jsonString } from "./json-text.js";
+import { jsonOnce, jsonString } from "./json-text.js";
 
 // pino's exported symbols (pino.symbols); msgPrefixSym is missing from its typings.
 const sym = symbols as unknown as Record<string, symbol>;
@@ -161,7 +161,7 @@ function boundText(f: LineFormat | null, bindings: Record<string, unknown>): str
       if (f.serializers[key] || f.stringifiers[key] || !/^\w+$/.test(key) || RESERVED.has(key)) return "";
       f.bound.set(key, (quotedKey = `,"${key}":`));
     }
-    text += quotedKey + JSON.stringify(value);
+    text += quotedKey + jsonOnce(value);
   }
   return text;
 }
