@@ -110,6 +110,9 @@ export async function buildServer(opts: BuildServerOptions = {}): Promise<Toolne
   const telemetry = await startTelemetry(loaded.config, logger);
 
   const app = Fastify(fastifyOptions(server, logger, scrub)).withTypeProvider<TypeBoxTypeProvider>();
+  // Fastify is given no logger (fastify-options.ts says why): the service's is app.log, which
+  // plugins and Fastify's own lines (listening, client errors) use.
+  app.log = logger;
 
   const state = new ServiceState(loaded, await Authenticator.create(loaded.config, logger));
   const metrics = new Metrics(state);

@@ -13,6 +13,12 @@ export function sendProblem(reply: FastifyReply, request: FastifyRequest, err: T
     .send(problemBody(err, request.id, scrub));
 }
 
+/** The line of a refused request (a status of 400 or more): which request, and how it was answered. */
+export function logRejected(request: FastifyRequest, statusCode: number): void {
+  const { method, url } = request;
+  request.log.info({ method, url, statusCode }, "request rejected");
+}
+
 /** Installs the one error handler and the 404 handler (405 with `Allow` for a known path). */
 export function installErrorHandler(app: FastifyInstance, scrub: (s: string) => string, routes: RouteMethods): void {
   app.setErrorHandler((error, request, reply) => {
@@ -31,6 +37,8 @@ export function installErrorHandler(app: FastifyInstance, scrub: (s: string) => 
             headers: { allow: allow.join(", ") },
           })
         : new ToolnexusError("NOT_FOUND", `No route ${request.method} ${path}`);
+    // The routes' onResponse hook logs their refusals (request-hooks.ts); this is no route.
+    logRejected(request, err.status);
     sendProblem(reply, request, err, scrub);
   });
 }

@@ -6,12 +6,16 @@ import { lazySerializers, lazyValidators } from "./lazy-compilers.js";
 import { clientErrorHandler, frameworkErrors } from "./protocol-errors.js";
 import { strictBodyValidator } from "./validator-compiler.js";
 import { nextRequestId } from "./request-id.js";
-import { FastifyLogger } from "./request-logger.js";
 
 /**
  * The options the service's Fastify instance is built with: limits and timeouts from
  * `server:`, request ids, the schema compilers, and problem+json for what fails before any
- * route runs. `scrub` removes secret values from those problems.
+ * route runs. `scrub` removes secret values from those problems; `logger` is the service's.
+ *
+ * No logger is given: Fastify with a logger listens for every response's "finish" and "error"
+ * even on a route with no onResponse hook, ~3 k instructions of every tool call
+ * (bench/history/2026-12-07-execute-path.md). The service's logger becomes `app.log`
+ * (build-server.ts), and each request's is bound by the first onRequest hook (request-logger.ts).
  */
 export function fastifyOptions(
   server: ToolnexusConfig["server"],
@@ -19,12 +23,11 @@ export function fastifyOptions(
   scrub: (s: string) => string,
 ): FastifyHttpOptions<Server> {
   return {
-    // Its children are the requests' lazy loggers: a pino child is made when one logs.
-    loggerInstance: new FastifyLogger(logger) as unknown as FastifyBaseLogger,
     bodyLimit: server.bodyLimitBytes,
     // During shutdown a late request gets our NOT_READY problem, not Fastify's bare 503.
     return503OnClosing: false,
-    // One line per call comes from the execute route; Fastify's per-request lines would double it.
+    // One line per call comes from the execute route; Fastify's per-request lines (written through
+    // the request's logger once bound) would double it.
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: (req) => {
       const incoming = req.headers["x-request-id"];
@@ -41,7 +44,7 @@ export function fastifyOptions(
     routerOptions: { maxParamLength: 8192 },
     // Behind a load balancer, X-Forwarded-Host/Proto name the URL the client used (Operation-Location).
     trustProxy: server.trustProxy,
-    frameworkErrors: frameworkErrors(scrub),
+    frameworkErrors: frameworkErrors(scrub, logger),
     clientErrorHandler,
     // Slow clients are shed within headersTimeoutMs + 1 s: Node sweeps every connectionsCheckingInterval.
     requestTimeout: server.requestTimeoutMs,

@@ -1,10 +1,11 @@
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { ToolnexusError } from "../../core/errors.js";
 import { sendProblem } from "./error-handler.js";
 import { toProblem } from "./problem.js";
 import { nextRequestId } from "./request-id.js";
+import { bindRequestLogger } from "./request-logger.js";
 
 /**
  * Problem+json for what Fastify's router and Node's HTTP parser answer before any route runs:
@@ -13,9 +14,10 @@ import { nextRequestId } from "./request-id.js";
  * the one mapping of error-handler.ts; only the transport differs (a reply, a response, a socket).
  */
 
-/** Fastify's `frameworkErrors`: router failures that happen before a route is chosen. */
-export function frameworkErrors(scrub: (s: string) => string) {
+/** Fastify's `frameworkErrors`: router failures that happen before a route is chosen (and before any hook). */
+export function frameworkErrors(scrub: (s: string) => string, logger: FastifyBaseLogger) {
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
+    bindRequestLogger(request, reply, logger);
     reply.header("x-request-id", request.id);
     const err =
       error.code === "FST_ERR_BAD_URL"

@@ -1,5 +1,5 @@
 import { pino, stdTimeFunctions, symbols } from "pino";
-import { FastifyLogger, RequestLogger } from "../http/request-logger.js";
+import { RequestLogger } from "../http/request-logger.js";
 import { jsonOnce, jsonString } from "./json-text.js";
 
 // pino's exported symbols (pino.symbols); msgPrefixSym is missing from its typings.
@@ -50,7 +50,6 @@ export function writeInfoLine(log: unknown, fields: LineFields, msg: string): bo
   // the root's, as pino's child would have them.
   let bound = "";
   let f: LineFormat | null;
-  if (log instanceof FastifyLogger) log = log.pino; // the service's app.log: pino's line
   if (log instanceof RequestLogger) {
     const root = log.unbound;
     f = root ? formatOf(root) : null;

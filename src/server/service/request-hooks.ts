@@ -1,15 +1,19 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, onResponseHookHandler } from "fastify";
 import { authenticateRequest, type SessionCredential } from "../auth/index.js";
-import { sendProblem } from "../http/error-handler.js";
+import { logRejected, sendProblem } from "../http/error-handler.js";
 import type { HostGuard } from "../http/host-guard.js";
 import { hostlessRequestError } from "../http/protocol-errors.js";
+import { bindRequestLogger } from "../http/request-logger.js";
 import { policyOf } from "../http/route-policy.js";
 import type { ServiceState } from "./service-state.js";
 
 /**
- * The hooks every request passes: one onRequest hook sets the request id, applies the Host
- * guard and authenticates (each hook is one more step of Fastify's hook runner on every
- * request); one onResponse hook logs a refused request (and, at debug, every other one).
+ * The hooks every request passes: one onRequest hook binds the request's logger, sets the
+ * request id, applies the Host guard and authenticates (each hook is one more step of Fastify's
+ * hook runner on every request); one onResponse hook on every route but the execute route logs
+ * a refused request (and, at debug, every other one). The execute route writes its own line
+ * ("tool call", with its duration), and a route with no onResponse hook spares each response
+ * two listeners (fastify-options.ts). Call before the routes are added.
  */
 export function installRequestHooks(
   app: FastifyInstance,
@@ -18,7 +22,9 @@ export function installRequestHooks(
   scrub: (text: string) => string,
   sessions: SessionCredential,
 ): void {
+  const root = app.log;
   app.addHook("onRequest", (request, reply, done) => {
+    bindRequestLogger(request, reply, root);
     reply.header("x-request-id", request.id);
     const refused =
       hostlessRequestError(request) ??
@@ -30,22 +36,32 @@ export function installRequestHooks(
     if (refused) return sendProblem(reply, request, refused, scrub);
     authenticateRequest(state, request, done, sessions);
   });
-  const timeRequests = app.log.level === "debug" || app.log.level === "trace";
-  app.addHook("onResponse", (request, reply, done) => {
-    // Most requests log nothing here: answer those before reading the route (a new object per read).
+  const logResponse = responseLogger(root.level === "debug" || root.level === "trace");
+  app.addHook("onRoute", (route) => {
+    if (route.url === EXECUTE) return;
+    const own = route.onResponse === undefined ? [] : [route.onResponse].flat();
+    // A new array, so a HEAD route made from the GET one's options gets it once.
+    if (!own.includes(logResponse)) route.onResponse = [logResponse, ...own];
+  });
+}
+
+const EXECUTE = "/tools/:name/execute";
+
+/** The onResponse hook that logs a refused request and, when `timeRequests`, every other one. */
+function responseLogger(timeRequests: boolean): onResponseHookHandler {
+  return (request, reply, done) => {
+    // Most requests log nothing here: answer those before reading anything else.
     if (reply.statusCode < 400 && !timeRequests) return done();
-    // A REST tool call has its own line ("tool call", with its duration).
-    if (request.routeOptions.url === "/tools/:name/execute") return done();
-    const { method, url } = request;
     if (reply.statusCode >= 400) {
-      request.log.info({ method, url, statusCode: reply.statusCode }, "request rejected");
-    } else if (timeRequests) {
+      logRejected(request, reply.statusCode);
+    } else {
       // At debug every other request says how long it took (on /mcp, which method it was): what
       // an operator needs to find the one slow request behind a stalled client.
       const mcpMethod = request.headers["mcp-method"];
       const durationMs = Math.round(reply.elapsedTime * 10) / 10;
+      const { method, url } = request;
       request.log.debug({ method, url, mcpMethod, statusCode: reply.statusCode, durationMs }, "request completed");
     }
     done();
-  });
+  };
 }

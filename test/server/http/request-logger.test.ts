@@ -1,8 +1,11 @@
+import diagnostics from "node:diagnostics_channel";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
-import Fastify, { type FastifyBaseLogger } from "fastify";
-import { FastifyLogger, RequestLogger } from "../../../src/server/http/request-logger.js";
+import { RequestLogger } from "../../../src/server/http/request-logger.js";
 import { buildServer } from "../../../src/server/build-server.js";
+import { testTools } from "../../helpers/tools.js";
 
 function rootWith(lines: string[], level = "info"): pino.Logger {
   return pino({ level, timestamp: false, base: undefined }, { write: (l: string) => void lines.push(l) });
@@ -41,37 +44,62 @@ describe("RequestLogger", () => {
     expect(lazy.isLevelEnabled("debug")).toBe(true);
   });
 
-  it("is what Fastify makes of the service's logger for a request; pino's child for a route with a level of its own", async () => {
+  it("is bound to every request of the service, whose own logger is app.log", async () => {
     const lines: string[] = [];
     const root = rootWith(lines);
-    const logger = new FastifyLogger(root);
-    expect(logger.child({ reqId: "x" }, {})).toBeInstanceOf(RequestLogger);
-    expect(logger.child({ reqId: "x" }, { level: "warn" })).toBeInstanceOf(FastifyLogger);
-    expect(logger.child({ reqId: "x" }, { serializers: {} })).toBeInstanceOf(FastifyLogger);
+    const app = await buildServer({ config: {}, logger: root } as never);
+    try {
+      expect(app.log).toBe(root);
+      const seen: unknown[] = [];
+      app.addHook("onResponse", (request, _reply, done) => {
+        seen.push(request.log);
+        done();
+      });
+      const res = await app.inject({ url: "/nowhere", headers: { "x-request-id": "req-404" } });
+      expect(res.statusCode).toBe(404);
+      // The 404 handler is no route: it logs its own refusal, once.
+      const rejected = lines.map((l) => JSON.parse(l)).filter((l) => l.msg === "request rejected");
+      expect(rejected).toEqual([{ level: 30, reqId: "req-404", method: "GET", url: "/nowhere", statusCode: 404, msg: "request rejected" }]);
+      expect(seen).toHaveLength(1);
+      expect(seen[0]).toBeInstanceOf(RequestLogger);
+      expect((seen[0] as RequestLogger).bindings).toEqual({ reqId: "req-404" });
+    } finally {
+      await app.close();
+    }
+  });
 
-    const app = Fastify({ loggerInstance: logger as unknown as FastifyBaseLogger, disableRequestLogging: true });
-    const seen: unknown[] = [];
-    app.get("/plain", async (request) => {
-      seen.push(request.log);
-      request.log.info("plain");
-      return {};
-    });
-    app.get("/quiet", { logLevel: "warn" }, async (request) => {
-      seen.push(request.log);
-      request.log.info("hidden");
-      request.log.warn("quiet");
-      return {};
-    });
-    await app.inject({ url: "/plain" });
-    await app.inject({ url: "/quiet" });
-    await app.close();
-    expect(app.log).toBeInstanceOf(FastifyLogger);
-    expect(seen[0]).toBeInstanceOf(RequestLogger);
-    expect(seen[1]).toBeInstanceOf(FastifyLogger);
-    expect(lines.map((l) => JSON.parse(l))).toEqual([
-      { level: 30, reqId: "req-1", msg: "plain" },
-      { level: 40, reqId: "req-2", msg: "quiet" },
-    ]);
+  it("leaves a tool call's response without Fastify's listeners; a route with an onResponse hook has them", async () => {
+    const app = await buildServer({ config: {}, tools: testTools(), logger: rootWith([]) } as never);
+    // The listeners the service (Fastify and its routes) adds to each response.
+    const added = new Map<string, string[]>();
+    const onStart = ({ request, response }: { request: IncomingMessage; response: ServerResponse }) => {
+      const events: string[] = [];
+      added.set(request.url ?? "", events);
+      const on = response.on.bind(response);
+      response.on = ((event: string | symbol, listener: (...args: unknown[]) => void) => {
+        // Node's own (its "finish" bookkeeping) are left out: only what the service adds.
+        if (!new Error().stack?.split("\n")[2]?.includes("(node:")) events.push(String(event));
+        return on(event, listener);
+      }) as typeof response.on;
+    };
+    diagnostics.subscribe("http.server.request.start", onStart as (message: unknown) => void);
+    try {
+      await app.listen({ host: "127.0.0.1", port: 0 });
+      const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+      const call = await fetch(`${base}/tools/echo/execute`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: '{"arguments":{"text":"hi"}}',
+      });
+      expect(call.status).toBe(200);
+      expect((await fetch(`${base}/tools`)).status).toBe(200);
+      // The call's own "close" (a client that leaves cancels it), and nothing else.
+      expect(added.get("/tools/echo/execute")).toEqual(["close"]);
+      expect(added.get("/tools")).toEqual(expect.arrayContaining(["finish", "error"]));
+    } finally {
+      diagnostics.unsubscribe("http.server.request.start", onStart as (message: unknown) => void);
+      await app.close();
+    }
   });
 
   it("carries the request id of a refused request's line through the service", async () => {
