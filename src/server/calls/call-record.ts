@@ -78,17 +78,59 @@ function callLine(end: CallEnd, o: CallOptions, policy: string | undefined): Rec
 
 /** {@link callLine} as JSON object members, the bytes JSON.stringify would write, from the quoted strings kept of repeated values. */
 function callMembers(end: CallEnd, o: CallOptions, policy: string | undefined): string {
-  const { tool } = end;
-  const source = tool?.source;
-  // Only a known tool's name is kept: a name the caller made up is quoted once and dropped.
-  let text = `,"tool":${tool?.name === end.name ? jsonString(end.name) : JSON.stringify(end.name)}`;
-  if (source !== undefined) text += `,"source":${jsonString(source)}`;
-  text += `,"caller":${jsonString(o.caller.id)}`;
-  if (o.caller.kind) text += `,"auth":${jsonString(o.caller.kind)}`;
-  if (policy) text += `,"policy":${jsonString(policy)}`;
-  text += `,"transport":${jsonString(o.transport)},"outcome":${jsonString(end.outcome)},"statusCode":${end.statusCode}`;
+  let text = headMembers(end, o, policy);
   if (end.pending) text += `,"pending":true`;
   text += `,"durationMs":${jsonTenths(end.durationMs)}`;
   if (end.traceId) text += `,"traceId":${JSON.stringify(end.traceId)}`;
   return text;
+}
+
+/** The members a known tool's last line began with, and what they were made of. */
+interface KeptHead {
+  callerId: string;
+  kind: string | undefined;
+  policy: string | undefined;
+  transport: string;
+  outcome: string;
+  statusCode: number;
+  text: string;
+}
+
+// One per tool: the members up to the status code of its last line. Consecutive calls of a tool
+// mostly repeat them, and a line made of fewer, longer pieces is cheaper to join, flatten and
+// write: each piece is one more step for V8 (bench/history/2026-12-07-execute-path.md).
+const HEADS = new WeakMap<Tool, KeptHead>();
+
+/** The members from `tool` to `statusCode`, as one flat text: the last line's of the tool when they are the same. */
+function headMembers(end: CallEnd, o: CallOptions, policy: string | undefined): string {
+  const { tool } = end;
+  // Only a known tool's text is kept: a name the caller made up is quoted once and dropped.
+  if (tool?.name !== end.name) return headText(end, o, policy);
+  const { id, kind } = o.caller;
+  const kept = HEADS.get(tool);
+  if (
+    kept?.callerId === id &&
+    kept.kind === kind &&
+    kept.policy === policy &&
+    kept.transport === o.transport &&
+    kept.outcome === end.outcome &&
+    kept.statusCode === end.statusCode
+  ) {
+    return kept.text;
+  }
+  const text = headText(end, o, policy);
+  HEADS.set(tool, { callerId: id, kind, policy, transport: o.transport, outcome: end.outcome, statusCode: end.statusCode, text });
+  return text;
+}
+
+function headText(end: CallEnd, o: CallOptions, policy: string | undefined): string {
+  const { tool } = end;
+  const parts = [`,"tool":`, tool?.name === end.name ? jsonString(end.name) : JSON.stringify(end.name)];
+  if (tool?.source !== undefined) parts.push(`,"source":`, jsonString(tool.source));
+  parts.push(`,"caller":`, jsonString(o.caller.id));
+  if (o.caller.kind) parts.push(`,"auth":`, jsonString(o.caller.kind));
+  if (policy) parts.push(`,"policy":`, jsonString(policy));
+  parts.push(`,"transport":`, jsonString(o.transport), `,"outcome":`, jsonString(end.outcome), `,"statusCode":${end.statusCode}`);
+  // One flat string (join copies; `+` would keep every piece).
+  return parts.join("");
 }

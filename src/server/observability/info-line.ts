@@ -61,7 +61,7 @@ export function writeInfoLine(log: unknown, fields: LineFields, msg: string): bo
   if (!f || !plainKeys(f, fields.keys)) return false;
   // The bindings are read per line: pino's setBindings may change them.
   const chindings = ((log as PinoInternals)[chindingsSym!] as string | undefined) ?? "";
-  f.stream.write(`${f.prefix}${f.time()}${chindings}${bound}${fields.members},${f.messageKey}:${jsonString(msg)}${f.end}`);
+  f.stream.write(headOf(f, chindings) + bound + fields.members + tailOf(f, msg));
   return true;
 }
 
@@ -85,6 +85,10 @@ interface LineFormat {
   plain: WeakSet<readonly string[]>;
   /** Binding keys found plain, each with its `,"key":`. */
   bound: Map<string, string>;
+  /** The last line's level, time and bindings, as one flat text, with what it was made of. */
+  head: { time: string; chindings: string; text: string };
+  /** The last line's message and end, as one flat text. */
+  tail: { msg: string; text: string };
 }
 
 // null: a logger this module leaves to pino.
@@ -124,7 +128,29 @@ function readFormat(l: PinoInternals): LineFormat | null {
     plainBindings: PLAIN_BINDINGS.has(formatters?.bindings),
     plain: new WeakSet(),
     bound: new Map(),
+    head: { time: "", chindings: "", text: "" },
+    tail: { msg: "", text: "" },
   };
+}
+
+// A line's text is joined from few, long pieces: the same head for every line of a millisecond,
+// the same tail for every line of a message. Each piece is one more step for V8 when the
+// batched lines are flattened and written (bench/history/2026-12-07-execute-path.md).
+
+/** `{"level":30,"time":…` and the logger's bindings: the last line's when they are the same. */
+function headOf(f: LineFormat, chindings: string): string {
+  const time = f.time();
+  const { head } = f;
+  if (head.time !== time || head.chindings !== chindings || head.text === "") {
+    f.head = { time, chindings, text: [f.prefix, time, chindings].join("") };
+  }
+  return f.head.text;
+}
+
+/** `,"msg":…}` and the line's end: the last line's when the message is the same. */
+function tailOf(f: LineFormat, msg: string): string {
+  if (f.tail.msg !== msg || f.tail.text === "") f.tail = { msg, text: [",", f.messageKey, ":", jsonString(msg), f.end].join("") };
+  return f.tail.text;
 }
 
 // pino's own bindings formatters, both the identity: a root's default, and the one a child gets

@@ -58,7 +58,7 @@ const CALLS: [CallEnd, Caller, CallOptions["transport"]][] = [
 ];
 
 /** A logger of the service's configuration writing to `lines`, with a fixed time; `viaPino` leaves every line to pino. */
-function logger(lines: string[], viaPino: boolean): FastifyBaseLogger {
+function logger(lines: string[], viaPino: boolean, time = () => ',"time":1'): FastifyBaseLogger {
   const identity = {
     logMethod(this: pino.Logger, args: Parameters<pino.LogFn>, method: pino.LogFn) {
       method.apply(this, args);
@@ -66,7 +66,7 @@ function logger(lines: string[], viaPino: boolean): FastifyBaseLogger {
   };
   const root = redactingLogger(
     new SecretScrubber(["s3cret"]),
-    { timestamp: () => ',"time":1', ...(viaPino ? { hooks: identity } : {}) },
+    { timestamp: time, ...(viaPino ? { hooks: identity } : {}) },
     {
       write: (l) => void lines.push(l),
     },
@@ -88,6 +88,44 @@ describe("a call's log line", () => {
     expect(fast).toHaveLength(CALLS.length * 2);
     expect(fast).toEqual(slow);
     expect(JSON.parse(fast[1]!)).toMatchObject({ tool: "fx_ask", auth: "apiKey", policy: "team-a", pending: true, durationMs: 1234.5 });
+  });
+
+  it("keeps what a tool's lines repeat only while it is the same: caller, policy, transport, outcome, status, time", () => {
+    const echo = tool("echo");
+    const end = (outcome: CallEnd["outcome"], statusCode: number): CallEnd => ({
+      name: "echo",
+      tool: echo,
+      outcome,
+      statusCode,
+      pending: false,
+      durationMs: 2.5,
+    });
+    const a = caller("a", { kind: "apiKey", allowedBy: () => "team-a" });
+    const b = caller("b", { kind: "apiKey", allowedBy: () => "team-b" });
+    const bAsJwt = caller("b", { kind: "jwt", allowedBy: () => "team-b" });
+    const bOtherPolicy = caller("b", { kind: "jwt", allowedBy: () => "team-c" });
+    const steps: [CallEnd, Caller, CallOptions["transport"]][] = [
+      [end("ok", 200), a, "rest"],
+      [end("ok", 200), a, "rest"],
+      [end("ok", 200), b, "rest"],
+      [end("ok", 200), bAsJwt, "rest"],
+      [end("ok", 200), bOtherPolicy, "rest"],
+      [end("ok", 200), bOtherPolicy, "mcp"],
+      [end("tool_error", 200), bOtherPolicy, "mcp"],
+      [end("tool_error", 504), bOtherPolicy, "mcp"],
+      [end("ok", 200), a, "rest"],
+    ];
+    const fast: string[] = [];
+    const slow: string[] = [];
+    let ms = 0;
+    const time = () => `,"time":${Math.floor((ms - 1) / 2)}`; // a new time every other line
+    for (const [e, who, transport] of steps) {
+      ms++;
+      logCall(e, { caller: who, requestId: "r", transport, log: logger(fast, false, time) });
+      logCall(e, { caller: who, requestId: "r", transport, log: logger(slow, true, time) });
+    }
+    expect(fast).toEqual(slow);
+    expect(new Set(fast).size).toBe(steps.length - 1); // only the second line repeats the first
   });
 
   it("is not built at logLevel warn", () => {
