@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { ToolnexusError } from "../../core/errors.js";
 import { normalizeError, problemBody } from "./problem.js";
 import type { RouteMethods } from "./route-methods.js";
+import { bindRequestLogger, RequestLogger } from "./request-logger.js";
 
 /** Sends a problem+json reply; `scrub` removes secret values a source may have put in a message. */
 export function sendProblem(reply: FastifyReply, request: FastifyRequest, err: ToolnexusError, scrub: (s: string) => string): FastifyReply {
@@ -22,6 +23,8 @@ export function logRejected(request: FastifyRequest, statusCode: number): void {
 /** Installs the one error handler and the 404 handler (405 with `Allow` for a known path). */
 export function installErrorHandler(app: FastifyInstance, scrub: (s: string) => string, routes: RouteMethods): void {
   app.setErrorHandler((error, request, reply) => {
+    // A hook that runs before the service's own (tracing's) may fail before the request's logger is bound.
+    if (!(request.log instanceof RequestLogger)) bindRequestLogger(request, reply, app.log);
     const err = normalizeError(error);
     // Tool failures are logged by the execute route; here only what nothing else explains.
     if (err.code === "INTERNAL") request.log.error({ err: error }, "internal error");

@@ -15,7 +15,7 @@ import { nextRequestId } from "./request-id.js";
  * No logger is given: Fastify with a logger listens for every response's "finish" and "error"
  * even on a route with no onResponse hook, ~3 k instructions of every tool call
  * (bench/history/2026-12-07-execute-path.md). The service's logger becomes `app.log`
- * (build-server.ts), and each request's is bound by the first onRequest hook (request-logger.ts).
+ * (build-server.ts), and each request's is bound by the service's onRequest hook (request-logger.ts).
  */
 export function fastifyOptions(
   server: ToolnexusConfig["server"],

@@ -87,8 +87,9 @@ export class RequestLogger {
 
 /**
  * Gives a request and its reply their logger: the service's Fastify has no logger of its own
- * (fastify-options.ts), so Fastify gives every request a silent one. Called first thing for
- * every request (the first onRequest hook, and the router's errors that come before any hook).
+ * (fastify-options.ts), so Fastify gives every request a silent one. Called by the service's
+ * onRequest hook, and for what fails before it: the router's errors, and an error of a hook
+ * that runs before it (the error handler).
  */
 export function bindRequestLogger(request: FastifyRequest, reply: FastifyReply, root: FastifyBaseLogger): void {
   request.log = reply.log = new RequestLogger(root, { reqId: request.id }) as unknown as FastifyBaseLogger;

@@ -3,7 +3,10 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
+import Fastify from "fastify";
 import { RequestLogger } from "../../../src/server/http/request-logger.js";
+import { installErrorHandler } from "../../../src/server/http/error-handler.js";
+import { RouteMethods } from "../../../src/server/http/route-methods.js";
 import { buildServer } from "../../../src/server/build-server.js";
 import { testTools } from "../../helpers/tools.js";
 
@@ -100,6 +103,28 @@ describe("RequestLogger", () => {
       diagnostics.unsubscribe("http.server.request.start", onStart as (message: unknown) => void);
       await app.close();
     }
+  });
+
+  it("is bound by the error handler when a hook before the service's own fails", async () => {
+    const lines: string[] = [];
+    const app = Fastify({ genReqId: () => "req-early" });
+    app.log = rootWith(lines);
+    installErrorHandler(app, (s) => s, new RouteMethods(app));
+    app.addHook("onRequest", () => {
+      throw new Error("a hook's bug");
+    });
+    app.get("/x", async () => ({}));
+    const res = await app.inject({ url: "/x" });
+    await app.close();
+    expect(res.statusCode).toBe(500);
+    expect(lines.map((l) => JSON.parse(l))).toEqual([
+      expect.objectContaining({
+        level: 50,
+        reqId: "req-early",
+        msg: "internal error",
+        err: expect.objectContaining({ message: "a hook's bug" }),
+      }),
+    ]);
   });
 
   it("carries the request id of a refused request's line through the service", async () => {
