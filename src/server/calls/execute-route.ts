@@ -63,6 +63,8 @@ export const executeRoute: FastifyPluginAsyncTypebox<
         },
       },
       config: {
+        // Each call writes its "tool call" line, refused ones too (call-record.ts).
+        ownLine: true,
         swaggerTransform: ({ schema, url }) => ({
           schema: { ...schema, response: { ...(schema.response as object), 200: ExecuteOkResponse } },
           url,

@@ -27,6 +27,8 @@ declare module "fastify" {
     traced?: boolean;
     publicWhen?: (config: ToolnexusConfig) => boolean;
     session?: boolean;
+    /** The route writes its own line per request (the execute route's "tool call"): it gets no "request rejected" line. */
+    ownLine?: boolean;
   }
   interface FastifyRequest {
     /** The request's policy once {@link policyOf} resolved it (null before). */

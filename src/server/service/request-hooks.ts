@@ -10,10 +10,10 @@ import type { ServiceState } from "./service-state.js";
 /**
  * The hooks every request passes: one onRequest hook binds the request's logger, sets the
  * request id, applies the Host guard and authenticates (each hook is one more step of Fastify's
- * hook runner on every request); one onResponse hook on every route but the execute route logs
- * a refused request (and, at debug, every other one). The execute route writes its own line
- * ("tool call", with its duration), and a route with no onResponse hook spares each response
- * two listeners (fastify-options.ts). Call before the routes are added.
+ * hook runner on every request); one onResponse hook on every route but those that write their
+ * own line (`ownLine`, the execute route's "tool call") logs a refused request (and, at debug,
+ * every other one). A route with no onResponse hook spares each response two listeners
+ * (fastify-options.ts). Call before the routes are added.
  */
 export function installRequestHooks(
   app: FastifyInstance,
@@ -38,14 +38,12 @@ export function installRequestHooks(
   });
   const logResponse = responseLogger(root.level === "debug" || root.level === "trace");
   app.addHook("onRoute", (route) => {
-    if (route.url === EXECUTE) return;
+    if (route.config?.ownLine) return;
     const own = route.onResponse === undefined ? [] : [route.onResponse].flat();
     // A new array, so a HEAD route made from the GET one's options gets it once.
     if (!own.includes(logResponse)) route.onResponse = [logResponse, ...own];
   });
 }
-
-const EXECUTE = "/tools/:name/execute";
 
 /** The onResponse hook that logs a refused request and, when `timeRequests`, every other one. */
 function responseLogger(timeRequests: boolean): onResponseHookHandler {

@@ -127,6 +127,19 @@ describe("RequestLogger", () => {
     ]);
   });
 
+  it("gives a refused tool call its own line only, not a rejected request's", async () => {
+    const lines: string[] = [];
+    const app = await buildServer({ config: {}, tools: testTools(), logger: rootWith(lines) } as never);
+    try {
+      const res = await app.inject({ method: "POST", url: "/tools/nope/execute", payload: {}, headers: { "x-request-id": "req-nope" } });
+      expect(res.statusCode).toBe(404);
+      const mine = lines.map((l) => JSON.parse(l)).filter((l) => l.reqId === "req-nope");
+      expect(mine).toEqual([expect.objectContaining({ msg: "tool call", tool: "nope", outcome: "rejected", statusCode: 404 })]);
+    } finally {
+      await app.close();
+    }
+  });
+
   it("carries the request id of a refused request's line through the service", async () => {
     const lines: string[] = [];
     const app = await buildServer({
