@@ -20,6 +20,12 @@ export class RequestLogger {
     readonly root: FastifyBaseLogger,
     /** The request's bindings (`{ reqId }`). */
     readonly bindings: Bindings,
+    /**
+     * Every binding is a string of characters JSON writes as they are (`[\w.:-]`), so a line
+     * quotes it without looking: a request id is (fastify-options.ts checks an incoming one,
+     * request-id.ts makes the others of those characters).
+     */
+    readonly plain = false,
   ) {}
 
   /** The root logger while no child has been made: info-line.ts writes the request's line from it. */
@@ -92,5 +98,5 @@ export class RequestLogger {
  * that runs before it (the error handler).
  */
 export function bindRequestLogger(request: FastifyRequest, reply: FastifyReply, root: FastifyBaseLogger): void {
-  request.log = reply.log = new RequestLogger(root, { reqId: request.id }) as unknown as FastifyBaseLogger;
+  request.log = reply.log = new RequestLogger(root, { reqId: request.id }, true) as unknown as FastifyBaseLogger;
 }

@@ -53,7 +53,7 @@ export function writeInfoLine(log: unknown, fields: LineFields, msg: string): bo
   if (log instanceof RequestLogger) {
     const root = log.unbound;
     f = root ? formatOf(root) : null;
-    if (root && (bound = boundText(f, log.bindings)) !== "") log = root;
+    if (root && (bound = boundText(f, log.bindings, log.plain)) !== "") log = root;
     else f = formatOf((log = log.made));
   } else {
     f = formatOf(log);
@@ -85,8 +85,12 @@ interface LineFormat {
   plain: WeakSet<readonly string[]>;
   /** Binding keys found plain, each with its `,"key":`. */
   bound: Map<string, string>;
-  /** The last line's level, time and bindings, as one flat text, with what it was made of. */
-  head: { time: string; chindings: string; text: string };
+  /**
+   * The last line's level, time and bindings, with what it was made of: `at` is the time's
+   * millisecond for pino's default clock (numbers compare at once, where two texts of one
+   * length are compared character by character), the time's text for any other clock.
+   */
+  head: { at: number | string; chindings: string; text: string };
   /** The last line's message and end, as one flat text. */
   tail: { msg: string; text: string };
 }
@@ -128,22 +132,23 @@ function readFormat(l: PinoInternals): LineFormat | null {
     plainBindings: PLAIN_BINDINGS.has(formatters?.bindings),
     plain: new WeakSet(),
     bound: new Map(),
-    head: { time: "", chindings: "", text: "" },
+    head: { at: "", chindings: "", text: "" },
     tail: { msg: "", text: "" },
   };
 }
 
-// A line's text is joined from few, long pieces: the same head for every line of a millisecond,
-// the same tail for every line of a message. Each piece is one more step for V8 when the
-// batched lines are flattened and written (bench/history/2026-12-07-execute-path.md).
+// A line's text is joined from few pieces: the same head for every line of a millisecond, the
+// same tail for every line of a message. Each piece is one more step for V8 when the batched
+// lines are flattened and written (bench/history/2026-12-07-execute-path.md).
 
 /** `{"level":30,"time":…` and the logger's bindings: the last line's when they are the same. */
 function headOf(f: LineFormat, chindings: string): string {
   const time = f.time();
+  const at = f.time === epochTime ? lastMs : time;
   const { head } = f;
-  if (head.time !== time || head.chindings !== chindings || head.text === "") {
-    f.head = { time, chindings, text: [f.prefix, time, chindings].join("") };
-  }
+  // Three pieces, joined with `+`: an array's join cost ~1 k instructions, paid on every line
+  // of a server whose lines are each of their own millisecond.
+  if (head.at !== at || head.chindings !== chindings || head.text === "") f.head = { at, chindings, text: f.prefix + time + chindings };
   return f.head.text;
 }
 
@@ -172,9 +177,11 @@ function plainKeys(f: LineFormat, keys: readonly string[]): boolean {
 /**
  * The text pino's child would append to the root's bindings for `bindings` of plain string
  * values, or "" when pino would do anything else with them (a formatter, a serializer or a
- * redaction of one of them, a value that is not a string).
+ * redaction of one of them, a value that is not a string). `plain`: the values need no escape
+ * (a request id: checking one again cost ~1.5 k instructions of every call's line, most of it
+ * flattening the id, which the write does anyway).
  */
-function boundText(f: LineFormat | null, bindings: Record<string, unknown>): string {
+function boundText(f: LineFormat | null, bindings: Record<string, unknown>, plain: boolean): string {
   if (!f?.plainBindings) return "";
   let text = "";
   for (const key in bindings) {
@@ -186,7 +193,7 @@ function boundText(f: LineFormat | null, bindings: Record<string, unknown>): str
       if (f.serializers[key] || f.stringifiers[key] || !/^\w+$/.test(key) || RESERVED.has(key)) return "";
       f.bound.set(key, (quotedKey = `,"${key}":`));
     }
-    text += quotedKey + jsonOnce(value);
+    text += plain ? `${quotedKey}"${value}"` : quotedKey + jsonOnce(value);
   }
   return text;
 }
@@ -194,16 +201,29 @@ function boundText(f: LineFormat | null, bindings: Record<string, unknown>): str
 // Keys pino's child takes for options, never as bindings.
 const RESERVED = new Set(["level", "serializers", "formatters", "customLevels"]);
 
-// The last millisecond's `,"time":…`: writing a 13-digit number is a runtime call per line.
+// The last millisecond's `,"time":…`, made once per millisecond: several lines share one at load.
 let lastMs = -1;
 let lastTime = "";
 
-/** pino's `epochTime`, the same text, made once per millisecond. */
+/** pino's `epochTime`: the same text. */
 function epochTime(): string {
   const ms = Date.now();
   if (ms !== lastMs) {
     lastMs = ms;
-    lastTime = `,"time":${ms}`;
+    lastTime = `,"time":${msText(ms)}`;
   }
   return lastTime;
+}
+
+/**
+ * `String(ms)` for a time in milliseconds, written from two small integers: a 13-digit number
+ * is a double to V8, and a double's text a runtime call (~1 k instructions), a small integer's
+ * an inline one.
+ */
+export function msText(ms: number): string {
+  if (!Number.isSafeInteger(ms) || ms < 1e6) return String(ms);
+  const high = Math.floor(ms / 1e6);
+  // The low six digits with their zeros: 1,000,000 + low, its first digit cut. A template, not
+  // String(): the String constructor is a builtin call of its own.
+  return `${high}${`${ms - high * 1e6 + 1e6}`.slice(1)}`;
 }

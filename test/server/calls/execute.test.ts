@@ -157,6 +157,14 @@ describe("POST /tools/{name}/execute", () => {
     });
     expect(typeof lines[0]?.durationMs).toBe("number");
   });
+
+  it("replaces an incoming X-Request-Id that JSON would escape: the line quotes ids as they are", async () => {
+    const res = await execute("echo", { arguments: { text: "odd id" } }, { "x-request-id": 'odd"id\\1' });
+    const id = res.headers.get("x-request-id");
+    expect(id).toMatch(/^[\w.:-]+$/);
+    // Every line parses (the logs helper would have thrown otherwise), and this one has the new id.
+    expect(s.logs.filter((l) => l.reqId === id && l.msg === "tool call")).toHaveLength(1);
+  });
 });
 
 describe("tools that ignore their signal", () => {

@@ -2,7 +2,7 @@ import Fastify from "fastify";
 import { pino } from "pino";
 import { describe, expect, it, vi } from "vitest";
 import { redactingLogger, SecretScrubber } from "../../../src/server/observability/logger.js";
-import { writeInfoLine } from "../../../src/server/observability/info-line.js";
+import { msText, writeInfoLine } from "../../../src/server/observability/info-line.js";
 import { RequestLogger } from "../../../src/server/http/request-logger.js";
 
 /** `fields` as the members writeInfoLine takes, written by JSON.stringify. */
@@ -72,6 +72,18 @@ describe("writeInfoLine", () => {
     expect(fast.unbound).toBe(root);
   });
 
+  it("quotes a request id known to be plain as it is: the same bytes as pino's", () => {
+    const time = () => ',"time":1733450000000';
+    const [root, fastLines, slowRoot, slowLines] = pair((dest) => redactingLogger(new SecretScrubber([]), { timestamp: time }, dest));
+    const id = "0a1b2c3d-4e5f-8a6b-9c7d-1000002a.x:y_z";
+    const fast = new RequestLogger(root, { reqId: id }, true);
+    for (const line of LINES) {
+      expect(writeInfoLine(fast, members(line), "tool call")).toBe(true);
+      slowRoot.child({ reqId: id }, {}).info(line, "tool call");
+    }
+    expect(fastLines).toEqual(slowLines);
+  });
+
   it("makes no child under the logger Fastify makes of the one it is given", () => {
     const time = () => ',"time":1733450000000';
     const [root, fastLines, slowRoot, slowLines] = pair(
@@ -109,15 +121,25 @@ describe("writeInfoLine", () => {
     vi.useFakeTimers({ toFake: ["Date"] });
     try {
       const [fast, fastLines, slow, slowLines] = pair((dest) => redactingLogger(new SecretScrubber([]), {}, dest));
-      for (const ms of [1_733_450_000_000, 1_733_450_000_000, 1_733_450_000_001]) {
+      for (const ms of [1_733_450_000_000, 1_733_450_000_000, 1_733_450_000_001, 1_733_400_012_345, 1_733_400_012_345]) {
         vi.setSystemTime(ms);
         expect(writeInfoLine(fast, members(LINES[0]!), "tool call")).toBe(true);
         slow.info(LINES[0]!, "tool call");
       }
       expect(fastLines).toEqual(slowLines);
-      expect(fastLines.map((l) => JSON.parse(l).time)).toEqual([1_733_450_000_000, 1_733_450_000_000, 1_733_450_000_001]);
+      expect(fastLines.map((l) => JSON.parse(l).time)).toEqual([
+        1_733_450_000_000, 1_733_450_000_000, 1_733_450_000_001, 1_733_400_012_345, 1_733_400_012_345,
+      ]);
     } finally {
       vi.useRealTimers();
+    }
+  });
+});
+
+describe("msText", () => {
+  it("writes a time in milliseconds as String does, the low digits' zeros kept", () => {
+    for (const ms of [0, 7, 999_999, 1_000_000, 1_000_007, 1_733_450_000_000, 1_733_400_012_345, 1_733_400_000_009, -5, 1.5, 2 ** 53 + 2]) {
+      expect(msText(ms)).toBe(String(ms));
     }
   });
 });
