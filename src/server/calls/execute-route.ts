@@ -8,7 +8,6 @@ import { ToolParams } from "../http/schemas/catalog.js";
 import { ExecuteBody, ExecuteOkResponse, ToolResult as ToolResultSchema } from "../http/schemas/calls.js";
 import { PromotableCall, type Promotion } from "./promotable-call.js";
 import type { CallSignal } from "./call-signal.js";
-import type { ToolResult } from "../../core/types.js";
 import type { InputRequests } from "../../core/input/requests.js";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { streamCall, wantsEventStream, type StreamSettings } from "./stream-call.js";
@@ -79,10 +78,31 @@ export const executeRoute: FastifyPluginAsyncTypebox<
         const held = promotion && new PromotableCall(promotion, caller, name, requestId);
         return streamCall(pipeline, reply, name, body, { caller, requestId, log }, stream, held);
       }
-      return promotion ? promotableCall(pipeline, promotion, request, reply, name, body) : plainCall(pipeline, request, reply, name, body);
+      if (promotion) promotableCall(pipeline, promotion, request, reply, name, body);
+      else plainCall(pipeline, request, reply, name, body);
+      // Answered through the reply (`answer`), not a returned promise.
+      return undefined;
     },
   );
 };
+
+/**
+ * Sends a call's result or its error, as Fastify sends what a handler's promise settles with:
+ * sending it here spares every call that promise, its resolution (which looks a `then` up on
+ * the result) and Fastify's two callbacks on it (bench/history/2026-12-07-execute-path.md).
+ */
+function answer(reply: FastifyReply, outcome: unknown): void {
+  try {
+    reply.send(outcome);
+  } catch (err) {
+    reply.send(err);
+  }
+}
+
+/** Sends what a call was rejected with: an Error, so that Fastify answers it with its problem. */
+function answerError(reply: FastifyReply, error: unknown): void {
+  answer(reply, error instanceof Error ? error : new Error(String(error)));
+}
 
 /** The `server-timing` header of a call that ended before its response was sent. */
 function serverTiming(reply: FastifyReply): (ms: number) => void {
@@ -101,24 +121,23 @@ function oneDecimal(ms: number): string {
 }
 
 /** A JSON call when no execution store can take a call over: the pipeline's result as it is. */
-function plainCall(
-  pipeline: CallPipeline,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  name: string,
-  body: CallEnvelope,
-): Promise<ToolResult> {
+function plainCall(pipeline: CallPipeline, request: FastifyRequest, reply: FastifyReply, name: string, body: CallEnvelope): void {
   const { caller, id: requestId, log } = request;
   // One literal, not a spread of a shared `base`: with the spread, ~0.4 KB of every call
   // was promoted to the old generation (bench/history/2026-12-notebook.md, "The execute pipeline and its tail").
-  return pipeline.call(name, body, {
-    caller,
-    requestId,
-    log,
-    transport: "rest",
-    onStart: (call) => abortOnDisconnect(reply, call),
-    onEnd: serverTiming(reply),
-  });
+  pipeline
+    .call(name, body, {
+      caller,
+      requestId,
+      log,
+      transport: "rest",
+      onStart: (call) => abortOnDisconnect(reply, call),
+      onEnd: serverTiming(reply),
+    })
+    .then(
+      (result) => answer(reply, result),
+      (error: unknown) => answerError(reply, error),
+    );
 }
 
 /**
@@ -135,55 +154,49 @@ function promotableCall(
   reply: FastifyReply,
   name: string,
   body: CallEnvelope,
-): Promise<unknown> {
+): void {
   const { caller, id: requestId, log } = request;
-  return new Promise((resolve, reject) => {
-    let answered = false;
-    let held: PromotableCall | undefined;
-    let started: CallSignal | undefined;
-    const hold = (): PromotableCall => {
-      const h = new PromotableCall(promotion, caller, name, requestId);
-      if (started) h.bind(started);
-      void h.promoted.then(({ promoted, requests }) => {
-        if (answered) return;
-        answered = true;
-        const path = `/executions/${promoted.execution.id}`;
-        resolve(
-          reply
-            .code(202)
-            .headers({ location: path, "operation-location": `${request.protocol}://${request.host}${path}` })
-            .send({ ...promoted.execution, status: "input_required", inputRequests: requests }),
-        );
-      });
-      return h;
-    };
-    const run = pipeline.call(name, body, {
-      caller,
-      requestId,
-      log,
-      transport: "rest",
-      onStart: (call) => {
-        started = call;
-        held?.bind(call);
-        abortOnDisconnect(reply, call);
-      },
-      onInputRequest: (requests: InputRequests) => (held ??= hold()).ask(requests),
-      onEnd: serverTiming(reply),
+  let answered = false;
+  let held: PromotableCall | undefined;
+  let started: CallSignal | undefined;
+  const hold = (): PromotableCall => {
+    const h = new PromotableCall(promotion, caller, name, requestId);
+    if (started) h.bind(started);
+    void h.promoted.then(({ promoted, requests }) => {
+      if (answered) return;
+      answered = true;
+      const path = `/executions/${promoted.execution.id}`;
+      reply.code(202).headers({ location: path, "operation-location": `${request.protocol}://${request.host}${path}` });
+      answer(reply, { ...promoted.execution, status: "input_required", inputRequests: requests });
     });
-    // A promoted call's end goes to its execution (a no-op when the store did not adopt it).
-    run.then(
-      (result) => {
-        held?.end({ result });
-        if (answered) return;
-        answered = true;
-        resolve(result);
-      },
-      (error: unknown) => {
-        held?.end({ error });
-        if (answered) return;
-        answered = true;
-        reject(error);
-      },
-    );
+    return h;
+  };
+  const run = pipeline.call(name, body, {
+    caller,
+    requestId,
+    log,
+    transport: "rest",
+    onStart: (call) => {
+      started = call;
+      held?.bind(call);
+      abortOnDisconnect(reply, call);
+    },
+    onInputRequest: (requests: InputRequests) => (held ??= hold()).ask(requests),
+    onEnd: serverTiming(reply),
   });
+  // A promoted call's end goes to its execution (a no-op when the store did not adopt it).
+  run.then(
+    (result) => {
+      held?.end({ result });
+      if (answered) return;
+      answered = true;
+      answer(reply, result);
+    },
+    (error: unknown) => {
+      held?.end({ error });
+      if (answered) return;
+      answered = true;
+      answerError(reply, error);
+    },
+  );
 }
