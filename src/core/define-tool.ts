@@ -26,15 +26,26 @@ export function defineTool(def: ToolDefinition): Tool {
     source: "native",
     ...(def.taskSupport ? { taskSupport: def.taskSupport } : {}),
     ...(def.inputBeforeTask ? { inputBeforeTask: true } : {}),
-    async execute(args, ctx) {
+    execute(args, ctx) {
+      let out: ReturnType<ToolDefinition["run"]>;
       try {
-        const out = await def.run(args ?? {}, ctx ?? {});
-        return typeof out === "string" ? { output: out, isError: false } : out;
+        out = def.run(args ?? {}, ctx ?? {});
       } catch (err) {
-        return { output: err instanceof Error ? err.message : String(err), isError: true };
+        return Promise.resolve(errorResult(err));
       }
+      // A function that answers at once is not awaited: an await is a turn of the microtask
+      // queue and a promise more, on every call of the many tools that compute their answer.
+      return isThenable(out) ? Promise.resolve(out).then(toResult, errorResult) : Promise.resolve(toResult(out));
     },
   };
+}
+
+const toResult = (out: string | ToolResult): ToolResult => (typeof out === "string" ? { output: out, isError: false } : out);
+
+const errorResult = (err: unknown): ToolResult => ({ output: err instanceof Error ? err.message : String(err), isError: true });
+
+function isThenable(v: unknown): v is PromiseLike<string | ToolResult> {
+  return typeof v === "object" && v !== null && typeof (v as PromiseLike<unknown>).then === "function";
 }
 
 /** True for a value shaped like a {@link ToolDefinition}. */

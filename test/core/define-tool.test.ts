@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { defineTool } from "../../src/core/define-tool.js";
+import { defineTool, type ToolDefinition } from "../../src/core/define-tool.js";
 import { authRequired, pending, pendingOf } from "../../src/core/input/pending.js";
 import { sanitize } from "../../src/core/sanitize.js";
 
@@ -34,6 +34,33 @@ describe("defineTool", () => {
       },
     });
     await expect(t.execute({})).resolves.toEqual({ output: "bad input", isError: true });
+  });
+
+  it("answers alike whether run answers at once, through a promise or through another thenable, and turns a sync throw into isError", async () => {
+    const thenable = (v: string) => ({ then: (ok: (x: string) => void) => ok(v) });
+    const runs: ToolDefinition["run"][] = [
+      () => "a",
+      async () => "a",
+      () => thenable("a") as unknown as Promise<string>,
+      () => ({ output: "a", isError: false }),
+      async () => ({ output: "a", isError: false }),
+    ];
+    for (const run of runs)
+      await expect(defineTool({ name: "t", description: "", run }).execute({})).resolves.toEqual({ output: "a", isError: false });
+    const syncThrow = defineTool({
+      name: "t",
+      description: "",
+      run: () => {
+        throw new Error("at once");
+      },
+    });
+    const result = syncThrow.execute({});
+    expect(result).toBeInstanceOf(Promise);
+    await expect(result).resolves.toEqual({ output: "at once", isError: true });
+    await expect(defineTool({ name: "t", description: "", run: () => Promise.reject("not an Error") }).execute({})).resolves.toEqual({
+      output: "not an Error",
+      isError: true,
+    });
   });
 
   it("gives run an empty context when the caller passes none", async () => {
