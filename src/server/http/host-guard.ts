@@ -19,6 +19,8 @@ interface Policy {
   loopbackOrigins: boolean;
   /** Host headers found allowed, as sent (at most SEEN_HOSTS): a client sends the same one on every request. */
   allowedSeen: Set<string>;
+  /** The last Host header found allowed, as sent. */
+  lastAllowed?: string;
 }
 
 // Bounds the allowed Host headers remembered per config: any port of an allowed name is allowed,
@@ -42,11 +44,16 @@ export class HostGuard {
   check(config: HostGuardConfig, host: string | undefined, origin: string | undefined): ToolnexusError | undefined {
     const policy = this.policyOf(config);
     // A Host allowed before is allowed again: no lower-casing and name parsing on every request.
-    if (policy.hosts && host !== undefined && !policy.allowedSeen.has(host)) {
-      if (!hostAllowed(policy.hosts, host.toLowerCase())) {
-        return new ToolnexusError("FORBIDDEN_HOST", "This Host is not allowed here (server.allowedHosts)");
+    // The last one is compared first: a new header's text is hashed for a lookup, and most
+    // requests carry the Host of the one before.
+    if (policy.hosts && host !== undefined && host !== policy.lastAllowed) {
+      if (!policy.allowedSeen.has(host)) {
+        if (!hostAllowed(policy.hosts, host.toLowerCase())) {
+          return new ToolnexusError("FORBIDDEN_HOST", "This Host is not allowed here (server.allowedHosts)");
+        }
+        if (policy.allowedSeen.size < SEEN_HOSTS) policy.allowedSeen.add(host);
       }
-      if (policy.allowedSeen.size < SEEN_HOSTS) policy.allowedSeen.add(host);
+      policy.lastAllowed = host;
     }
     if (origin !== undefined && !originAllowed(policy, origin.toLowerCase())) {
       return new ToolnexusError("FORBIDDEN_HOST", "This Origin is not allowed here (server.allowedOrigins)");

@@ -2,6 +2,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildServer, type ToolnexusServer } from "../../../src/server/build-server.js";
 import type { ToolnexusConfigInput } from "../../../src/create-toolkit.js";
+import { HostGuard } from "../../../src/server/http/host-guard.js";
 import { rawRequest } from "../../helpers/raw-http.js";
 import { testTools } from "../../helpers/tools.js";
 
@@ -128,5 +129,23 @@ describe("the probes are exempt from the Host and Origin check", () => {
     const other = await get("/tools", `${"a".repeat(10 * 1024)}.example.com`);
     expect(other.status).toBe(403);
     expect((await get("/healthz", "10.1.2.3:8080")).status).toBe(200);
+  });
+});
+
+describe("HostGuard", () => {
+  it("lets the last allowed Host through again, and still refuses every other that is not allowed", () => {
+    const guard = new HostGuard(() => "127.0.0.1");
+    const config = {};
+    const seq: [string, boolean][] = [
+      ["localhost:1", true],
+      ["evil.example.com", false],
+      ["localhost:1", true],
+      ["localhost:1", true],
+      ["evil.example.com", false],
+      ["evil.example.com", false],
+      ["LOCALHOST:2", true],
+      ["127.0.0.1.evil.example.com", false],
+    ];
+    for (const [host, allowed] of seq) expect(guard.check(config, host, undefined)?.code).toBe(allowed ? undefined : "FORBIDDEN_HOST");
   });
 });
