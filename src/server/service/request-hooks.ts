@@ -26,13 +26,13 @@ export function installRequestHooks(
   app.addHook("onRequest", (request, reply, done) => {
     bindRequestLogger(request, reply, root);
     reply.header("x-request-id", request.id);
+    // Read once: `request.headers` is a getter.
+    const { headers } = request;
     const refused =
       hostlessRequestError(request) ??
       // The probes are exempt from the Host guard: they reveal nothing, and a kubelet or a
       // container health check sends whatever Host it has (its pod IP and port).
-      (policyOf(request).access === "probe"
-        ? undefined
-        : hostGuard.check(state.loaded.config.server, request.headers.host, request.headers.origin));
+      (policyOf(request).access === "probe" ? undefined : hostGuard.check(state.loaded.config.server, headers.host, headers.origin));
     if (refused) return sendProblem(reply, request, refused, scrub);
     authenticateRequest(state, request, done, sessions);
   });
