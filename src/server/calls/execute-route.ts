@@ -95,14 +95,17 @@ function answer(reply: FastifyReply, outcome: unknown): void {
   try {
     reply.send(outcome);
   } catch (err) {
-    reply.send(err);
+    reply.send(asError(err));
   }
 }
 
-/** Sends what a call was rejected with: an Error, so that Fastify answers it with its problem. */
+/** Sends what a call was rejected with, as its problem. */
 function answerError(reply: FastifyReply, error: unknown): void {
-  answer(reply, error instanceof Error ? error : new Error(String(error)));
+  answer(reply, asError(error));
 }
+
+// Fastify answers an Error with the error handler's problem, anything else as a payload.
+const asError = (thrown: unknown): Error => (thrown instanceof Error ? thrown : new Error(String(thrown)));
 
 /** The `server-timing` header of a call that ended before its response was sent. */
 function serverTiming(reply: FastifyReply): (ms: number) => void {
