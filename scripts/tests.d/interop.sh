@@ -24,7 +24,10 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; }
 trap cleanup EXIT
+# wait_ok: anything answers at the URL (a server that listens); wait_ready: it answers 2xx (a
+# /readyz that says ready: it answers 503 while the sources still load).
 wait_ok() { for _ in $(seq 1 150); do curl -s -o /dev/null "$1" && return 0; sleep 0.2; done; return 1; }
+wait_ready() { for _ in $(seq 1 300); do curl -sf -o /dev/null "$1" && return 0; sleep 0.2; done; return 1; }
 
 py_port=$(free_port); tn_port=$(free_port)
 "$PY" test/interop/python_server.py http "$py_port" > "$OUT/python-server.log" 2>&1 &
@@ -39,7 +42,7 @@ server: { logLevel: debug }
 YAML
 "$NODE" "$CLI" serve --config "$OUT/toolnexus.yaml" --port "$tn_port" --host 127.0.0.1 > "$OUT/serve.log" 2>&1 &
 pids+=($!)
-wait_ok "http://127.0.0.1:$tn_port/readyz" || { echo "interop: toolnexus did not start"; exit 1; }
+wait_ready "http://127.0.0.1:$tn_port/readyz" || { echo "interop: toolnexus did not become ready"; exit 1; }
 curl -s "http://127.0.0.1:$tn_port/status" | "$PY" -c 'import json, sys; [print("interop: %s %s (%s)" % (s["name"], s.get("protocolVersion"), s.get("protocolReason", s.get("error")))) for s in json.load(sys.stdin)["sources"]]'
 
 export UPSTREAMS=pyhttp,pystdio,gostdio
