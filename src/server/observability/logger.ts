@@ -52,18 +52,22 @@ const LOG_BATCH_CHARS = 4096;
 let stdout: LineBatch | undefined;
 
 /**
- * The default log destination: stdout, written asynchronously in batches; one per process, so
- * several servers in one process share one batch (and one flush timer). pino's default is a
- * synchronous write(2) per line, and with the per-call line on (logLevel info) that syscall was
- * ~9 % of the server's time in a CPU profile (bench/history/2026-12-notebook.md, "The execute
- * pipeline and its tail"). Every line is still written, in order; at most LOG_FLUSH_MS late, and
- * what is pending is written synchronously at exit.
+ * The default log destination: stdout, written in batches; one per process, so several servers
+ * in one process share one batch (and one flush timer). pino's default is a write(2) per line,
+ * and with the per-call line on (logLevel info) that syscall was ~9 % of the server's time in a
+ * CPU profile (bench/history/2026-12-notebook.md, "The execute pipeline and its tail"); a batch
+ * is one write for ~16 lines. Every line is written, in order, at most LOG_FLUSH_MS late, and
+ * what is pending is written at exit.
+ *
+ * The batches are written synchronously: an asynchronous write still in flight at exit could
+ * not be waited for, and the exit's synchronous flush wrote the lines after it first (or alone,
+ * when the process ended before the in-flight write ran).
  */
 export function stdoutDestination(): DestinationStream {
   if (!stdout) {
     // Buffer mode: SonicBoom's default string mode appends each write to one growing string
     // and takes its byte length each time, copying the whole pending text per write.
-    const sonic = pino.destination({ dest: 1, sync: false, contentMode: "buffer" });
+    const sonic = pino.destination({ dest: 1, sync: true, contentMode: "buffer" });
     // The typings know only string writes; buffer mode takes Buffers.
     const writeBuffer = sonic.write.bind(sonic) as unknown as (data: Buffer) => boolean;
     stdout = new LineBatch(writeBuffer, () => sonic.flushSync());
