@@ -1,6 +1,6 @@
 import { pino, stdTimeFunctions, symbols } from "pino";
 import { RequestLogger } from "../http/request-logger.js";
-import { jsonOnce, jsonString } from "./json-text.js";
+import { jsonString } from "./json-text.js";
 
 // pino's exported symbols (pino.symbols); msgPrefixSym is missing from its typings.
 const sym = symbols as unknown as Record<string, symbol>;
@@ -193,7 +193,7 @@ function boundText(f: LineFormat | null, bindings: Record<string, unknown>, plai
       if (f.serializers[key] || f.stringifiers[key] || !/^\w+$/.test(key) || RESERVED.has(key)) return "";
       f.bound.set(key, (quotedKey = `,"${key}":`));
     }
-    text += plain ? `${quotedKey}"${value}"` : quotedKey + jsonOnce(value);
+    text += plain ? `${quotedKey}"${value}"` : quotedKey + JSON.stringify(value);
   }
   return text;
 }

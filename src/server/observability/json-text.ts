@@ -18,19 +18,6 @@ export function jsonString(text: string): string {
   return q;
 }
 
-// Characters JSON writes as they are: request ids are made of them (an incoming id is checked
-// against the same set).
-const PLAIN = /^[\w.:-]*$/;
-
-/**
- * `JSON.stringify(text)` for a string seen once, such as a request id: a plain one is quoted
- * without the runtime's escape (JSON.stringify of a 36-character id was ~1.6 k instructions of
- * every call's line, this ~0.4 k).
- */
-export function jsonOnce(text: string): string {
-  return PLAIN.test(text) ? `"${text}"` : JSON.stringify(text);
-}
-
 /**
  * `JSON.stringify(value)` for a duration rounded to a tenth of a millisecond (as a call's line
  * has it), made of integers: a double's shortest text is a runtime call on every line, the
