@@ -26,7 +26,11 @@ export function strayKeysError(body: unknown): ToolnexusError | undefined {
   if (typeof body !== "object" || body === null || Array.isArray(body)) return undefined;
   // Most bodies hold envelope keys only: found so without the key list and its filter.
   let plain = true;
-  for (const k in body) if (!ENVELOPE_KEYS.has(k)) plain = false;
+  for (const k in body)
+    if (!ENVELOPE_KEYS.has(k)) {
+      plain = false;
+      break;
+    }
   if (plain) return undefined;
   const stray = Object.keys(body).filter((k) => !ENVELOPE_KEYS.has(k));
   if (stray.length === 0) return undefined;
