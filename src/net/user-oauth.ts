@@ -41,6 +41,12 @@ export interface UserOAuthClientOptions {
    * /oauth/client-metadata.json): its client id at a server that fetches such documents.
    */
   clientMetadataUrl?: string;
+  /**
+   * The callback of every login (server.publicUrl + /oauth/callback): what a client registered
+   * here (RFC 7591) names as its redirect URI. With it, a replica that has not started a login
+   * yet can still register its client to refresh or revoke tokens another replica's login got.
+   */
+  callbackUrl?: string;
   now?: () => number;
 }
 
@@ -59,7 +65,7 @@ const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]"]);
  * holds no token.
  */
 export class UserOAuthClient {
-  private server?: Promise<{ as: oauth.AuthorizationServer; client: oauth.Client; auth: oauth.ClientAuth; scopes: string[] }>;
+  private server?: Promise<ResolvedServer>;
 
   private readonly now: () => number;
 
@@ -97,10 +103,12 @@ export class UserOAuthClient {
    */
   async finish(callback: URLSearchParams, state: string, redirectUri: string, verifier: string, clientId?: string): Promise<LoginTokens> {
     return this.guarded("the login", async (signal) => {
-      const { as, client, auth } = await this.resolve(redirectUri);
-      // Another replica, or one restarted, may know another registered client: the code would be refused.
-      if (clientId !== undefined && clientId !== client.client_id)
-        throw failed("the login was started with another client of the authorization server; start it again");
+      const resolved = await this.resolve(redirectUri);
+      const { as } = resolved;
+      // The code is bound to the client the login started with: exchanged as that one.
+      const { client, auth } = asClient(resolved, clientId, () =>
+        failed("the login was started with another client of the authorization server; start it again"),
+      );
       const params = oauth.validateAuthResponse(as, client, callback, state);
       const res = await oauth.authorizationCodeGrantRequest(as, client, auth, params, redirectUri, verifier, {
         signal,
@@ -118,8 +126,9 @@ export class UserOAuthClient {
    */
   async refresh(refreshToken: string, from: TokenOrigin = {}): Promise<IssuedTokens> {
     return this.guarded("the refresh", async (signal) => {
-      const { as, client, auth } = await this.resolve(undefined);
-      issuedBy(as, client, from, "refreshed");
+      const resolved = await this.resolve(undefined);
+      const { as } = resolved;
+      const { client, auth } = issuedBy(resolved, from, "refreshed");
       const res = await oauth.refreshTokenGrantRequest(as, client, auth, refreshToken, {
         signal,
         additionalParameters: { resource: this.cfg.resource },
@@ -133,9 +142,10 @@ export class UserOAuthClient {
   /** Revokes `token` (issued as `from` says) where the server offers revocation (RFC 7009); false when it offers none. */
   async revoke(token: string, hint: "refresh_token" | "access_token", from: TokenOrigin = {}): Promise<boolean> {
     return this.guarded("the revocation", async (signal) => {
-      const { as, client, auth } = await this.resolve(undefined);
+      const resolved = await this.resolve(undefined);
+      const { as } = resolved;
       if (!as.revocation_endpoint) return false;
-      issuedBy(as, client, from, "revoked");
+      const { client, auth } = issuedBy(resolved, from, "revoked");
       const res = await oauth.revocationRequest(as, client, auth, token, {
         signal,
         additionalParameters: { token_type_hint: hint },
@@ -157,14 +167,15 @@ export class UserOAuthClient {
 
   /** The authorization server and the gateway's client there, found once (again after a failure). */
   private resolve(redirectUri: string | undefined) {
-    this.server ??= this.guarded("the discovery", (signal) => this.discover(signal, redirectUri)).catch((err: unknown) => {
+    const callback = redirectUri ?? this.opts.callbackUrl;
+    this.server ??= this.guarded("the discovery", (signal) => this.discover(signal, callback)).catch((err: unknown) => {
       this.server = undefined;
       throw err;
     });
     return this.server;
   }
 
-  private async discover(signal: AbortSignal, redirectUri: string | undefined) {
+  private async discover(signal: AbortSignal, redirectUri: string | undefined): Promise<ResolvedServer> {
     let issuer = this.cfg.authorizationServer;
     let scopes = this.cfg.scopes;
     if (issuer === undefined) {
@@ -176,8 +187,8 @@ export class UserOAuthClient {
       scopes ??= rs.scopes_supported ? [...rs.scopes_supported] : undefined;
     }
     const as = await discoverServer(new URL(issuer), signal);
-    const { client, auth } = await this.client(as, signal, redirectUri, scopes);
-    return { as, client, auth, scopes: scopes ?? [] };
+    const { client, auth, registered } = await this.client(as, signal, redirectUri, scopes);
+    return { as, client, auth, registered, scopes: scopes ?? [] };
   }
 
   /**
@@ -185,16 +196,22 @@ export class UserOAuthClient {
    * ID Metadata Document where the server says it fetches them; one registered now (RFC 7591)
    * for this gateway's callback.
    */
-  private async client(as: oauth.AuthorizationServer, signal: AbortSignal, redirectUri: string | undefined, scopes: string[] | undefined) {
+  private async client(
+    as: oauth.AuthorizationServer,
+    signal: AbortSignal,
+    redirectUri: string | undefined,
+    scopes: string[] | undefined,
+  ): Promise<GatewayClient & { registered: boolean }> {
     const { clientId, clientSecret } = this.cfg;
     if (clientId !== undefined) {
-      return { client: { client_id: clientId }, auth: clientSecret === undefined ? oauth.None() : oauth.ClientSecretBasic(clientSecret) };
+      const auth = clientSecret === undefined ? oauth.None() : oauth.ClientSecretBasic(clientSecret);
+      return { client: { client_id: clientId }, auth, registered: false };
     }
     // A public client whose id is the document's URL: the server fetches the document, nothing
     // is registered, and every replica (and every restart) is the same client.
     const metadataUrl = this.opts.clientMetadataUrl;
     if (as.client_id_metadata_document_supported === true && metadataUrl !== undefined && isClientIdUrl(metadataUrl))
-      return { client: { client_id: metadataUrl }, auth: oauth.None() };
+      return { client: { client_id: metadataUrl }, auth: oauth.None(), registered: false };
     if (!as.registration_endpoint) throw failed("no clientId is configured and the authorization server offers no dynamic registration");
     // "invalid_client": the caller is asked to log in again, which registers a client anew.
     if (redirectUri === undefined) throw failed("the dynamically registered client was lost; log in again", "invalid_client");
@@ -211,7 +228,7 @@ export class UserOAuthClient {
       { signal, [oauth.allowInsecureRequests]: isHttp(as.registration_endpoint) },
     );
     const client = await oauth.processDynamicClientRegistrationResponse(res);
-    return { client: { client_id: client.client_id }, auth: oauth.None() };
+    return { client: { client_id: client.client_id }, auth: oauth.None(), registered: true };
   }
 
   private async guarded<T>(what: string, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
@@ -255,11 +272,43 @@ async function discoverServer(issuer: URL, signal: AbortSignal): Promise<oauth.A
   throw last;
 }
 
-/** Refuses to send a token to another server, or as another client, than the one that issued it. */
-function issuedBy(as: oauth.AuthorizationServer, client: oauth.Client, from: TokenOrigin, what: string): void {
-  if ((from.issuer !== undefined && from.issuer !== as.issuer) || (from.clientId !== undefined && from.clientId !== client.client_id))
-    // "invalid_client": the caller is asked to log in again, with the client in force now.
-    throw failed(`the tokens were issued to another client than the one in force; they are not ${what}`, "invalid_client");
+/** A client of the authorization server, and how it authenticates at the token endpoint. */
+interface GatewayClient {
+  client: oauth.Client;
+  auth: oauth.ClientAuth;
+}
+
+/** The authorization server and the gateway's client there. */
+interface ResolvedServer extends GatewayClient {
+  as: oauth.AuthorizationServer;
+  /** The client was registered by this replica (RFC 7591): every replica has one of its own. */
+  registered: boolean;
+  scopes: string[];
+}
+
+/**
+ * The client to act as for a login or tokens of `clientId`: the one in force when it is that
+ * one (or `clientId` is unknown). Where the client in force was registered dynamically, each
+ * replica (and each restart) has registered its own public client for the same callback, so
+ * one of them may have started the login or received the tokens: act as that client, which
+ * needs no secret. `clientId` is the gateway's own record (sealed in the login's state, or
+ * kept in the vault beside the tokens), never the caller's. Otherwise `refused()`.
+ */
+function asClient(resolved: ResolvedServer, clientId: string | undefined, refused: () => Error): GatewayClient {
+  if (clientId === undefined || clientId === resolved.client.client_id) return resolved;
+  if (resolved.registered) return { client: { client_id: clientId }, auth: oauth.None() };
+  throw refused();
+}
+
+/**
+ * The client to refresh or revoke tokens as: the one that received them ({@link asClient}).
+ * Refuses to send a token to another server, or as another client, than the one that issued it.
+ */
+function issuedBy(resolved: ResolvedServer, from: TokenOrigin, what: string): GatewayClient {
+  // "invalid_client": the caller is asked to log in again, with the client in force now.
+  const refused = () => failed(`the tokens were issued to another client than the one in force; they are not ${what}`, "invalid_client");
+  if (from.issuer !== undefined && from.issuer !== resolved.as.issuer) throw refused();
+  return asClient(resolved, from.clientId, refused);
 }
 
 /**

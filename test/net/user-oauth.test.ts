@@ -346,6 +346,43 @@ describe("choosing the gateway's client", () => {
     expect((await c.refresh("rt", { issuer, clientId: doc })).accessToken).toBe("x");
   });
 
+  it("with a registered client, another replica's login and tokens go through as that replica's client", async () => {
+    const issuer = serverAt("replicas", false);
+    const asked: URLSearchParams[] = [];
+    routes.set("/replicas/token", (req, res, body) => {
+      const p = new URLSearchParams(body);
+      asked.push(p);
+      // Public clients: the id in the body, no secret anywhere.
+      if (req.headers.authorization) return json(res, 401, { error: "invalid_client" });
+      json(res, 200, { access_token: `at-for-${p.get("client_id")}`, token_type: "Bearer", refresh_token: "rt-2" });
+    });
+    routes.set("/replicas/revoke", (_q, res) => res.writeHead(200).end());
+    // This replica registered a client of its own; another one ("replica-a") started the login.
+    const here = unregistered("replicas", doc);
+    expect(await here.clientId("https://gw.example/cb")).toBe("registered-at-replicas");
+    const params = new URLSearchParams({ code: "c", state: "s" });
+    const login = await here.finish(params, "s", "https://gw.example/cb", "v".repeat(43), "replica-a");
+    expect(login).toMatchObject({ accessToken: "at-for-replica-a", clientId: "replica-a", issuer });
+    expect(asked.at(-1)?.get("client_id")).toBe("replica-a");
+    expect(asked.at(-1)?.get("code_verifier")).toBe("v".repeat(43));
+    expect((await here.refresh("rt-1", { issuer, clientId: "replica-a" })).accessToken).toBe("at-for-replica-a");
+    expect(asked.at(-1)?.get("client_id")).toBe("replica-a");
+    expect(await here.revoke("rt-2", "refresh_token", { issuer, clientId: "replica-a" })).toBe(true);
+    expect(new URLSearchParams(requestsTo("/replicas/revoke").at(-1)?.body).get("client_id")).toBe("replica-a");
+    // Tokens of another server are still never sent.
+    await failure(here.refresh("rt", { issuer: `${base}/elsewhere`, clientId: "replica-a" }));
+    expect(asked).toHaveLength(2);
+    // A replica that started no login yet registers its own client with the callback it knows,
+    // then refreshes as the client the tokens were issued to.
+    const fresh = new UserOAuthClient(
+      { mode: "user-oauth", source: "replicas", resource: `${base}/replicas-mcp`, authorizationServer: issuer, timeoutMs: 500 },
+      { clientMetadataUrl: doc, callbackUrl: "https://gw.example/cb" },
+    );
+    expect((await fresh.refresh("rt-1", { issuer, clientId: "replica-a" })).accessToken).toBe("at-for-replica-a");
+    expect(requestsTo("/replicas/register")).toHaveLength(2);
+    expect(JSON.parse(requestsTo("/replicas/register").at(-1)?.body ?? "{}")).toMatchObject({ redirect_uris: ["https://gw.example/cb"] });
+  });
+
   it("a callback is finished only as the client its login started with", async () => {
     serverAt("switch", true);
     const c = unregistered("switch", doc);

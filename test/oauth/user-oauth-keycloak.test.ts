@@ -81,10 +81,10 @@ async function login(who: Who, link?: string): Promise<string> {
 }
 
 /** What the vault in Redis holds for `who` (decrypted with the test's own stateSecret, as a replica would). */
-async function stored(who: Who): Promise<StoredCredential | undefined> {
+async function stored(who: Who, source = "up"): Promise<StoredCredential | undefined> {
   const owner = ownerId(`apiKey:${who}`);
-  const blob = await redis.hget(`toolnexus:vault:${owner}`, "up");
-  return blob === null ? undefined : new VaultCipher(STATE_SECRET).decrypt<StoredCredential>(owner, "up", blob);
+  const blob = await redis.hget(`toolnexus:vault:${owner}`, source);
+  return blob === null ? undefined : new VaultCipher(STATE_SECRET).decrypt<StoredCredential>(owner, source, blob);
 }
 
 /** Every key and value of the test's Redis database, as text. */
@@ -280,6 +280,17 @@ describe("user-oauth with Keycloak as the upstream's authorization server", () =
     expect(body.isError).toBeFalsy();
     expect(up.calls.at(-1)?.sub).toBe(subs.alice);
     expect(decodeJwt(up.calls.at(-1)?.token ?? "").azp).not.toBe(UPSTREAM_REALM.client.clientId);
+    // Replica B, which registered no client of its own yet, refreshes the token A's client got
+    // (the realm's access tokens live 15 s, refreshed 10 s before they expire) as A's client.
+    const before = await stored("alice", "dyn");
+    const wait = (before?.expiresAt ?? 0) - 10_000 - Date.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait + 500));
+    const onB = (await (await executeTool(b.url, "dyn_whoami", {}, auth("alice"))).json()) as CallBody;
+    expect(onB.output).toContain(`you are ${subs.alice}`);
+    const after = await stored("alice", "dyn");
+    expect(after?.accessToken).not.toBe(before?.accessToken);
+    expect(after?.clientId).toBe(before?.clientId);
+    expect(decodeJwt(after?.accessToken ?? "").azp).toBe(before?.clientId);
   }, 60_000);
 
   it("a JWT caller signs in on the login page with its access token; an API key cannot complete its link", async () => {

@@ -4,7 +4,7 @@ import type { Logger, ToolResult, UpstreamCredential } from "../../core/types.js
 import type { UserAuth, UserOAuthAuth, UserSecretAuth } from "../../core/upstream-auth.js";
 import { UserOAuthClient, UserOAuthError } from "../../net/user-oauth.js";
 import { ownerKey, type Caller } from "../auth/index.js";
-import { clientMetadataUrlOf } from "./client-metadata.js";
+import { callbackUrlOf, clientMetadataUrlOf } from "./client-metadata.js";
 import type { LoginRequired, UserCredentialResolver } from "../calls/upstream-credentials.js";
 import type { StoredCredential, Vault } from "./vault.js";
 
@@ -58,16 +58,17 @@ export class UserCredentials implements UserCredentialResolver {
   /**
    * The OAuth client of a user-oauth config (one per distinct config and publicUrl, kept across
    * calls): the publicUrl names the gateway's Client ID Metadata Document, its client id where
-   * the authorization server fetches such documents.
+   * the authorization server fetches such documents, and the callback a registered client names.
    */
   client(auth: UserOAuthAuth): UserOAuthClient {
     const publicUrl = this.publicUrl();
     const clientMetadataUrl = publicUrl === undefined ? undefined : clientMetadataUrlOf(publicUrl);
+    const callbackUrl = publicUrl === undefined ? undefined : callbackUrlOf(publicUrl);
     const id = `${JSON.stringify(auth)}\n${clientMetadataUrl ?? ""}`;
     let c = this.clients.get(id);
     if (!c) {
       if (this.clients.size > 1000) this.clients.clear();
-      this.clients.set(id, (c = new UserOAuthClient(auth, { now: this.now, clientMetadataUrl })));
+      this.clients.set(id, (c = new UserOAuthClient(auth, { now: this.now, clientMetadataUrl, callbackUrl })));
     }
     return c;
   }
