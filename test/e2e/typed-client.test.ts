@@ -93,6 +93,8 @@ if (read.error || !read.data) throw new Error("read failed");
 const first: Contents | undefined = read.data.contents[0];
 const got = await client.POST("/prompts/{name}/get", { params: { path: { name: "alpha_greet" } }, body: { arguments: { name: "Ada" } } });
 if (got.error || !got.data) throw new Error("prompt failed");
+// A prompt's server may ask first: the union says so, and narrowing on it is typed.
+if ("resultType" in got.data) throw new Error(\`asked first: \${Object.keys(got.data.inputRequests).join(",")}\`);
 const missing = await client.POST("/prompts/{name}/get", { params: { path: { name: "alpha_nope" } }, body: {} });
 console.log(JSON.stringify({ uri: first?.uri, text: first?.text, prompt: got.data.messages[0]?.content.text, missing: missing.response.status }));
 

@@ -35,6 +35,21 @@ export interface SurfaceContext {
   auth?: { bearer: string };
 }
 
+/** The retry of a `prompts/get` the server answered `input_required`: the caller's answers and the server's own state. */
+export interface PromptRetry {
+  inputResponses: Record<string, unknown>;
+  requestState?: string;
+  /** 2 for the first answer, +1 per further round. */
+  round: number;
+}
+
+/** What a `prompts/get` carries beside its arguments: the client capabilities the server is told, and a retry. */
+export interface PromptInput {
+  /** The input requests the caller can answer (elicitation, sampling, roots), told to a 2026 server. */
+  capabilities: Record<string, unknown>;
+  retry?: PromptRetry;
+}
+
 /** A source that serves resources, prompts and completions (an MCP server). */
 export interface SurfaceProvider {
   readonly name: string;
@@ -45,8 +60,11 @@ export interface SurfaceProvider {
   surfaceLists(): SurfaceLists;
   /** `resources/read` of the server's own URI; the result's URIs are the server's too. */
   readResource(uri: string, ctx: SurfaceContext): Promise<SurfaceItem>;
-  /** `prompts/get` of the server's own prompt name. */
-  getPrompt(name: string, args: Record<string, string> | undefined, ctx: SurfaceContext): Promise<SurfaceItem>;
+  /**
+   * `prompts/get` of the server's own prompt name. With `input`, the server may answer
+   * `input_required` (its `inputRequests` and `requestState`), returned as it is.
+   */
+  getPrompt(name: string, args: Record<string, string> | undefined, ctx: SurfaceContext, input?: PromptInput): Promise<SurfaceItem>;
   /** `completion/complete` with the server's own names in `ref`. */
   complete(params: SurfaceItem, ctx: SurfaceContext): Promise<SurfaceItem>;
   /**

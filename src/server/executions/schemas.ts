@@ -2,7 +2,7 @@ import type { Static } from "@sinclair/typebox";
 import { Type } from "../http/typebox-lite.js";
 import { Problem, ProblemResponse as problem, sseEvent, StringEnum } from "../http/schemas/common.js";
 import { ToolParams } from "../http/schemas/catalog.js";
-import { ExecuteBody, Progress, ToolResult } from "../http/schemas/calls.js";
+import { ExecuteBody, InputRequests, inputResponses, Progress, ToolResult } from "../http/schemas/calls.js";
 
 /**
  * Wire shapes of asynchronous executions, one TypeBox schema each: Fastify
@@ -14,23 +14,9 @@ const STATUSES = ["queued", "running", "input_required", "succeeded", "failed", 
 /** Where an execution is in its life; the last three are terminal. */
 const ExecutionStatus = StringEnum(STATUSES, { $id: "ExecutionStatus" });
 
-/** The questions a held call waits on, keyed by id (MCP 2026-07-28 `inputRequests`): each a bare `{ method, params }`. */
-const InputRequests = Type.Record(
-  Type.String({ maxLength: 128 }),
-  Type.Object({
-    method: StringEnum(["elicitation/create", "sampling/createMessage", "roots/list"]),
-    params: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
-  }),
-  { $id: "InputRequests", description: "Keyed by request id; answer each under the same key in `inputResponses`." },
-);
-
 /** Body of `POST /executions/{id}/input`: one bare result (ElicitResult, CreateMessageResult, ListRootsResult) per request id. */
 const InputBody = Type.Object(
-  {
-    inputResponses: Type.Record(Type.String({ maxLength: 128 }), Type.Record(Type.String(), Type.Unknown()), {
-      description: "Keyed by the ids of the execution's `inputRequests`, every one answered.",
-    }),
-  },
+  { inputResponses: inputResponses("Keyed by the ids of the execution's `inputRequests`, every one answered.") },
   { additionalProperties: false },
 );
 
@@ -86,7 +72,7 @@ const EventsHeaders = Type.Object({
 });
 
 /** Every execution schema with an $id, registered with Fastify next to the shared ones. */
-export const EXECUTION_SCHEMAS = [ExecutionStatus, InputRequests, Execution, ExecutionList];
+export const EXECUTION_SCHEMAS = [ExecutionStatus, Execution, ExecutionList];
 
 export type ExecutionT = Static<typeof Execution>;
 export type ExecutionStatusT = Static<typeof ExecutionStatus>;

@@ -5,7 +5,7 @@
  * describe; this is their one registry.
  */
 import { AdapterToolList, SkillList, ToolInfo, ToolList } from "./schemas/catalog.js";
-import { Answer, ExecuteBody, LogMessage, Progress, StreamEvent, ToolResult } from "./schemas/calls.js";
+import { Answer, ExecuteBody, InputRequests, LogMessage, Progress, StreamEvent, ToolResult } from "./schemas/calls.js";
 import { Problem } from "./schemas/common.js";
 import { ApprovedPin, PendingPin, PinStatus } from "./schemas/pins.js";
 import { Health, SourceStatus, Status } from "./schemas/service.js";
@@ -17,6 +17,7 @@ export const SHARED_SCHEMAS = [
   ToolList,
   AdapterToolList,
   Answer,
+  InputRequests,
   ExecuteBody,
   ToolResult,
   Progress,

@@ -1,4 +1,5 @@
 import { ERRORS, ToolnexusError, type ErrorCode } from "../../core/errors.js";
+import { EVERY_INPUT_CAPABILITY } from "../../core/input/pending-input.js";
 import type { SurfaceEntry } from "../../core/surface/catalog.js";
 import { uriProblem } from "../../core/surface/names.js";
 import type { SurfaceItem } from "../../core/surface/provider.js";
@@ -21,6 +22,13 @@ export interface RestRequest {
   caller: Caller;
   requestId: string;
   signal: AbortSignal;
+}
+
+/** The body of `POST /prompts/{name}/get`. */
+export interface PromptGet {
+  arguments?: Record<string, string>;
+  inputResponses?: Record<string, Record<string, unknown>>;
+  requestState?: string;
 }
 
 /** A page of a merged list. */
@@ -74,9 +82,17 @@ export class RestSurface {
     return this.answer(() => this.methods.read(r.caller, uri, r.signal, r.requestId));
   }
 
-  /** `prompts/get`: 404 PROMPT_NOT_FOUND for a prompt unknown or not the caller's. */
-  async getPrompt(r: RestRequest, name: string, args: Record<string, string> | undefined): Promise<SurfaceItem> {
-    return this.answer(() => this.methods.getPrompt(r.caller, name, args, r.signal, r.requestId));
+  /**
+   * `prompts/get`: 404 PROMPT_NOT_FOUND for a prompt unknown or not the caller's. A REST caller
+   * can answer every kind of input request: its server's questions come back as a
+   * `PromptInputRequired`, and the same request with `inputResponses` and `requestState` answers them.
+   */
+  async getPrompt(r: RestRequest, name: string, body: PromptGet): Promise<SurfaceItem> {
+    const answer =
+      body.requestState !== undefined ? { answer: { requestState: body.requestState, inputResponses: body.inputResponses ?? {} } } : {};
+    return this.answer(() =>
+      this.methods.getPrompt(r.caller, name, body.arguments, r.signal, r.requestId, { capabilities: EVERY_INPUT_CAPABILITY, ...answer }),
+    );
   }
 
   /** `completion/complete`, routed by the prompt or the template to its server. */

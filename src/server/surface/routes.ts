@@ -8,13 +8,14 @@ import { ProblemResponse as problem } from "../http/schemas/common.js";
 import { Type } from "../http/typebox-lite.js";
 import type { ServiceState } from "../service/service-state.js";
 import type { Caller } from "../auth/index.js";
-import type { RestRequest, RestSurface, SurfaceOverview } from "./rest-surface.js";
+import type { PromptGet, RestRequest, RestSurface, SurfaceOverview } from "./rest-surface.js";
 import {
   BundleQuery,
   CompleteBody,
   CompleteResult,
   PromptGetBody,
   PromptGetResult,
+  PromptInputRequired,
   PromptList,
   PromptParams,
   ResourceList,
@@ -135,7 +136,13 @@ const surfaceRoutes: FastifyPluginAsyncTypebox<{ state: ServiceState; surface: (
         params: PromptParams,
         querystring: BundleQuery,
         body: Type.Ref(PromptGetBody),
-        response: { 200: Type.Ref(PromptGetResult), ...errors },
+        response: {
+          200: {
+            description: "The prompt's messages, or the questions its server asks first (answer them by sending the request again)",
+            anyOf: [Type.Ref(PromptGetResult), Type.Ref(PromptInputRequired)],
+          },
+          ...errors,
+        },
       },
       // No body is a prompt without arguments, as a tool call without one is.
       preValidation: (request, _reply, done) => {
@@ -144,11 +151,7 @@ const surfaceRoutes: FastifyPluginAsyncTypebox<{ state: ServiceState; surface: (
       },
     },
     async (request, reply) =>
-      (await surface()).getPrompt(
-        restRequest(request, reply),
-        request.params.name,
-        request.body.arguments as Record<string, string>,
-      ) as never,
+      (await surface()).getPrompt(restRequest(request, reply), request.params.name, request.body as PromptGet) as never,
   );
 
   app.post(

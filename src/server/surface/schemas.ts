@@ -1,4 +1,5 @@
 import { BUNDLE_NAME } from "../../config/schema/constants.js";
+import { InputRequests, inputResponses } from "../http/schemas/calls.js";
 import { StringEnum } from "../http/schemas/common.js";
 import { Type } from "../http/typebox-lite.js";
 
@@ -101,9 +102,16 @@ const StringArguments = Type.Record(Type.String({ maxLength: 256 }), Type.String
   description: "Argument values, all strings.",
 });
 
-/** Body of `POST /prompts/{name}/get`. */
+/** Body of `POST /prompts/{name}/get`; a retry of a `PromptInputRequired` adds its answers and state. */
 export const PromptGetBody = Type.Object(
-  { arguments: Type.Optional(StringArguments) },
+  {
+    arguments: Type.Optional(StringArguments),
+    inputResponses: Type.Optional(inputResponses("On a retry: one answer per key of the `inputRequests` it answers.")),
+    // The gateway's seal of the upstream's own state, which may be several kB.
+    requestState: Type.Optional(
+      Type.String({ maxLength: 16_384, description: "On a retry: the `requestState` of the `PromptInputRequired`, as sent." }),
+    ),
+  },
   { $id: "PromptGetBody", additionalProperties: false, examples: [{ arguments: {} }] },
 );
 
@@ -117,6 +125,19 @@ const PromptMessage = Type.Object(
 export const PromptGetResult = Type.Object(
   { description: Type.Optional(Type.String()), messages: Type.Array(Type.Ref(PromptMessage)), _meta: Meta },
   { $id: "PromptGetResult" },
+);
+
+/** `POST /prompts/{name}/get` when the prompt's server asks first: answer by sending the same request with `inputResponses` and `requestState`. */
+export const PromptInputRequired = Type.Object(
+  {
+    resultType: Type.Literal("input_required"),
+    inputRequests: Type.Ref(InputRequests),
+    requestState: Type.String({
+      maxLength: 16_384,
+      description: "Opaque; send it back unchanged with the answers. Bound to this caller and prompt.",
+    }),
+  },
+  { $id: "PromptInputRequired" },
 );
 
 /** What a completion is for: a prompt by name, or a resource template by its URI template. */
@@ -215,6 +236,7 @@ export const SURFACE_SCHEMAS = [
   PromptGetBody,
   PromptMessage,
   PromptGetResult,
+  PromptInputRequired,
   CompletionRef,
   CompleteBody,
   CompleteResult,

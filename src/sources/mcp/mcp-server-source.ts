@@ -15,7 +15,7 @@ import { redact } from "./redact.js";
 import { withForwardedBearer } from "../../net/forward-auth.js";
 import type { McpServerSpec } from "./config/server-spec.js";
 import { filterTools } from "./tool-filter.js";
-import type { SurfaceContext, SurfaceItem, SurfaceLists, SurfaceProvider } from "../../core/surface/provider.js";
+import type { PromptInput, SurfaceContext, SurfaceItem, SurfaceLists, SurfaceProvider } from "../../core/surface/provider.js";
 import type { SurfacePrefix } from "../../core/surface/names.js";
 import { UpstreamSurface } from "./surface/upstream-surface.js";
 import { exposeResultUris, watchSurface } from "./surface/watch.js";
@@ -164,8 +164,8 @@ export class McpServerSource implements Source, SurfaceProvider {
     return this.surface.read(this.session.live().client, uri, this.forwarded(ctx));
   }
 
-  getPrompt(name: string, args: Record<string, string> | undefined, ctx: SurfaceContext): Promise<SurfaceItem> {
-    return this.surface.getPrompt(this.session.live().client, name, args, this.forwarded(ctx));
+  getPrompt(name: string, args: Record<string, string> | undefined, ctx: SurfaceContext, input?: PromptInput): Promise<SurfaceItem> {
+    return this.surface.getPrompt(this.session.live().client, name, args, this.forwarded(ctx), input);
   }
 
   complete(params: SurfaceItem, ctx: SurfaceContext): Promise<SurfaceItem> {

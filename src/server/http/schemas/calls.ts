@@ -25,6 +25,21 @@ export const Answer = Type.Object(
   { $id: "Answer" },
 );
 
+/** Questions to the caller, keyed by id (MCP 2026-07-28 `inputRequests`): each a bare `{ method, params }`. */
+export const InputRequests = Type.Record(
+  Type.String({ maxLength: 128 }),
+  Type.Object({
+    method: StringEnum(["elicitation/create", "sampling/createMessage", "roots/list"]),
+    params: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  }),
+  { $id: "InputRequests", description: "Keyed by request id; answer each under the same key in `inputResponses`." },
+);
+
+/** The answers to `InputRequests`: one bare result (ElicitResult, CreateMessageResult, ListRootsResult) per request id. */
+export function inputResponses(description: string) {
+  return Type.Record(Type.String({ maxLength: 128 }), Type.Record(Type.String(), Type.Unknown()), { description });
+}
+
 /** Body of `POST /tools/{name}/execute`. */
 export const ExecuteBody = Type.Object(
   {

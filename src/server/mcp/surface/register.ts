@@ -3,13 +3,14 @@ import type { Surface } from "../../../core/surface/catalog.js";
 import type { SurfaceItem } from "../../../core/surface/provider.js";
 import { APPS_EXTENSION } from "../../../sources/mcp/surface/upstream-surface.js";
 import type { Caller } from "../../auth/index.js";
-import { JsonRpcError } from "../results.js";
+import { clientCapabilitiesOf, JsonRpcError } from "../results.js";
 import type { SessionSubscriptions } from "./subscriptions.js";
-import type { SurfaceMethods } from "./surface-methods.js";
+import type { PromptAsk, SurfaceMethods } from "./surface-methods.js";
 
 /** Who the Server serves (session.ts's McpSession is one). */
 interface McpSession {
   caller: Caller;
+  transport?: "mcp" | "stdio";
   requestId(id: ServerContext["mcpReq"]["id"]): string;
   /** A session that lives on (stdio): its 2025 `resources/subscribe` subscriptions. */
   resources?: SessionSubscriptions;
@@ -82,13 +83,34 @@ export function registerSurface(
   server.setRequestHandler("prompts/get", { params: PROMPT_PARAMS }, (async (params: PromptParams, ctx: ServerContext) => {
     const mine = own.get(params.name);
     if (mine) return mine as never;
-    return (await methods.getPrompt(caller, params.name, params.arguments, ctx.mcpReq.signal, rid(ctx))) as never;
+    const ask = promptAsk(server, session, ctx);
+    return (await methods.getPrompt(caller, params.name, params.arguments, ctx.mcpReq.signal, rid(ctx), ask)) as never;
   }) as never);
   if (server.getCapabilities().completions)
     server.setRequestHandler(
       "completion/complete",
       async (req, ctx) => (await methods.complete(caller, req.params as SurfaceItem, ctx.mcpReq.signal, rid(ctx))) as never,
     );
+}
+
+/**
+ * Whether the caller of this `prompts/get` can be asked an upstream's questions, and its
+ * answer when this is a retry: a 2026 request (its envelope declares what it can answer), or a
+ * 2025 client on stdio that declared a capability (the SDK asks it on its connection and calls
+ * again with the state). A 2025 client over stateless HTTP cannot be: undefined.
+ */
+function promptAsk(server: Server, session: McpSession, ctx: ServerContext): PromptAsk | undefined {
+  const { mcpReq } = ctx;
+  const envelope = mcpReq.envelope as Record<string, unknown> | undefined;
+  const peer = envelope === undefined && session.transport === "stdio" ? server.getClientCapabilities() : undefined;
+  const stdioCaps = peer && (peer.elicitation || peer.sampling || peer.roots) ? (peer as Record<string, unknown>) : undefined;
+  if (envelope === undefined && !stdioCaps) return undefined;
+  const capabilities = stdioCaps ?? clientCapabilitiesOf(envelope);
+  const requestState = mcpReq.requestState();
+  return {
+    capabilities,
+    ...(typeof requestState === "string" ? { answer: { requestState, inputResponses: mcpReq.inputResponses ?? {} } } : {}),
+  };
 }
 
 function registerResources(server: Server, methods: SurfaceMethods, session: McpSession, pageSize: number, local: LocalResources): void {

@@ -6,11 +6,19 @@ import type { Surface } from "../../../core/surface/catalog.js";
 import { exposedUri, uriProblem } from "../../../core/surface/names.js";
 import type { SurfaceItem } from "../../../core/surface/provider.js";
 import { rewriteContents, rewriteMessages } from "../../../core/surface/rewrite.js";
-import type { Caller } from "../../auth/index.js";
+import type { InputDeps } from "../../../core/input/requests.js";
+import { ownerKey, type Caller } from "../../auth/index.js";
 import type { CatalogViews } from "../../catalog/view.js";
 import type { ServiceState } from "../../service/service-state.js";
 import { JsonRpcError, toJsonRpcError } from "../results.js";
+import { openPromptRetry, promptInputRequired, type PromptAnswer } from "./prompt-input.js";
 import { MAX_SUBSCRIBED_URIS, type SubscribedRoute } from "./subscriptions.js";
+
+/** A `prompts/get` from a caller that can be asked: what it can answer, and its retry's answer. */
+export interface PromptAsk {
+  capabilities: Record<string, unknown>;
+  answer?: PromptAnswer;
+}
 
 /** Whether a caller may subscribe to URIs: their routes, or why not (too many, or the first it may not see). */
 export type SubscribeCheck = { routes: SubscribedRoute[] } | { tooMany: number } | { unknown: string };
@@ -153,19 +161,31 @@ export class SurfaceMethods {
     throw new JsonRpcError(ProtocolErrorCode.InvalidParams, `Resource not found: ${check.unknown.slice(0, 200)}`, { uri: check.unknown });
   }
 
-  /** `prompts/get`: -32602 for a prompt that is unknown or not the caller's. */
+  /**
+   * `prompts/get`: -32602 for a prompt that is unknown or not the caller's. A caller that can
+   * be asked (`ask`: the input requests it can answer, and its retry's answer) gets an
+   * upstream's `input_required` relayed with a state the gateway sealed (prompt-input.ts).
+   */
   async getPrompt(
     caller: Caller,
     name: string,
     args: Record<string, string> | undefined,
     signal: AbortSignal,
     requestId: string,
+    ask?: PromptAsk,
   ): Promise<SurfaceItem> {
     const entry = this.view(caller).prompt(name);
     if (!entry) throw new SurfaceNotFound("prompt", `No prompt named "${name.slice(0, 200)}"`);
     const { owner } = entry;
+    const deps = this.inputDeps();
+    const who = ownerKey(caller);
     return this.audited(caller, "prompts/get", name, requestId, async () => {
-      const res = await owner.getPrompt(entry.upstream, args, { signal });
+      // A forged, foreign or late state, or answers that do not fit, stop here.
+      const retry = ask?.answer ? openPromptRetry(deps, name, who, ask.answer) : undefined;
+      const input = { capabilities: ask?.capabilities ?? {}, ...(retry ? { retry } : {}) };
+      const res = await owner.getPrompt(entry.upstream, args, { signal }, input);
+      const asked = promptInputRequired(deps, name, who, res, retry?.round ?? 1, ask !== undefined);
+      if (asked) return asked;
       const description = typeof res.description === "string" ? { description: res.description } : {};
       return { ...description, messages: rewriteMessages(res.messages, (u) => exposedUri(owner.surfacePrefix, u)), ...meta(res) };
     });
@@ -192,6 +212,10 @@ export class SurfaceMethods {
       const res = await entry.owner.complete({ ...params, ref: upstreamRef }, { signal });
       return { completion: res.completion };
     });
+  }
+
+  private inputDeps(): InputDeps {
+    return { sealer: this.state.sealer, inputTimeoutMs: this.state.loaded.config.server.inputTimeoutMs };
   }
 
   private async audited<T>(caller: Caller, method: string, target: string, requestId: string, run: () => Promise<T>): Promise<T> {

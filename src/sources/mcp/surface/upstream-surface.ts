@@ -1,9 +1,10 @@
 import { ProtocolError, type Client } from "@modelcontextprotocol/client";
 import { upstreamUnavailable } from "../../../core/errors.js";
-import type { SurfaceCapabilities, SurfaceContext, SurfaceItem, SurfaceLists } from "../../../core/surface/provider.js";
+import type { PromptInput, SurfaceCapabilities, SurfaceContext, SurfaceItem, SurfaceLists } from "../../../core/surface/provider.js";
 import type { Logger } from "../../../core/types.js";
 import { withForwardedBearer } from "../../../net/forward-auth.js";
 import { classifyCallError } from "../call/error.js";
+import { requestMeta } from "../call/options.js";
 
 /** The MCP Apps extension's id, as a server advertises it in its capabilities' `extensions`. */
 export const APPS_EXTENSION = "io.modelcontextprotocol/ui";
@@ -12,6 +13,9 @@ export const APPS_EXTENSION = "io.modelcontextprotocol/ui";
  * server answering with more gets an error, not a gateway holding it for every caller.
  */
 const MAX_READ_CHARS = 8 * 1024 * 1024;
+
+// A server that sheds load answers input_required with only a requestState: retried at once, this often.
+const MAX_STATE_ONLY_RETRIES = 10;
 
 const NONE: SurfaceLists = {
   resources: [],
@@ -101,12 +105,34 @@ export class UpstreamSurface {
     return res as SurfaceItem;
   }
 
-  /** `prompts/get` of the server's prompt. */
-  async getPrompt(client: Client, name: string, args: Record<string, string> | undefined, ctx: SurfaceContext): Promise<SurfaceItem> {
-    const opts = { timeout: this.timeout, ...(ctx.signal ? { signal: ctx.signal } : {}) };
-    return (await this.request("prompts/get", ctx, () =>
-      client.getPrompt({ name, ...(args ? { arguments: args } : {}) }, opts),
-    )) as SurfaceItem;
+  /**
+   * `prompts/get` of the server's prompt. An `input_required` answer is returned as it is (the
+   * catalog relays it); one that only carries a `requestState` (the server sheds load) is
+   * retried at once, at most {@link MAX_STATE_ONLY_RETRIES} times.
+   */
+  async getPrompt(
+    client: Client,
+    name: string,
+    args: Record<string, string> | undefined,
+    ctx: SurfaceContext,
+    input?: PromptInput,
+  ): Promise<SurfaceItem> {
+    const opts = { timeout: this.timeout, allowInputRequired: true, ...(ctx.signal ? { signal: ctx.signal } : {}) };
+    // A 2026 server is told what the caller can answer (nothing, without `input`); a 2025 one asks mid-call or not at all.
+    const caps = client.getProtocolEra() === "modern" ? (input?.capabilities ?? {}) : undefined;
+    const base = { name, ...(args ? { arguments: args } : {}), ...requestMeta(undefined, undefined, caps) };
+    const retry = input?.retry;
+    let params: SurfaceItem = {
+      ...base,
+      ...(retry ? { inputResponses: retry.inputResponses } : {}),
+      ...(retry?.requestState !== undefined ? { requestState: retry.requestState } : {}),
+    };
+    for (let attempt = 0; ; attempt++) {
+      const request = params;
+      const res = (await this.request("prompts/get", ctx, () => client.getPrompt(request as { name: string }, opts))) as SurfaceItem;
+      if (!shedsLoad(res) || attempt >= MAX_STATE_ONLY_RETRIES) return res;
+      params = { ...base, requestState: res.requestState };
+    }
   }
 
   /** `completion/complete` with the server's own names in `ref`. */
@@ -130,6 +156,11 @@ export class UpstreamSurface {
       throw failure.throw ?? new UpstreamRpcError(-32603, this.scrub(failure.result.output));
     }
   }
+}
+
+// An input_required that asks nothing: the server wants the same request again with its state.
+function shedsLoad(res: SurfaceItem): boolean {
+  return res.resultType === "input_required" && res.inputRequests === undefined && typeof res.requestState === "string";
 }
 
 /** What the server offers beyond tools, from the capabilities it advertised. */
