@@ -34,7 +34,7 @@ import { executeRoute } from "./calls/execute-route.js";
 import { lazyCatalog, type McpConnector } from "./mcp/lazy-catalog.js";
 import { mcpEndpoint } from "./mcp/transport/http-endpoint.js";
 import { discoveryOf } from "./mcp/discovery.js";
-import { McpEvents, type EventsRedis } from "./mcp/events.js";
+import { eventsChannel, McpEvents, type EventsRedis } from "./mcp/events.js";
 import type { connectRedis, RedisClient } from "./redis/connect-redis.js";
 import type { RedisConfig } from "../config/schema/index.js";
 import { metricsRoute } from "./observability/metrics-route.js";
@@ -229,7 +229,7 @@ function mcpEvents(
 ): McpEvents {
   return new McpEvents(
     redis && connect && redisConfig
-      ? mcpEventsRedis(redis, () => connect(redisConfig, logger, { blocking: true, name: "mcp-events" }))
+      ? mcpEventsRedis(redis, redisConfig.namespace, () => connect(redisConfig, logger, { blocking: true, name: "mcp-events" }))
       : undefined,
     (err) => logger.debug({ err: err.message }, "mcp events"),
   );
@@ -292,6 +292,6 @@ function loadSources(
 }
 
 // Publishing goes over the shared command connection; listening needs a connection of its own.
-function mcpEventsRedis(redis: RedisClient, subscriber: () => RedisClient): EventsRedis {
-  return { publish: (channel, message) => redis.publish(channel, message), subscriber };
+function mcpEventsRedis(redis: RedisClient, namespace: string | undefined, subscriber: () => RedisClient): EventsRedis {
+  return { channel: eventsChannel(namespace), publish: (channel, message) => redis.publish(channel, message), subscriber };
 }

@@ -21,7 +21,7 @@ export async function registerCredentials(
 ): Promise<void> {
   const { config } = state.loaded;
   const store: VaultStore = redis
-    ? new RedisVaultStore(redis)
+    ? new RedisVaultStore(redis, config.redis?.namespace)
     : config.vault?.file
       ? new FileVaultStore(config.vault.file)
       : new MemoryVaultStore();

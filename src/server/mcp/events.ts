@@ -1,10 +1,15 @@
 import { randomUUID } from "node:crypto";
 import type { ServerEvent, ServerEventBus } from "@modelcontextprotocol/server";
 
-const CHANNEL = "toolnexus:mcp:events";
+/** The channel of a deployment whose `redis.namespace` is `namespace`. */
+export function eventsChannel(namespace = "toolnexus"): string {
+  return `${namespace}:mcp:events`;
+}
 
 /** The Redis a bus spans replicas with: a connection for commands, and one made for subscribing. */
 export interface EventsRedis {
+  /** The deployment's channel ({@link eventsChannel}): gateways sharing one Redis do not hear each other. */
+  channel?: string;
   publish(channel: string, message: string): Promise<unknown>;
   /** A new connection in subscriber mode (made on the first listener, kept until close). */
   subscriber(): {
@@ -26,16 +31,19 @@ export class McpEvents implements ServerEventBus {
   private readonly listeners = new Set<(event: ServerEvent) => void>();
   private readonly origin = randomUUID();
   private sub?: ReturnType<EventsRedis["subscriber"]>;
+  private readonly channel: string;
 
   constructor(
     private readonly redis?: EventsRedis,
     private readonly onerror: (err: Error) => void = () => {},
-  ) {}
+  ) {
+    this.channel = redis?.channel ?? eventsChannel();
+  }
 
   /** Delivers `event` here and, with Redis, to every other replica. */
   publish(event: ServerEvent): void {
     this.deliver(event);
-    this.redis?.publish(CHANNEL, JSON.stringify({ origin: this.origin, event })).catch((err: Error) => this.onerror(err));
+    this.redis?.publish(this.channel, JSON.stringify({ origin: this.origin, event })).catch((err: Error) => this.onerror(err));
   }
 
   /** Registers a listener (one open listen router); returns its unsubscribe. */
@@ -53,7 +61,7 @@ export class McpEvents implements ServerEventBus {
   private listen(redis: EventsRedis): void {
     const sub = (this.sub = redis.subscriber());
     sub.on("message", (channel, message) => {
-      if (channel !== CHANNEL) return;
+      if (channel !== this.channel) return;
       try {
         const { origin, event } = JSON.parse(message) as { origin?: string; event?: ServerEvent };
         if (origin !== this.origin && event && typeof event.kind === "string") this.deliver(event);
@@ -61,7 +69,7 @@ export class McpEvents implements ServerEventBus {
         this.onerror(err as Error);
       }
     });
-    sub.subscribe(CHANNEL).catch((err: Error) => this.onerror(err));
+    sub.subscribe(this.channel).catch((err: Error) => this.onerror(err));
   }
 
   private deliver(event: ServerEvent): void {

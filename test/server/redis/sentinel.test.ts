@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from "vitest";
 import { defineTool } from "../../../src/core/define-tool.js";
 import { executionsOnRedis } from "../../helpers/executions-on-redis.js";
+import { sharedStateOnRedis } from "../../helpers/shared-state-on-redis.js";
 import { pollUntil, submit, type ExecutionBody } from "../../helpers/executions.js";
 import { startSentinel, type SentinelSet } from "../../helpers/redis-ha.js";
 import { startServer, type TestServer } from "../../helpers/server.js";
@@ -24,6 +25,13 @@ executionsOnRedis("executions on a Sentinel-managed primary, two servers", () =>
   sentinels: sentinel.sentinels,
   name: sentinel.name,
   namespace: "tnx-sentinel",
+}));
+
+// Rate limits, pins, the vault and change events on the primary the sentinels name.
+sharedStateOnRedis("rate limits, pins, the vault and change events on a Sentinel-managed primary", () => ({
+  sentinels: sentinel.sentinels,
+  name: sentinel.name,
+  namespace: "tnx-sentinel-shared",
 }));
 
 // How often each submission's tool ran, by the token it was given: more than once is a duplicate.
