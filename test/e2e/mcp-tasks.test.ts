@@ -5,7 +5,8 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { createTaskSessionFromClient, resultFromTaskOutcome, type TaskEnabledSession } from "@modelcontextprotocol/ext-tasks/client";
 import type { JsonValue } from "@modelcontextprotocol/ext-tasks/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startRedis, type RedisServer } from "../helpers/redis.js";
+import { startRedis } from "../helpers/redis.js";
+import { startCluster } from "../helpers/redis-ha.js";
 import { startServeProcess, type ServeProcess } from "../helpers/serve-process.js";
 import { eventually } from "../helpers/wait.js";
 
@@ -88,17 +89,41 @@ async function settled(replica: ServeProcess, key: string, taskId: string): Prom
   return last;
 }
 
-describe("/mcp tasks (io.modelcontextprotocol/tasks) backed by executions on two replicas sharing Redis", () => {
-  let redis: RedisServer;
+/** A Redis the two replicas share, and its `redis:` section. */
+interface SharedRedis {
+  yaml: string;
+  stop(): Promise<void>;
+}
+
+const TOPOLOGIES: [string, () => Promise<SharedRedis>][] = [
+  [
+    "one Redis",
+    async () => {
+      const r = await startRedis();
+      return { yaml: `redis: { url: "${r.url}" }`, stop: () => r.stop() };
+    },
+  ],
+  [
+    // Every script and MULTI of a task must keep its keys in one slot, or the Cluster refuses it (CROSSSLOT).
+    "a Redis Cluster",
+    async () => {
+      const c = await startCluster();
+      return { yaml: `redis: { cluster: ${JSON.stringify(c.nodes)}, namespace: tnx-tasks }`, stop: () => c.stop() };
+    },
+  ],
+];
+
+describe.each(TOPOLOGIES)("/mcp tasks (io.modelcontextprotocol/tasks) backed by executions on two replicas sharing %s", (_, start) => {
+  let redis: SharedRedis;
   let a: ServeProcess;
   let b: ServeProcess;
   let dir: string;
 
   beforeAll(async () => {
-    redis = await startRedis();
+    redis = await start();
     dir = await mkdtemp(path.join(os.tmpdir(), "toolnexus-tasks-"));
     const config = [
-      'redis: { url: "${REDIS_URL}" }',
+      redis.yaml,
       "auth:",
       "  apiKeys:",
       `    - { id: alice, key: ${KEYS.alice} }`,
@@ -110,8 +135,7 @@ describe("/mcp tasks (io.modelcontextprotocol/tasks) backed by executions on two
       "server: { stateSecret: a-shared-tasks-test-secret-0123456789, mcp: { taskAfterMs: 200, taskSupport: { greet: optional, asker_ask: required } } }",
     ].join("\n");
     await writeFile(path.join(dir, "toolnexus.yaml"), config);
-    const env = { ...process.env, REDIS_URL: redis.url };
-    [a, b] = await Promise.all([startServeProcess(dir, env), startServeProcess(dir, env)]);
+    [a, b] = await Promise.all([startServeProcess(dir, process.env), startServeProcess(dir, process.env)]);
   });
   afterAll(async () => {
     await Promise.all([a?.stop(), b?.stop()]);

@@ -2,6 +2,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { acceptedExecution, pollUntil, readEvents, submit, type ExecutionBody } from "../../helpers/executions.js";
+import { startCluster } from "../../helpers/redis-ha.js";
 import { startServer, type TestServer } from "../../helpers/server.js";
 
 // Database 7 of the run's redis-server: other files use other databases, so queues never mix.
@@ -15,24 +16,6 @@ const B = { authorization: `Bearer ${KEY_B}` };
 const ACCEPT = { action: "accept", content: { response: "across" } };
 
 type Waiting = ExecutionBody & { inputRequests?: Record<string, { method: string }> };
-let one: TestServer;
-let two: TestServer;
-
-beforeAll(async () => {
-  const config = {
-    redis: { url },
-    auth: {
-      apiKeys: [
-        { id: "a", key: KEY_A },
-        { id: "b", key: KEY_B },
-      ],
-    },
-    mcpServers: { asker: { command: [process.execPath, ASKING] } },
-  };
-  [one, two] = await Promise.all([startServer({ config }), startServer({ config })]);
-});
-afterAll(() => Promise.all([one?.close(), two?.close()]));
-
 function answer(base: string, id: string, inputResponses: unknown, headers = A): Promise<Response> {
   return fetch(`${base}/executions/${id}/input`, {
     method: "POST",
@@ -45,7 +28,43 @@ function keyOf(e: Waiting): string {
   return Object.keys(e.inputRequests ?? {})[0] ?? "";
 }
 
-describe("held input requests on Redis, two replicas", () => {
+const TOPOLOGIES: [string, () => Promise<{ redis: Record<string, unknown>; stop(): Promise<void> }>][] = [
+  ["one Redis", async () => ({ redis: { url }, stop: async () => {} })],
+  [
+    // The held call's keys and its input's must share one slot, or the Cluster refuses them (CROSSSLOT).
+    "a Redis Cluster",
+    async () => {
+      const cluster = await startCluster();
+      return { redis: { cluster: cluster.nodes, namespace: "tnx-held" }, stop: () => cluster.stop() };
+    },
+  ],
+];
+
+describe.each(TOPOLOGIES)("held input requests on %s, two replicas", (_, start) => {
+  let one: TestServer;
+  let two: TestServer;
+  let stop: () => Promise<void> = async () => {};
+
+  beforeAll(async () => {
+    const shared = await start();
+    stop = shared.stop;
+    const config = {
+      redis: shared.redis,
+      auth: {
+        apiKeys: [
+          { id: "a", key: KEY_A },
+          { id: "b", key: KEY_B },
+        ],
+      },
+      mcpServers: { asker: { command: [process.execPath, ASKING] } },
+    };
+    [one, two] = await Promise.all([startServer({ config }), startServer({ config })]);
+  });
+  afterAll(async () => {
+    await Promise.all([one?.close(), two?.close()]);
+    await stop();
+  });
+
   it("a call promoted on one replica is answered on the other, by its owner only, and completes with the answer upstream", async () => {
     const res = await fetch(`${one.url}/tools/asker_ask/execute`, {
       method: "POST",

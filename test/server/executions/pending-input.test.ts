@@ -2,6 +2,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { acceptedExecution, pollUntil, readEvents, submit, type ExecutionBody } from "../../helpers/executions.js";
+import { startCluster, type ClusterSet } from "../../helpers/redis-ha.js";
 import { startServer, type TestServer } from "../../helpers/server.js";
 
 const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../fixtures/plugins");
@@ -136,6 +137,15 @@ suite("a native tool's pending inside an execution (in-process store)", async ()
 // Database 11 of the run's redis-server: other files use other databases, so queues never mix.
 suite("a native tool's pending inside an execution (Redis, answered on the other replica)", async () => {
   const shared = config({ redis: { url: `${inject("redisUrl")}/11` } });
+  return Promise.all([startServer({ config: shared }), startServer({ config: shared })]);
+});
+
+// Three Cluster nodes: every key of an execution and its input must share one slot (CROSSSLOT otherwise).
+let cluster: ClusterSet | undefined;
+afterAll(() => cluster?.stop());
+suite("a native tool's pending inside an execution (Redis Cluster, answered on the other replica)", async () => {
+  cluster = await startCluster();
+  const shared = config({ redis: { cluster: cluster.nodes, namespace: "tnx-pending" } });
   return Promise.all([startServer({ config: shared }), startServer({ config: shared })]);
 });
 
