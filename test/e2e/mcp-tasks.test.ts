@@ -1,10 +1,10 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { createTaskSessionFromClient, resultFromTaskOutcome, type TaskEnabledSession } from "@modelcontextprotocol/ext-tasks/client";
+import { resultFromTaskOutcome } from "@modelcontextprotocol/ext-tasks/client";
 import type { JsonValue } from "@modelcontextprotocol/ext-tasks/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { taskDispatcher, taskSessionOn, type Reply } from "../helpers/mcp-rpc.js";
 import { startRedis } from "../helpers/redis.js";
 import { startCluster } from "../helpers/redis-ha.js";
 import { startServeProcess, type ServeProcess } from "../helpers/serve-process.js";
@@ -16,34 +16,9 @@ const TASKS = "io.modelcontextprotocol/tasks";
 const KEYS = { alice: "alice-key-0123456789abcdef", bob: "bob-key-0123456789abcdefgh" };
 const CLIENT_INFO = { name: "tasks-test", version: "1.0.0" };
 type Json = Record<string, unknown>;
-type Reply = { kind: "result"; result: Json } | { kind: "error"; error: { code: number; message: string; data?: Json } };
 
-/**
- * The raw 2026-07-28 request path the tasks client needs (the SDK Client's own codec refuses a
- * CreateTaskResult): one POST to `/mcp` per JSON-RPC request, with the standard headers.
- */
-function dispatcher(replica: ServeProcess, key: string) {
-  let id = 0;
-  return async (request: JsonValue, options?: { signal?: AbortSignal }): Promise<Reply> => {
-    const { method, params = {} } = request as { method: string; params?: { name?: unknown; taskId?: unknown } };
-    const name = params.name ?? params.taskId;
-    const res = await fetch(`${replica.url}/mcp`, {
-      method: "POST",
-      ...(options?.signal ? { signal: options.signal } : {}),
-      headers: {
-        authorization: `Bearer ${key}`,
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        "mcp-protocol-version": MODERN,
-        "mcp-method": method,
-        ...(typeof name === "string" ? { "mcp-name": name } : {}),
-      },
-      body: JSON.stringify({ jsonrpc: "2.0", id: ++id, ...(request as Json) }),
-    });
-    const body = (await res.json()) as Json;
-    return "error" in body ? { kind: "error", error: body.error as never } : { kind: "result", result: body.result as Json };
-  };
-}
+const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+const dispatcher = (replica: ServeProcess, key: string) => taskDispatcher(`${replica.url}/mcp`, bearer(key));
 
 /**
  * One JSON-RPC request of `key` to `replica`, its `_meta` declaring the tasks extension unless
@@ -58,19 +33,7 @@ function rpc(replica: ServeProcess, key: string, method: string, params: Json, t
   return dispatcher(replica, key)({ method, params: { ...params, _meta } } as JsonValue);
 }
 
-/** A v2 SDK client of `key` on `replica` with the tasks extension's session around it (@modelcontextprotocol/ext-tasks). */
-async function taskSession(replica: ServeProcess, key: string): Promise<TaskEnabledSession> {
-  const capabilities = { extensions: { [TASKS]: {} } };
-  const client = new Client(CLIENT_INFO, { versionNegotiation: { mode: { pin: MODERN } }, capabilities });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${replica.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }),
-  );
-  return createTaskSessionFromClient(client, {
-    endpointId: replica.url,
-    rawDispatch: dispatcher(replica, key) as never,
-    v2RequestFraming: { protocolVersion: MODERN, clientInfo: CLIENT_INFO, clientCapabilities: capabilities },
-  });
-}
+const taskSession = (replica: ServeProcess, key: string) => taskSessionOn(`${replica.url}/mcp`, bearer(key), CLIENT_INFO);
 
 const resultOf = (r: Reply): Json => {
   if (r.kind !== "result") throw new Error(`expected a result, got ${JSON.stringify(r.error)}`);

@@ -71,9 +71,9 @@ async function status(s: TestServer): Promise<{
   return (await (await fetch(`${s.url}/status`, { headers: ops })).json()) as never;
 }
 
-async function mcpClient(s: TestServer): Promise<Client> {
+async function mcpClient(s: TestServer, endpoint = "/mcp"): Promise<Client> {
   const client = new Client({ name: "pinning-test", version: "1.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${s.url}/mcp`), { requestInit: { headers: team } }));
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${s.url}${endpoint}`), { requestInit: { headers: team } }));
   return client;
 }
 
@@ -116,7 +116,8 @@ describe("tool-definition pinning, warn (the default)", () => {
 describe("tool-definition pinning, block", () => {
   it("withholds a tool whose schema changed from every catalog and answers 409 on every transport until an operator approves it", async () => {
     const file = path.join(await dir(), "pins.json");
-    const s = await start({ mcpServers: wx(), pinning: { mode: "block", file } });
+    const bundles = { found: { tools: ["*"], discovery: "search" } };
+    const s = await start({ mcpServers: wx(), pinning: { mode: "block", file }, bundles });
     await eventually(async () => JSON.parse(await readFile(file, "utf8").catch(() => "{}")).pins?.wx_weather);
     const pinned = JSON.parse(await readFile(file, "utf8")).pins.wx_weather.digest as string;
 
@@ -146,6 +147,13 @@ describe("tool-definition pinning, block", () => {
     await expect(client.callTool({ name: "wx_weather", arguments: { city: "Oslo" } })).rejects.toMatchObject({
       data: { code: "TOOL_DEFINITION_CHANGED" },
     });
+    // Progressive discovery neither finds it nor runs it: call_tool is refused as the direct call is.
+    const discovering = await mcpClient(s, "/bundles/found/mcp");
+    const search = await discovering.callTool({ name: "search_tools", arguments: { query: "weather", limit: 50 } });
+    expect((search.structuredContent as { tools: { name: string }[] }).tools.map((t) => t.name)).not.toContain("wx_weather");
+    await expect(
+      discovering.callTool({ name: "call_tool", arguments: { name: "wx_weather", arguments: { city: "Oslo" } } }),
+    ).rejects.toMatchObject({ data: { code: "TOOL_DEFINITION_CHANGED" } });
 
     // Approval: operators only, problem+json for a bad or unknown tool.
     const approve = (tool: string, headers: Record<string, string>) =>
@@ -166,6 +174,11 @@ describe("tool-definition pinning, block", () => {
     expect(await listed(s)).toContain("wx_weather");
     expect((await client.listTools()).tools.map((t) => t.name)).toContain("wx_weather");
     expect((await call(s, "wx_weather", { city: "Oslo" })).status).toBe(200);
+    const again = await discovering.callTool({ name: "search_tools", arguments: { query: "weather", limit: 50 } });
+    expect((again.structuredContent as { tools: { name: string }[] }).tools.map((t) => t.name)).toContain("wx_weather");
+    const ran = await discovering.callTool({ name: "call_tool", arguments: { name: "wx_weather", arguments: { city: "Oslo" } } });
+    expect(ran.isError ?? false).toBe(false);
+    await discovering.close();
     expect(JSON.parse(await readFile(file, "utf8")).pins.wx_weather).toMatchObject({ digest: approved.digest, approvedBy: "ops" });
     expect((await status(s)).pins?.pending).toEqual([]);
     await client.close();

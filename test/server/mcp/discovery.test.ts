@@ -2,9 +2,11 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { resultFromTaskOutcome } from "@modelcontextprotocol/ext-tasks/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defineTool } from "../../../src/core/define-tool.js";
 import { pending } from "../../../src/core/input/pending.js";
+import { taskSessionOn } from "../../helpers/mcp-rpc.js";
 import { startServer, type TestServer } from "../../helpers/server.js";
 import { testTools } from "../../helpers/tools.js";
 import { eventually } from "../../helpers/wait.js";
@@ -33,6 +35,16 @@ const favourite = defineTool({
   },
 });
 
+/** Reports three steps of progress, then answers. */
+const steps = defineTool({
+  name: "count_steps",
+  description: "Counts to three, reporting progress",
+  run: async (_args, ctx) => {
+    for (let i = 1; i <= 3; i++) ctx?.onProgress?.({ progress: i, total: 3 });
+    return "counted";
+  },
+});
+
 let s: TestServer;
 let dir: string;
 let audit: string;
@@ -41,7 +53,7 @@ beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), "toolnexus-discovery-"));
   audit = path.join(dir, "audit.log");
   s = await startServer({
-    tools: [...testTools(), favourite],
+    tools: [...testTools(), favourite, steps],
     config: {
       bundles: {
         found: { tools: ["*"], discovery: "search", alwaysList: ["echo", "search_tools"] },
@@ -155,6 +167,37 @@ describe("discovery: search", () => {
       expect(r.content).toEqual([{ type: "text", text: 'chose {"q1":"red"}' }]);
     } finally {
       await client.close();
+    }
+  });
+
+  it("call_tool passes the tool's progress on to the caller's progressToken", async () => {
+    const client = await connect("/bundles/found/mcp", ADMIN, "2026");
+    try {
+      const seen: { progress: number; total?: number }[] = [];
+      const r = await client.callTool(
+        { name: "call_tool", arguments: { name: "count_steps", arguments: {} } },
+        { onprogress: (p: { progress: number; total?: number }) => seen.push(p) },
+      );
+      expect(r.content).toEqual([{ type: "text", text: "counted" }]);
+      expect(seen).toEqual([
+        { progress: 1, total: 3 },
+        { progress: 2, total: 3 },
+        { progress: 3, total: 3 },
+      ]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("a v2 SDK tasks session runs call_tool of a task tool as that tool's task", async () => {
+    const session = await taskSessionOn(`${s.url}/bundles/found/mcp`, { authorization: `Bearer ${ADMIN}` });
+    try {
+      const execution = await session.callTool("call_tool", { name: "slow", arguments: { ms: 400 } });
+      expect(execution.kind).toBe("task");
+      const { outcome } = await execution.settle();
+      expect(resultFromTaskOutcome(outcome)).toMatchObject({ content: [{ type: "text", text: "done" }] });
+    } finally {
+      await session.close();
     }
   });
 
