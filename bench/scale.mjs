@@ -5,7 +5,9 @@
 // p50 at c=1, a paginated `/mcp` tools/list walked to its end (2026-07-28, 500 per page),
 // then 1,000 API keys of 1,000 distinct tool sets each listing and searching once: RSS right
 // after them (after a full GC in the server) and, once idle again, above the first idle figure.
-// Usage: npm run build && [BENCH_NODE_ARGS=…] node bench/scale.mjs [servers=10,50,100] [n=100]
+// Usage: npm run build && [BENCH_NODE_ARGS=…] [BENCH_TOOLS_PER_SERVER=100] node bench/scale.mjs [servers=10,50,100] [n=100]
+// (BENCH_TOOLS_PER_SERVER=10 with 100 servers against the default with 10: 1,000 tools either
+// way, so the difference is what 90 more servers cost.)
 import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
@@ -21,10 +23,11 @@ const CALLERS = 1000;
 const VERBS = ["create", "list", "get", "update", "delete", "search", "export", "archive", "restore", "sync"];
 const QUERIES = ["create an issue", "list pods", "delete old invoices", "search messages", "restore archived file", "sync customer"];
 const MB = 1048576;
+const TOOLS_PER_SERVER = process.env.BENCH_TOOLS_PER_SERVER ?? "100";
 // Extra flags for the server process (e.g. `--max-semi-space-size=4`), space-separated.
 const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
 
-const fixture = spawn(process.execPath, [path.join(ROOT, "test/fixtures/mcp/many-servers.mjs"), String(Math.max(...sizes)), "100"], {
+const fixture = spawn(process.execPath, [path.join(ROOT, "test/fixtures/mcp/many-servers.mjs"), String(Math.max(...sizes)), TOOLS_PER_SERVER], {
   stdio: ["ignore", "pipe", "inherit"],
 });
 const { base } = JSON.parse(await new Promise((r) => createInterface({ input: fixture.stdout }).once("line", r)));
