@@ -27,9 +27,13 @@ const TOOLS_PER_SERVER = process.env.BENCH_TOOLS_PER_SERVER ?? "100";
 // Extra flags for the server process (e.g. `--max-semi-space-size=4`), space-separated.
 const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
 
-const fixture = spawn(process.execPath, [path.join(ROOT, "test/fixtures/mcp/many-servers.mjs"), String(Math.max(...sizes)), TOOLS_PER_SERVER], {
-  stdio: ["ignore", "pipe", "inherit"],
-});
+const fixture = spawn(
+  process.execPath,
+  [path.join(ROOT, "test/fixtures/mcp/many-servers.mjs"), String(Math.max(...sizes)), TOOLS_PER_SERVER],
+  {
+    stdio: ["ignore", "pipe", "inherit"],
+  },
+);
 const { base } = JSON.parse(await new Promise((r) => createInterface({ input: fixture.stdout }).once("line", r)));
 
 const keyOf = (i) => `bench-caller-key-${String(i).padStart(6, "0")}`;
