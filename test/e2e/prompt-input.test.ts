@@ -117,6 +117,7 @@ describe("a prompt whose server asks first", () => {
       status: 400,
       body: { code: "INVALID_STATE" },
     });
+    expect(await post({ inputResponses: ANSWER })).toMatchObject({ status: 400, body: { code: "INVALID_REQUEST" } });
     expect(await post({ requestState, inputResponses: ANSWER })).toEqual({ status: 200, body: { messages: FILLED } });
   });
 

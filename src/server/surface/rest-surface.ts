@@ -88,6 +88,9 @@ export class RestSurface {
    * `PromptInputRequired`, and the same request with `inputResponses` and `requestState` answers them.
    */
   async getPrompt(r: RestRequest, name: string, body: PromptGet): Promise<SurfaceItem> {
+    // Answers without the state they answer would reach nobody: say so rather than ask again.
+    if (body.inputResponses !== undefined && body.requestState === undefined)
+      throw new ToolnexusError("INVALID_REQUEST", "inputResponses answer a PromptInputRequired: send its requestState with them");
     const answer =
       body.requestState !== undefined ? { answer: { requestState: body.requestState, inputResponses: body.inputResponses ?? {} } } : {};
     return this.answer(() =>
