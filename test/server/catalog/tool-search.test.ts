@@ -59,6 +59,11 @@ describe("GET /tools?q=", () => {
     expect(await search(q("kubern", "&limit=3"))).toEqual(expect.arrayContaining([expect.stringMatching(/^k8s_/)]));
   });
 
+  it("finds a tool by a parameter name that is in no tool's name or description", async () => {
+    expect((await search(q("granularity")))[0]).toBe("aws_cost_explorer_get_cost");
+    expect((await search(q("urgency")))[0]).toBe("pagerduty_create_incident");
+  });
+
   it("never answers a tool outside the caller's policy or bundle", async () => {
     // The admin finds Jira's and GitLab's issue tools; the GitHub-only key finds GitHub's alone.
     expect(await search(q("create an issue"))).toEqual(expect.arrayContaining(["jira_create_issue", "gitlab_create_issue"]));
