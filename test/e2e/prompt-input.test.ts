@@ -1,10 +1,14 @@
 import { Client, ProtocolError, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PROMPT_QUESTION, startBolted2026Server, type Bolted2026Server } from "../fixtures/mcp/bolted-2026-server.js";
 import { CLI } from "../helpers/serve-process.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 import { tempDir } from "../helpers/temp-dir.js";
+import { eventually } from "../helpers/wait.js";
 
 const KEY_A = "k-prompt-a-1234567890";
 const KEY_B = "k-prompt-b-1234567890";
@@ -21,11 +25,17 @@ type Json = Record<string, unknown>;
 describe("a prompt whose server asks first", () => {
   let srv: TestServer;
   let upstream: Bolted2026Server;
+  let audit: string;
+  let dir: string;
 
   beforeAll(async () => {
     upstream = await startBolted2026Server();
+    // Its own directory: tempDir's are removed after each test.
+    dir = await mkdtemp(path.join(os.tmpdir(), "toolnexus-prompt-input-"));
+    audit = path.join(dir, "audit.log");
     srv = await startServer({
       config: {
+        audit: { sink: "file", path: audit },
         mcpServers: { bolted: { url: upstream.url, prefix: false } },
         auth: {
           apiKeys: [
@@ -39,6 +49,7 @@ describe("a prompt whose server asks first", () => {
   afterAll(async () => {
     await srv?.close();
     await upstream?.close();
+    if (dir) await rm(dir, { recursive: true, force: true });
   });
 
   async function connect(key: string, era: "modern" | "legacy", elicit = true): Promise<Client> {
@@ -83,10 +94,17 @@ describe("a prompt whose server asks first", () => {
       const altered = await retry(a, `${state.slice(0, -2)}xx`, ANSWER);
       const foreign = await retry(b, state, ANSWER);
       const unfit = await retry(a, state, { topic: { action: "accept", content: { topic: 5 } } });
-      for (const err of [altered, foreign, unfit]) expect(err).toBeInstanceOf(ProtocolError);
+      // Nor does it answer another prompt of the same server, or a tool call.
+      const otherPrompt = await a
+        .getPrompt({ name: "ask_first_too", requestState: state, inputResponses: ANSWER } as never)
+        .catch((e: unknown) => e);
+      const toolCall = await a
+        .callTool({ name: "shapes", arguments: {}, requestState: state, inputResponses: ANSWER } as never)
+        .catch((e: unknown) => e);
+      for (const err of [altered, foreign, unfit, otherPrompt, toolCall]) expect(err).toBeInstanceOf(ProtocolError);
       expect((altered as ProtocolError).data).toMatchObject({ code: "INVALID_STATE" });
-      // Another caller is told exactly what a forged state is told.
-      expect((foreign as ProtocolError).message).toBe((altered as ProtocolError).message);
+      // Another caller, prompt or tool is told exactly what a forged state is told.
+      for (const err of [foreign, otherPrompt, toolCall]) expect((err as ProtocolError).message).toBe((altered as ProtocolError).message);
       expect((unfit as ProtocolError).data).toMatchObject({ code: "INVALID_INPUT_RESPONSES" });
       expect(upstream.promptGets.length).toBe(before);
       const got = (await retry(a, state, ANSWER)) as Json;
@@ -119,6 +137,18 @@ describe("a prompt whose server asks first", () => {
     });
     expect(await post({ inputResponses: ANSWER })).toMatchObject({ status: 400, body: { code: "INVALID_REQUEST" } });
     expect(await post({ requestState, inputResponses: ANSWER })).toEqual({ status: 200, body: { messages: FILLED } });
+    // The audit trail tells the question from the prompt got.
+    const lines = async () =>
+      (await readFile(audit, "utf8").catch(() => ""))
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Json)
+        .filter((l) => l.transport === "rest" && l.tool === "prompts/get ask_first");
+    await eventually(async () => ((await lines()).length >= 2 ? true : undefined), { timeoutMs: 5000, everyMs: 50 });
+    const rest = await lines();
+    expect(rest[0]).toMatchObject({ outcome: "ok", pending: true });
+    expect(rest.at(-1)).toMatchObject({ outcome: "ok" });
+    expect(rest.at(-1)).not.toHaveProperty("pending");
   });
 
   it("a 2025 client on stdio is asked on its connection and gets the prompt filled in", async () => {
@@ -142,6 +172,18 @@ describe("a prompt whose server asks first", () => {
       await client.close();
     }
   }, 60_000);
+
+  it("a 2026 client that declared no elicitation is not handed the question: a clear error", async () => {
+    const client = await connect(KEY_A, "modern", false);
+    try {
+      const err = await client.getPrompt({ name: "ask_first" }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ProtocolError);
+      expect((err as ProtocolError).message).toContain("client did not declare it can answer");
+      expect((err as ProtocolError).data).toMatchObject({ code: "UPSTREAM_ERROR" });
+    } finally {
+      await client.close();
+    }
+  });
 
   it("a 2025 client over HTTP, which cannot be asked, gets a clear error", async () => {
     const client = await connect(KEY_A, "legacy");

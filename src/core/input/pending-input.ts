@@ -7,6 +7,26 @@ const KEY = "input";
 /** The input capabilities of a caller that can answer every input request (a REST execution's owner). */
 export const EVERY_INPUT_CAPABILITY: Record<string, unknown> = { elicitation: { form: {}, url: {} }, sampling: {}, roots: {} };
 
+// The client capability each input request needs.
+const CAPABILITY_OF: Record<string, string> = {
+  "elicitation/create": "elicitation",
+  "sampling/createMessage": "sampling",
+  "roots/list": "roots",
+};
+
+/**
+ * The input capabilities among a client's declared ones (elicitation, sampling, roots), as it
+ * declared them: what an upstream is told the caller can answer, and nothing else it declared.
+ */
+export function inputCapabilitiesOf(declared: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.keys(EVERY_INPUT_CAPABILITY).flatMap((k) => (declared[k] === undefined ? [] : [[k, declared[k]]])));
+}
+
+/** True when a client with `caps` declared the capability every one of `requests` needs. */
+export function canAnswer(requests: InputRequests, caps: Record<string, unknown>): boolean {
+  return Object.values(requests).every((r) => caps[CAPABILITY_OF[r.method] ?? ""] !== undefined);
+}
+
 /**
  * The input requests that ask a pending's question, or undefined when a caller with `caps`
  * (its declared client capabilities) cannot be asked it. A pending that carries

@@ -110,13 +110,19 @@ function escape(key: string): string {
   return key.replace(/~/g, "~0").replace(/\//g, "~1");
 }
 
-/** The `requestedSchema` of each form elicitation of `requests`, by request id (sealed with them); undefined when none has one. */
-export function formsOf(requests: InputRequests): Record<string, unknown> | undefined {
+// The `requestedSchema` of each form elicitation of `requests`, by request id (sealed with them); undefined when none has one.
+function formsOf(requests: InputRequests): Record<string, unknown> | undefined {
   const forms = Object.entries(requests).flatMap(([key, r]) => {
     const schema = (r.params as { requestedSchema?: unknown } | undefined)?.requestedSchema;
     return r.method === "elicitation/create" && isObject(schema) ? [[key, schema] as const] : [];
   });
   return forms.length ? Object.fromEntries(forms) : undefined;
+}
+
+/** What a sealed state keeps of `requests` to check their answers: each one's method, each form's schema. */
+export function askedOf(requests: InputRequests): { asked: Record<string, string>; forms?: Record<string, unknown> } {
+  const forms = formsOf(requests);
+  return { asked: Object.fromEntries(Object.entries(requests).map(([k, r]) => [k, r.method])), ...(forms ? { forms } : {}) };
 }
 
 /**

@@ -39,8 +39,6 @@ export interface SurfaceContext {
 export interface PromptRetry {
   inputResponses: Record<string, unknown>;
   requestState?: string;
-  /** 2 for the first answer, +1 per further round. */
-  round: number;
 }
 
 /** What a `prompts/get` carries beside its arguments: the client capabilities the server is told, and a retry. */

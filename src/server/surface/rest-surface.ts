@@ -91,11 +91,13 @@ export class RestSurface {
     // Answers without the state they answer would reach nobody: say so rather than ask again.
     if (body.inputResponses !== undefined && body.requestState === undefined)
       throw new ToolnexusError("INVALID_REQUEST", "inputResponses answer a PromptInputRequired: send its requestState with them");
-    const answer =
-      body.requestState !== undefined ? { answer: { requestState: body.requestState, inputResponses: body.inputResponses ?? {} } } : {};
-    return this.answer(() =>
-      this.methods.getPrompt(r.caller, name, body.arguments, r.signal, r.requestId, { capabilities: EVERY_INPUT_CAPABILITY, ...answer }),
-    );
+    const ask = {
+      capabilities: EVERY_INPUT_CAPABILITY,
+      ...(body.requestState !== undefined
+        ? { answer: { requestState: body.requestState, inputResponses: body.inputResponses ?? {} } }
+        : {}),
+    };
+    return this.answer(() => this.methods.getPrompt(r.caller, name, body.arguments, r.signal, r.requestId, ask));
   }
 
   /** `completion/complete`, routed by the prompt or the template to its server. */

@@ -1,6 +1,6 @@
 import type { InputRequiredResult } from "@modelcontextprotocol/server";
 import { openInputState, sealInputState, type InputDeps, type InputRequests, type InputResponses } from "../../../core/input/requests.js";
-import { checkAgainstState, formsOf } from "../../../core/input/responses.js";
+import { askedOf, checkAgainstState } from "../../../core/input/responses.js";
 import { pendingOf } from "../../../core/input/pending.js";
 import { pendingAnswer, pendingInputRequests } from "../../../core/input/pending-input.js";
 import type { Answer, ToolResult } from "../../../core/types.js";
@@ -58,10 +58,4 @@ export function answerOf(
   // Checked against what was asked before the tool (or its upstream) sees it.
   checkAgainstState(state, inputResponses as InputResponses);
   return pendingAnswer(state.pendingId ?? "", state.pendingKind, inputResponses);
-}
-
-/** What a sealed state keeps of `requests` to check their answers: each one's method, each form's schema. */
-function askedOf(requests: InputRequests): { asked: Record<string, string>; forms?: Record<string, unknown> } {
-  const forms = formsOf(requests);
-  return { asked: Object.fromEntries(Object.entries(requests).map(([k, r]) => [k, r.method])), ...(forms ? { forms } : {}) };
 }

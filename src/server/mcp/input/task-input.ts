@@ -1,16 +1,10 @@
 import { CLIENT_CAPABILITIES_META_KEY, type InputRequiredResult, type ServerContext } from "@modelcontextprotocol/server";
 import { isToolnexusError } from "../../../core/errors.js";
+import { canAnswer } from "../../../core/input/pending-input.js";
 import { openInputState, sealInputState, type InputDeps, type InputRequests } from "../../../core/input/requests.js";
 
 // Another key than a plain call's pending (mcp-client:): a task's state names an execution.
 const keyOf = (tool: string) => `mcp-task:${tool}`;
-
-// The client capability each input request needs.
-const CAPABILITY: Record<string, string> = {
-  "elicitation/create": "elicitation",
-  "sampling/createMessage": "sampling",
-  "roots/list": "roots",
-};
 
 /**
  * A task that asked for input before it was handed out, as an `input_required` result the
@@ -26,7 +20,7 @@ export function taskInputRequired(
 ): InputRequiredResult | undefined {
   const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
   const caps = (envelope?.[CLIENT_CAPABILITIES_META_KEY] ?? {}) as Record<string, unknown>;
-  if (!Object.values(requests).every((r) => caps[CAPABILITY[r.method] ?? ""] !== undefined)) return undefined;
+  if (!canAnswer(requests, caps)) return undefined;
   const now = Date.now();
   const requestState = sealInputState(
     deps.sealer,

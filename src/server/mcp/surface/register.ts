@@ -1,4 +1,5 @@
 import { ProtocolErrorCode, type Server, type ServerContext } from "@modelcontextprotocol/server";
+import { inputCapabilitiesOf } from "../../../core/input/pending-input.js";
 import type { Surface } from "../../../core/surface/catalog.js";
 import type { SurfaceItem } from "../../../core/surface/provider.js";
 import { APPS_EXTENSION } from "../../../sources/mcp/surface/upstream-surface.js";
@@ -105,7 +106,8 @@ function promptAsk(server: Server, session: McpSession, ctx: ServerContext): Pro
   const peer = envelope === undefined && session.transport === "stdio" ? server.getClientCapabilities() : undefined;
   const stdioCaps = peer && (peer.elicitation || peer.sampling || peer.roots) ? (peer as Record<string, unknown>) : undefined;
   if (envelope === undefined && !stdioCaps) return undefined;
-  const capabilities = stdioCaps ?? clientCapabilitiesOf(envelope);
+  // Only what it can answer is told upstream: its other capabilities (extensions, tasks) are the gateway's business.
+  const capabilities = inputCapabilitiesOf(stdioCaps ?? clientCapabilitiesOf(envelope));
   const requestState = mcpReq.requestState();
   return {
     capabilities,

@@ -44,6 +44,8 @@ export interface SurfaceAuditEvent {
   method: string;
   target: string;
   ok: boolean;
+  /** Its server asked the caller first (a prompt's `input_required`): answered by a retry. */
+  pending?: boolean;
   durationMs: number;
 }
 
@@ -59,6 +61,7 @@ export function surfaceAuditCall(e: SurfaceAuditEvent, transport: "mcp" | "rest"
     arguments: {},
     outcome: e.ok ? "ok" : "failed",
     status: e.ok ? 200 : 500,
+    ...(e.pending ? { pending: true } : {}),
     durationMs: e.durationMs,
   };
 }
@@ -178,14 +181,15 @@ export class SurfaceMethods {
     if (!entry) throw new SurfaceNotFound("prompt", `No prompt named "${name.slice(0, 200)}"`);
     const { owner } = entry;
     const deps = this.inputDeps();
-    const who = ownerKey(caller);
+    const callerKey = ownerKey(caller);
+    const target = { server: owner.name, prompt: entry.upstream };
     return this.audited(caller, "prompts/get", name, requestId, async () => {
       // A forged, foreign or late state, or answers that do not fit, stop here.
-      const retry = ask?.answer ? openPromptRetry(deps, name, who, ask.answer) : undefined;
-      const input = { capabilities: ask?.capabilities ?? {}, ...(retry ? { retry } : {}) };
+      const opened = ask?.answer ? openPromptRetry(deps, target, callerKey, ask.answer) : undefined;
+      const input = { capabilities: ask?.capabilities ?? {}, ...(opened ? { retry: opened.retry } : {}) };
       const res = await owner.getPrompt(entry.upstream, args, { signal }, input);
-      const asked = promptInputRequired(deps, name, who, res, retry?.round ?? 1, ask !== undefined);
-      if (asked) return asked;
+      const inputRequired = promptInputRequired(deps, target, callerKey, res, opened?.round ?? 1, ask?.capabilities);
+      if (inputRequired) return inputRequired;
       const description = typeof res.description === "string" ? { description: res.description } : {};
       return { ...description, messages: rewriteMessages(res.messages, (u) => exposedUri(owner.surfacePrefix, u)), ...meta(res) };
     });
@@ -221,9 +225,11 @@ export class SurfaceMethods {
   private async audited<T>(caller: Caller, method: string, target: string, requestId: string, run: () => Promise<T>): Promise<T> {
     const started = performance.now();
     let ok = false;
+    let pending = false;
     try {
       const out = await run();
       ok = true;
+      pending = (out as SurfaceItem).resultType === "input_required";
       return out;
     } catch (err) {
       if (err instanceof JsonRpcError) throw err;
@@ -235,7 +241,8 @@ export class SurfaceMethods {
         this.scrub,
       );
     } finally {
-      this.audit({ caller, requestId, method, target, ok, durationMs: Math.round((performance.now() - started) * 10) / 10 });
+      const durationMs = Math.round((performance.now() - started) * 10) / 10;
+      this.audit({ caller, requestId, method, target, ok, ...(pending ? { pending } : {}), durationMs });
     }
   }
 }

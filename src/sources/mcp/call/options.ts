@@ -7,6 +7,9 @@ import {
 import { context, propagation } from "@opentelemetry/api";
 import type { ToolContext } from "../../../core/types.js";
 
+/** A 2026 server that sheds load answers input_required with only a requestState: the request is retried at once, this often. */
+export const MAX_STATE_ONLY_RETRIES = 10;
+
 // The SDK timer trails the caller's deadline so the caller's own abort (which REST turns into
 // 504, and which sends notifications/cancelled) always fires first.
 const DEADLINE_SLACK_MS = 1000;

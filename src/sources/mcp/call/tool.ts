@@ -1,6 +1,6 @@
 import type { ToolContext, ToolResult } from "../../../core/types.js";
 import { classifyCallError } from "./error.js";
-import { callOptions, requestMeta } from "./options.js";
+import { callOptions, MAX_STATE_ONLY_RETRIES, requestMeta } from "./options.js";
 import type { McpConnection } from "../connection/connect.js";
 import type { InputDeps } from "../../../core/input/requests.js";
 import { answerableCapabilities, openRetry, upstreamPending } from "./upstream-input.js";
@@ -39,9 +39,6 @@ export function failedCall(err: unknown, site: CallSite, conn: McpConnection, to
   failure.throw.message = site.scrub(failure.throw.message);
   throw failure.throw;
 }
-
-// A 2026 server that sheds load answers input_required with only a requestState: retried at once, this often.
-const MAX_STATE_ONLY_RETRIES = 10;
 
 /**
  * One `tools/call` on `conn`: the caller's signal and deadline are passed on (abort ⇒ the

@@ -8,7 +8,8 @@ import {
   sealInputState,
   type InputResponses,
 } from "../../../core/input/requests.js";
-import { checkAgainstState, formsOf } from "../../../core/input/responses.js";
+import { askedOf, checkAgainstState } from "../../../core/input/responses.js";
+import { EVERY_INPUT_CAPABILITY, inputCapabilitiesOf } from "../../../core/input/pending-input.js";
 import { sharedSealer } from "../../../core/seal.js";
 import type { ToolContext, ToolResult } from "../../../core/types.js";
 
@@ -16,19 +17,14 @@ import type { ToolContext, ToolResult } from "../../../core/types.js";
 export const DEFAULT_INPUT_DEPS: InputDeps = { sealer: sharedSealer(undefined), inputTimeoutMs: 600_000 };
 
 /**
- * Client capabilities a 2026 upstream is told on a `tools/call`: every input request it may
- * return reaches a REST caller (as a pending), so all three are answerable. Sent per call in the request's `_meta`, never in a 2025 `initialize`: a 2025
- * server asks mid-call, which this stateless path cannot carry.
+ * The input capabilities told upstream on a 2026 `tools/call`: a REST caller answers all (every
+ * input request it may return reaches it as a pending); an MCP client only those it declared.
+ * Sent per call in the request's `_meta`, never in a 2025 `initialize`: a 2025 server asks
+ * mid-call, which this stateless path cannot carry.
  */
-const ANSWERABLE_CAPABILITIES = { elicitation: { form: {}, url: {} }, sampling: {}, roots: {} };
-
-/** The input capabilities told upstream: a REST caller answers all; an MCP client only those it declared. */
 export function answerableCapabilities(ctx: ToolContext): Record<string, unknown> {
   const declared = ctx.clientCapabilities;
-  if (!declared) return ANSWERABLE_CAPABILITIES;
-  return Object.fromEntries(
-    Object.entries(ANSWERABLE_CAPABILITIES).flatMap(([k]) => (declared[k] === undefined ? [] : [[k, declared[k]]])),
-  );
+  return declared ? inputCapabilitiesOf(declared) : EVERY_INPUT_CAPABILITY;
 }
 
 /** The retry members of a repeated `tools/call`, and the round it is. */
@@ -114,20 +110,10 @@ export function sealedPending(
 ): ToolResult {
   const now = Date.now();
   const expiresAt = now + deps.inputTimeoutMs;
-  const asked = Object.fromEntries(Object.entries(requests).map(([k, v]) => [k, v.method]));
-  const forms = formsOf(requests);
   const caller = sealedCaller(ctx);
   const id = sealInputState(
     deps.sealer,
-    {
-      tool: keyOf(server, tool),
-      ...(caller !== undefined ? { caller } : {}),
-      ...carry,
-      round,
-      expiresAt,
-      asked,
-      ...(forms ? { forms } : {}),
-    },
+    { tool: keyOf(server, tool), ...(caller !== undefined ? { caller } : {}), ...carry, round, expiresAt, ...askedOf(requests) },
     now,
   );
   const res = inputRequired(id, requests, expiresAt);

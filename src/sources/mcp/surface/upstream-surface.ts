@@ -4,7 +4,7 @@ import type { PromptInput, SurfaceCapabilities, SurfaceContext, SurfaceItem, Sur
 import type { Logger } from "../../../core/types.js";
 import { withForwardedBearer } from "../../../net/forward-auth.js";
 import { classifyCallError } from "../call/error.js";
-import { requestMeta } from "../call/options.js";
+import { MAX_STATE_ONLY_RETRIES, requestMeta } from "../call/options.js";
 
 /** The MCP Apps extension's id, as a server advertises it in its capabilities' `extensions`. */
 export const APPS_EXTENSION = "io.modelcontextprotocol/ui";
@@ -13,9 +13,6 @@ export const APPS_EXTENSION = "io.modelcontextprotocol/ui";
  * server answering with more gets an error, not a gateway holding it for every caller.
  */
 const MAX_READ_CHARS = 8 * 1024 * 1024;
-
-// A server that sheds load answers input_required with only a requestState: retried at once, this often.
-const MAX_STATE_ONLY_RETRIES = 10;
 
 const NONE: SurfaceLists = {
   resources: [],
