@@ -85,26 +85,31 @@ export function sharedStateOnRedis(title: string, redis: () => RedisConfig & { n
         return new McpEvents({ channel: eventsChannel(namespace), publish: (ch, m) => commands.publish(ch, m), subscriber });
       };
       const ns = redis().namespace;
-      const [one, other, stranger] = [await bus(ns), await bus(ns), await bus(`${ns}-other`)];
+      const [one, other, stranger, neighbour] = [await bus(ns), await bus(ns), await bus(`${ns}-other`), await bus(`${ns}-other`)];
+      // Published until heard: a subscription is confirmed at some point after subscribe().
+      const untilHeard = async (from: McpEvents, heard: ServerEvent[], event: ServerEvent) => {
+        const end = Date.now() + 10_000;
+        while (heard.length === 0 && Date.now() < end) {
+          from.publish(event);
+          await new Promise((r) => setTimeout(r, 200));
+        }
+        expect(heard[0]).toEqual(event);
+      };
       try {
         const heard: ServerEvent[] = [];
         const overheard: ServerEvent[] = [];
         other.subscribe((e) => heard.push(e));
         stranger.subscribe((e) => overheard.push(e));
-        const event = { kind: "toolsListChanged" } as unknown as ServerEvent;
-        // Published until heard: the subscription is confirmed at some point after subscribe().
-        const end = Date.now() + 10_000;
-        while (heard.length === 0 && Date.now() < end) {
-          one.publish(event);
-          await new Promise((r) => setTimeout(r, 200));
-        }
-        expect(heard[0]).toEqual(event);
+        // The other namespace's listener is shown to listen (to its own namespace) first.
+        await untilHeard(neighbour, overheard, { kind: "promptsListChanged" } as unknown as ServerEvent);
+        overheard.length = 0;
+        await untilHeard(one, heard, { kind: "toolsListChanged" } as unknown as ServerEvent);
         await new Promise((r) => setTimeout(r, 300));
         expect(overheard).toEqual([]);
         const mode = redis().cluster ? "cluster" : redis().sentinels ? "sentinel" : "single";
         expect(redisHealth(conns[conns.length - 1]!)).toEqual({ mode, state: "connected" });
       } finally {
-        for (const b of [one, other, stranger]) b.close();
+        for (const b of [one, other, stranger, neighbour]) b.close();
       }
     });
   });
