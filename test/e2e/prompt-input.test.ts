@@ -173,24 +173,15 @@ describe("a prompt whose server asks first", () => {
     }
   }, 60_000);
 
-  it("a 2026 client that declared no elicitation is not handed the question: a clear error", async () => {
-    const client = await connect(KEY_A, "modern", false);
+  it.each([
+    ["a 2026 client that declared no elicitation is not handed", "modern", false, "which this client did not declare it can answer"],
+    ["a 2025 client over HTTP cannot be handed", "legacy", true, "which this connection cannot carry"],
+  ] as const)("%s the question: a clear error", async (_, era, elicit, why) => {
+    const client = await connect(KEY_A, era, elicit);
     try {
       const err = await client.getPrompt({ name: "ask_first" }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(ProtocolError);
-      expect((err as ProtocolError).message).toContain("client did not declare it can answer");
-      expect((err as ProtocolError).data).toMatchObject({ code: "UPSTREAM_ERROR" });
-    } finally {
-      await client.close();
-    }
-  });
-
-  it("a 2025 client over HTTP, which cannot be asked, gets a clear error", async () => {
-    const client = await connect(KEY_A, "legacy");
-    try {
-      const err = await client.getPrompt({ name: "ask_first" }).catch((e: unknown) => e);
-      expect(err).toBeInstanceOf(ProtocolError);
-      expect((err as ProtocolError).message).toContain('asks for input (elicitation/create) to get prompt "ask_first"');
+      expect((err as ProtocolError).message).toContain(`asks for input (elicitation/create) to get prompt "ask_first", ${why}`);
       expect((err as ProtocolError).data).toMatchObject({ code: "UPSTREAM_ERROR" });
     } finally {
       await client.close();

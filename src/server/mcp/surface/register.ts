@@ -103,11 +103,11 @@ export function registerSurface(
 function promptAsk(server: Server, session: McpSession, ctx: ServerContext): PromptAsk | undefined {
   const { mcpReq } = ctx;
   const envelope = mcpReq.envelope as Record<string, unknown> | undefined;
-  const peer = envelope === undefined && session.transport === "stdio" ? server.getClientCapabilities() : undefined;
-  const stdioCaps = peer && (peer.elicitation || peer.sampling || peer.roots) ? (peer as Record<string, unknown>) : undefined;
-  if (envelope === undefined && !stdioCaps) return undefined;
-  // Only what it can answer is told upstream: its other capabilities (extensions, tasks) are the gateway's business.
-  const capabilities = inputCapabilitiesOf(stdioCaps ?? clientCapabilitiesOf(envelope));
+  // Only what it can answer counts, and is told upstream: its other capabilities (extensions, tasks) are the gateway's business.
+  const capabilities = inputCapabilitiesOf(
+    envelope !== undefined ? clientCapabilitiesOf(envelope) : session.transport === "stdio" ? (server.getClientCapabilities() ?? {}) : {},
+  );
+  if (envelope === undefined && Object.keys(capabilities).length === 0) return undefined;
   const requestState = mcpReq.requestState();
   return {
     capabilities,
